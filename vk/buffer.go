@@ -1,0 +1,455 @@
+package vk
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+// MemoryKind chooses where a buffer's memory lives.
+type MemoryKind int
+
+const (
+	// DeviceLocal memory is fastest for the GPU; the host reaches it through
+	// staging (or directly where the device maps it, as lavapipe does).
+	DeviceLocal MemoryKind = iota
+	// HostVisible memory is mapped for the host: for staging and read-back.
+	HostVisible
+)
+
+func (k MemoryKind) String() string {
+	if k == HostVisible {
+		return "host-visible"
+	}
+	return "device-local"
+}
+
+// Memory property bits (VkMemoryPropertyFlagBits).
+const (
+	memDeviceLocal  = 0x1
+	memHostVisible  = 0x2
+	memHostCoherent = 0x4
+	memHostCached   = 0x8
+)
+
+type memoryTypes struct {
+	flags []uint32
+	heap  []uint32
+	heaps []uint64
+}
+
+func queryMemoryTypes(pd vkb.PhysicalDevice) memoryTypes {
+	var p vkb.PhysicalDeviceMemoryProperties
+	vkb.GetPhysicalDeviceMemoryProperties(pd, &p)
+	p.Deref()
+	defer p.Free()
+	var m memoryTypes
+	for i := uint32(0); i < p.MemoryTypeCount; i++ {
+		p.MemoryTypes[i].Deref()
+		m.flags = append(m.flags, uint32(p.MemoryTypes[i].PropertyFlags))
+		m.heap = append(m.heap, p.MemoryTypes[i].HeapIndex)
+	}
+	for i := uint32(0); i < p.MemoryHeapCount; i++ {
+		p.MemoryHeaps[i].Deref()
+		m.heaps = append(m.heaps, uint64(p.MemoryHeaps[i].Size))
+	}
+	return m
+}
+
+// pick returns the first allowed memory type with all of want, preferring
+// one with all of prefer too; -1 when none.
+func (m memoryTypes) pick(allowed uint32, want, prefer uint32) int {
+	best := -1
+	for i, f := range m.flags {
+		if allowed&(1<<i) == 0 || f&want != want {
+			continue
+		}
+		if f&prefer == prefer {
+			return i
+		}
+		if best < 0 {
+			best = i
+		}
+	}
+	return best
+}
+
+// Buffer is a VkBuffer with its own memory. Release it explicitly; Release
+// is idempotent and never frees memory a library submission may still use.
+type Buffer struct {
+	ctx      *Context
+	buf      vkb.Buffer
+	mem      vkb.DeviceMemory
+	size     uint64
+	kind     MemoryKind
+	mapped   unsafe.Pointer // non-nil when the memory is host-visible
+	coherent bool
+	released bool // guarded by ctx.mu
+}
+
+// bufferUsage covers every use vkcompact makes of a buffer: storage,
+// transfers and indirect arguments.
+const bufferUsage = vkb.BufferUsageStorageBufferBit | vkb.BufferUsageTransferSrcBit |
+	vkb.BufferUsageTransferDstBit | vkb.BufferUsageIndirectBufferBit
+
+// NewBuffer creates a buffer of size bytes. Its contents are undefined.
+func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
+	if err := c.Usable(); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		return nil, invalidf("buffer size 0: a buffer needs at least one byte")
+	}
+	info := &vkb.BufferCreateInfo{
+		SType:       vkb.StructureTypeBufferCreateInfo,
+		Size:        vkb.DeviceSize(size),
+		Usage:       vkb.BufferUsageFlags(bufferUsage),
+		SharingMode: vkb.SharingModeExclusive,
+	}
+	var buf vkb.Buffer
+	r := vkb.CreateBuffer(c.device, info, nil, &buf)
+	info.Free()
+	if err := c.noteResult(check("vkCreateBuffer", r)); err != nil {
+		return nil, err
+	}
+	var req vkb.MemoryRequirements
+	vkb.GetBufferMemoryRequirements(c.device, buf, &req)
+	req.Deref()
+	req.Free()
+
+	want, prefer := uint32(memDeviceLocal), uint32(memDeviceLocal)
+	if kind == HostVisible {
+		want, prefer = memHostVisible|memHostCoherent, memHostVisible|memHostCoherent|memHostCached
+	}
+	typ := c.memory.pick(req.MemoryTypeBits, want, prefer)
+	if typ < 0 && kind == DeviceLocal {
+		typ = c.memory.pick(req.MemoryTypeBits, 0, 0)
+	}
+	if typ < 0 && kind == HostVisible {
+		typ = c.memory.pick(req.MemoryTypeBits, memHostVisible, memHostVisible)
+	}
+	if typ < 0 {
+		vkb.DestroyBuffer(c.device, buf, nil)
+		return nil, fmt.Errorf("%w: no %s memory type fits a storage buffer", ErrUnsupported, kind)
+	}
+	if heap := c.memory.heaps[c.memory.heap[typ]]; uint64(req.Size) > heap {
+		vkb.DestroyBuffer(c.device, buf, nil)
+		return nil, fmt.Errorf("%w: a %d-byte %s buffer exceeds its memory heap (%d bytes)", ErrOutOfDeviceMemory, size, kind, heap)
+	}
+	alloc := &vkb.MemoryAllocateInfo{
+		SType:           vkb.StructureTypeMemoryAllocateInfo,
+		AllocationSize:  req.Size,
+		MemoryTypeIndex: uint32(typ),
+	}
+	var mem vkb.DeviceMemory
+	r = vkb.AllocateMemory(c.device, alloc, nil, &mem)
+	alloc.Free()
+	if err := c.noteResult(check("vkAllocateMemory", r)); err != nil {
+		vkb.DestroyBuffer(c.device, buf, nil)
+		return nil, fmt.Errorf("allocating %d bytes of %s memory: %w", size, kind, err)
+	}
+	if err := c.noteResult(check("vkBindBufferMemory", vkb.BindBufferMemory(c.device, buf, mem, 0))); err != nil {
+		vkb.DestroyBuffer(c.device, buf, nil)
+		vkb.FreeMemory(c.device, mem, nil)
+		return nil, err
+	}
+	b := &Buffer{ctx: c, buf: buf, mem: mem, size: size, kind: kind}
+	if flags := c.memory.flags[typ]; flags&memHostVisible != 0 {
+		var p unsafe.Pointer
+		if err := c.noteResult(check("vkMapMemory", vkb.MapMemory(c.device, mem, 0, vkb.DeviceSize(vkb.WholeSize), 0, &p))); err != nil {
+			vkb.DestroyBuffer(c.device, buf, nil)
+			vkb.FreeMemory(c.device, mem, nil)
+			return nil, err
+		}
+		b.mapped, b.coherent = p, flags&memHostCoherent != 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		b.destroyLocked()
+		return nil, fmt.Errorf("%w: the context", ErrReleased)
+	}
+	c.buffers[b] = struct{}{}
+	return b, nil
+}
+
+// Size returns the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Kind returns where the buffer's memory lives.
+func (b *Buffer) Kind() MemoryKind { return b.kind }
+
+// Handle returns the VkBuffer as an unsafe.Pointer (on 64-bit platforms a
+// VkBuffer is a pointer-sized handle), for an engine's own barriers.
+func (b *Buffer) Handle() unsafe.Pointer { return unsafe.Pointer(b.buf) }
+
+// Context returns the buffer's context.
+func (b *Buffer) Context() *Context { return b.ctx }
+
+// live returns an error when b is nil or released.
+func (b *Buffer) live() error {
+	if b == nil {
+		return invalidf("nil buffer")
+	}
+	b.ctx.mu.Lock()
+	defer b.ctx.mu.Unlock()
+	if b.released {
+		return fmt.Errorf("%w: buffer", ErrReleased)
+	}
+	return nil
+}
+
+// Release frees the buffer. If a library submission is still in flight
+// (after a timed-out wait) the memory is freed once it completes. The
+// caller must not release a buffer that its own submitted command buffers
+// still use. Release is idempotent.
+func (b *Buffer) Release() {
+	if b == nil || b.ctx == nil {
+		return
+	}
+	c := b.ctx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.released {
+		return
+	}
+	delete(c.buffers, b)
+	if c.completed < c.serial {
+		c.retire = append(c.retire, retiree{buf: b.buf, mem: b.mem, after: c.serial})
+		b.released = true
+		b.mapped = nil
+		return
+	}
+	b.destroyLocked()
+}
+
+func (b *Buffer) destroyLocked() {
+	b.released = true
+	vkb.DestroyBuffer(b.ctx.device, b.buf, nil)
+	vkb.FreeMemory(b.ctx.device, b.mem, nil) // unmaps implicitly
+	b.mapped = nil
+}
+
+// Range is a byte range of a buffer.
+type Range struct {
+	Buffer *Buffer
+	Offset uint64
+	Size   uint64
+}
+
+// Range returns the bytes [offset, offset+size) of b. Check it with
+// Range.Check or let the call that uses it report a bad range.
+func (b *Buffer) Range(offset, size uint64) Range { return Range{Buffer: b, Offset: offset, Size: size} }
+
+// All returns the whole buffer as a range.
+func (b *Buffer) All() Range { return Range{Buffer: b, Size: b.size} }
+
+// Check reports a nil or released buffer or a range that does not fit it.
+func (r Range) Check() error {
+	if err := r.Buffer.live(); err != nil {
+		return err
+	}
+	if r.Offset > r.Buffer.size || r.Size > r.Buffer.size-r.Offset {
+		return invalidf("range [%d, %d+%d) exceeds the %d-byte buffer", r.Offset, r.Offset, r.Size, r.Buffer.size)
+	}
+	return nil
+}
+
+// Sub returns the sub-range [offset, offset+size) of r, relative to r.
+func (r Range) Sub(offset, size uint64) Range {
+	return Range{Buffer: r.Buffer, Offset: r.Offset + offset, Size: size}
+}
+
+// plainType reports whether values of t can be copied to the GPU as bytes:
+// no pointers, slices, strings, maps, channels, functions or interfaces.
+func plainType(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return plainType(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !plainType(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// asBytes views a slice of plain values as bytes, checking that its size
+// matches want.
+func asBytes[T any](s []T, want uint64, verb string) ([]byte, error) {
+	t := reflect.TypeFor[T]()
+	if !plainType(t) {
+		return nil, invalidf("%s: element type %v holds pointers or other Go references and cannot be copied to the GPU", verb, t)
+	}
+	n := uint64(len(s)) * uint64(t.Size())
+	if n != want {
+		return nil, invalidf("%s: a slice of %d %v (%d bytes) does not match the %d-byte range", verb, len(s), t, n, want)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n), nil
+}
+
+// Upload copies src into dst, whose size must be exactly len(src) elements.
+// T must be a plain type (numbers, arrays and structs of numbers). Uploads
+// go through a staging buffer unless dst's memory is host-visible. Upload
+// waits for the copy and orders it before all later GPU work of the context.
+func Upload[T any](dst Range, src []T) error {
+	if err := dst.Check(); err != nil {
+		return err
+	}
+	b, err := asBytes(src, dst.Size, "Upload")
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	return dst.Buffer.ctx.upload(dst, b)
+}
+
+// Download copies src into dst, whose length must be exactly src.Size bytes
+// of elements. It makes the device's earlier writes visible to the host
+// first (a signalled fence alone does not).
+func Download[T any](src Range, dst []T) error {
+	if err := src.Check(); err != nil {
+		return err
+	}
+	b, err := asBytes(dst, src.Size, "Download")
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	return src.Buffer.ctx.download(src, b)
+}
+
+// stagingChunk bounds the staging buffer: larger transfers go in pieces.
+const stagingChunk = 64 << 20
+
+// forceStaging makes every transfer use the staging path (tests use it on
+// lavapipe, whose memory is all host-visible).
+var forceStaging = false
+
+func (c *Context) upload(dst Range, data []byte) error {
+	if dst.Buffer.mapped != nil && !forceStaging {
+		copy(unsafe.Slice((*byte)(unsafe.Add(dst.Buffer.mapped, dst.Offset)), len(data)), data)
+		if !dst.Buffer.coherent {
+			if err := c.flush(dst.Buffer); err != nil {
+				return err
+			}
+		}
+		// Order the host write before later device work: the next queue
+		// submission makes host writes visible; nothing else is needed.
+		return nil
+	}
+	c.stagingMu.Lock()
+	defer c.stagingMu.Unlock()
+	for done := uint64(0); done < uint64(len(data)); {
+		n := min(uint64(len(data))-done, stagingChunk)
+		st, err := c.stagingLocked(n)
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*byte)(st.mapped), n), data[done:done+n])
+		if !st.coherent {
+			if err := c.flush(st); err != nil {
+				return err
+			}
+		}
+		off := dst.Offset + done
+		err = c.Submit(func(cb CommandBuffer) error {
+			cb.CopyBuffer(st.Range(0, n), Range{Buffer: dst.Buffer, Offset: off, Size: n})
+			cb.MemoryBarrier(StageTransfer, StageAllCommands, AccessTransferWrite, AccessMemoryRead|AccessMemoryWrite)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		done += n
+	}
+	return nil
+}
+
+func (c *Context) download(src Range, data []byte) error {
+	if src.Buffer.mapped != nil && !forceStaging {
+		err := c.Submit(func(cb CommandBuffer) error {
+			cb.MemoryBarrier(StageAllCommands, StageHost, AccessMemoryWrite, AccessHostRead)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !src.Buffer.coherent {
+			if err := c.invalidate(src.Buffer); err != nil {
+				return err
+			}
+		}
+		copy(data, unsafe.Slice((*byte)(unsafe.Add(src.Buffer.mapped, src.Offset)), len(data)))
+		return nil
+	}
+	c.stagingMu.Lock()
+	defer c.stagingMu.Unlock()
+	for done := uint64(0); done < uint64(len(data)); {
+		n := min(uint64(len(data))-done, stagingChunk)
+		st, err := c.stagingLocked(n)
+		if err != nil {
+			return err
+		}
+		off := src.Offset + done
+		err = c.Submit(func(cb CommandBuffer) error {
+			cb.MemoryBarrier(StageAllCommands, StageTransfer, AccessMemoryWrite, AccessTransferRead)
+			cb.CopyBuffer(Range{Buffer: src.Buffer, Offset: off, Size: n}, st.Range(0, n))
+			cb.MemoryBarrier(StageTransfer, StageHost, AccessTransferWrite, AccessHostRead)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !st.coherent {
+			if err := c.invalidate(st); err != nil {
+				return err
+			}
+		}
+		copy(data[done:done+n], unsafe.Slice((*byte)(st.mapped), n))
+		done += n
+	}
+	return nil
+}
+
+// stagingLocked returns a host-visible buffer of at least n bytes.
+func (c *Context) stagingLocked(n uint64) (*Buffer, error) {
+	if c.staging != nil && c.staging.size >= n {
+		return c.staging, nil
+	}
+	if c.staging != nil {
+		c.staging.Release()
+		c.staging = nil
+	}
+	size := max(n, min(uint64(stagingChunk), 1<<20))
+	st, err := c.NewBuffer(size, HostVisible)
+	if err != nil {
+		return nil, fmt.Errorf("staging buffer: %w", err)
+	}
+	c.staging = st
+	return st, nil
+}
+
+// flush makes host writes to b's whole memory available to the device.
+func (c *Context) flush(b *Buffer) error {
+	r := &vkb.MappedMemoryRange{SType: vkb.StructureTypeMappedMemoryRange, Memory: b.mem, Offset: 0, Size: vkb.DeviceSize(vkb.WholeSize)}
+	defer r.Free()
+	return c.noteResult(check("vkFlushMappedMemoryRanges", vkb.FlushMappedMemoryRanges(c.device, 1, []vkb.MappedMemoryRange{*r})))
+}
+
+// invalidate makes device writes to b's whole memory visible to the host.
+func (c *Context) invalidate(b *Buffer) error {
+	r := &vkb.MappedMemoryRange{SType: vkb.StructureTypeMappedMemoryRange, Memory: b.mem, Offset: 0, Size: vkb.DeviceSize(vkb.WholeSize)}
+	defer r.Free()
+	return c.noteResult(check("vkInvalidateMappedMemoryRanges", vkb.InvalidateMappedMemoryRanges(c.device, 1, []vkb.MappedMemoryRange{*r})))
+}

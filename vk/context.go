@@ -1,0 +1,464 @@
+package vk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+// Options chooses the device a Context opens.
+type Options struct {
+	// Device is a device index ("0"), or a case-insensitive substring of the
+	// device's name ("llvmpipe", "h100"). Empty: the VKCOMPACT_DEVICE
+	// environment variable, and when that is empty too, the first usable
+	// device by type: discrete GPU, then integrated, virtual, CPU.
+	Device string
+	// Validate enables VK_LAYER_KHRONOS_validation with synchronisation
+	// validation and collects its messages (see Context.Messages). It is also
+	// enabled by VKCOMPACT_VALIDATE=1.
+	Validate bool
+	// Timeout bounds each wait of the library's own submissions; 0 means
+	// one minute.
+	Timeout time.Duration
+}
+
+// Context is one Vulkan device and one compute queue, either created by the
+// library (Open) or borrowed from an engine (Borrow). Its methods are safe
+// for concurrent use; queue submission is serialised inside it.
+type Context struct {
+	inst     *instance // nil when borrowed
+	instance vkb.Instance
+	physical vkb.PhysicalDevice
+	device   vkb.Device
+	queue    vkb.Queue
+	family   uint32
+	borrowed bool
+	info     DeviceInfo
+	fns      deviceFuncs
+	memory   memoryTypes
+
+	fullSubgroups bool // pipelines may require full subgroups
+	timeout       time.Duration
+
+	queueMu sync.Mutex // serialises vkQueueSubmit: the queue is externally synchronised
+
+	mu         sync.Mutex // guards the fields below
+	released   bool
+	freePools  []vkb.CommandPool // command pools free for the next submission
+	freeFences []vkb.Fence
+	buffers    map[*Buffer]struct{} // live buffers, released with the context
+	inFlight   []*submission        // submissions whose wait timed out
+	retire     []retiree            // buffers released while work was in flight
+	serial     uint64               // serial of the last submission
+	completed  uint64               // all submissions up to this serial have completed
+	onRelease  []func()
+	staging    *Buffer // reused for uploads and downloads; guarded by stagingMu
+	stagingMu  sync.Mutex
+
+	lost atomic.Bool
+}
+
+// Devices lists every Vulkan device with its information, and the index of
+// the one Open would choose by default (-1 when none is usable).
+func Devices() ([]DeviceInfo, int, error) {
+	inst, err := createInstance(false)
+	if err != nil {
+		return nil, -1, err
+	}
+	defer inst.destroy()
+	infos, _, err := queryAll(inst.handle)
+	if err != nil {
+		return nil, -1, err
+	}
+	def := defaultDevice(infos)
+	if def >= 0 {
+		infos[def].Default = true
+	}
+	return infos, def, nil
+}
+
+func queryAll(inst vkb.Instance) ([]DeviceInfo, []vkb.PhysicalDevice, error) {
+	pds, err := physicalDevices(inst)
+	if err != nil {
+		return nil, nil, err
+	}
+	infos := make([]DeviceInfo, len(pds))
+	for i, pd := range pds {
+		if infos[i], err = queryDevice(inst, pd, i); err != nil {
+			return nil, nil, err
+		}
+	}
+	return infos, pds, nil
+}
+
+// defaultDevice returns the preferred usable device, or -1.
+func defaultDevice(infos []DeviceInfo) int {
+	best := -1
+	for i := range infos {
+		if infos[i].Usable() && (best < 0 || infos[i].typeRank < infos[best].typeRank) {
+			best = i
+		}
+	}
+	return best
+}
+
+// selectDevice resolves a device request (index or name substring) against
+// the list; an empty request picks the default.
+func selectDevice(infos []DeviceInfo, request string) (int, error) {
+	names := func() string {
+		var b strings.Builder
+		for i := range infos {
+			fmt.Fprintf(&b, "; %d: %s", i, infos[i].Name)
+		}
+		if len(infos) == 0 {
+			return "; no Vulkan devices were found (install a driver: mesa-vulkan-drivers gives lavapipe)"
+		}
+		return b.String()
+	}
+	request = strings.TrimSpace(request)
+	pick := -1
+	switch {
+	case request == "":
+		pick = defaultDevice(infos)
+		if pick < 0 {
+			var why []string
+			for i := range infos {
+				why = append(why, fmt.Sprintf("%d: %s lacks %s", i, infos[i].Name, strings.Join(infos[i].Problems, ", ")))
+			}
+			if len(infos) == 0 {
+				return -1, fmt.Errorf("%w: no Vulkan devices were found (install a driver: mesa-vulkan-drivers gives lavapipe)", ErrNoDevice)
+			}
+			return -1, fmt.Errorf("%w: no usable Vulkan device (%s)", ErrUnsupported, strings.Join(why, "; "))
+		}
+	default:
+		if n, err := strconv.Atoi(request); err == nil {
+			if n < 0 || n >= len(infos) {
+				return -1, fmt.Errorf("%w: device index %d is out of range (%d device(s)%s)", ErrNoDevice, n, len(infos), names())
+			}
+			pick = n
+			break
+		}
+		want := strings.ToLower(request)
+		for i := range infos {
+			if strings.Contains(strings.ToLower(infos[i].Name), want) &&
+				(pick < 0 || (!infos[pick].Usable() && infos[i].Usable()) ||
+					(infos[i].Usable() == infos[pick].Usable() && infos[i].typeRank < infos[pick].typeRank)) {
+				pick = i
+			}
+		}
+		if pick < 0 {
+			return -1, fmt.Errorf("%w: no device name contains %q%s", ErrNoDevice, request, names())
+		}
+	}
+	if !infos[pick].Usable() {
+		return -1, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, infos[pick].Name, strings.Join(infos[pick].Problems, ", "))
+	}
+	return pick, nil
+}
+
+// Open creates an instance and a device. See Options for how the device is
+// chosen.
+func Open(opts Options) (*Context, error) {
+	request := opts.Device
+	if request == "" {
+		request = os.Getenv("VKCOMPACT_DEVICE")
+	}
+	inst, err := createInstance(opts.Validate || ValidationRequested())
+	if err != nil {
+		return nil, err
+	}
+	infos, pds, err := queryAll(inst.handle)
+	if err != nil {
+		inst.destroy()
+		return nil, err
+	}
+	pick, err := selectDevice(infos, request)
+	if err != nil {
+		inst.destroy()
+		return nil, err
+	}
+	if def := defaultDevice(infos); def >= 0 {
+		infos[def].Default = true
+	}
+	c := &Context{inst: inst, instance: inst.handle, physical: pds[pick], info: infos[pick]}
+	if err := c.createDevice(); err != nil {
+		inst.destroy()
+		return nil, err
+	}
+	if err := c.init(); err != nil {
+		vkb.DestroyDevice(c.device, nil)
+		inst.destroy()
+		return nil, err
+	}
+	if opts.Timeout > 0 {
+		c.timeout = opts.Timeout
+	}
+	return c, nil
+}
+
+// createDevice makes the device with one compute queue and the features
+// vkcompact uses where the device has them.
+func (c *Context) createDevice() error {
+	d := &c.info
+	c.family = uint32(d.ComputeQueueFamily)
+	exts := []string{extPushDescriptor + "\x00"}
+	var next unsafe.Pointer
+	var sizeCtl *vkb.PhysicalDeviceSubgroupSizeControlFeatures
+	if d.SubgroupSizeControl {
+		if d.apiVersion < 1<<22|3<<12 {
+			exts = append(exts, extSubgroupSizeCtl+"\x00")
+		}
+		sizeCtl = &vkb.PhysicalDeviceSubgroupSizeControlFeatures{
+			SType:                vkb.StructureTypePhysicalDeviceSubgroupSizeControlFeatures,
+			SubgroupSizeControl:  vkb.True,
+			ComputeFullSubgroups: vkb.True,
+		}
+		ref, _ := sizeCtl.PassRef()
+		next = unsafe.Pointer(ref)
+		defer sizeCtl.Free()
+	}
+	features := vkb.PhysicalDeviceFeatures{}
+	if d.ShaderInt64 {
+		features.ShaderInt64 = vkb.True
+	}
+	if d.ShaderFloat64 {
+		features.ShaderFloat64 = vkb.True
+	}
+	queue := vkb.DeviceQueueCreateInfo{
+		SType:            vkb.StructureTypeDeviceQueueCreateInfo,
+		QueueFamilyIndex: c.family,
+		QueueCount:       1,
+		PQueuePriorities: []float32{1},
+	}
+	info := &vkb.DeviceCreateInfo{
+		SType:                   vkb.StructureTypeDeviceCreateInfo,
+		PNext:                   next,
+		QueueCreateInfoCount:    1,
+		PQueueCreateInfos:       []vkb.DeviceQueueCreateInfo{queue},
+		EnabledExtensionCount:   uint32(len(exts)),
+		PpEnabledExtensionNames: exts,
+		PEnabledFeatures:        []vkb.PhysicalDeviceFeatures{features},
+	}
+	var dev vkb.Device
+	r := vkb.CreateDevice(c.physical, info, nil, &dev)
+	info.Free()
+	if err := check("vkCreateDevice", r); err != nil {
+		return err
+	}
+	c.device = dev
+	c.fullSubgroups = d.SubgroupSizeControl
+	var q vkb.Queue
+	vkb.GetDeviceQueue(dev, c.family, 0, &q)
+	c.queue = q
+	return nil
+}
+
+// Handles are an engine's Vulkan objects, given to Borrow. Each field is
+// the handle converted with unsafe.Pointer (for example
+// unsafe.Pointer(instance) with goki/vulkan or vulkan-go). The engine keeps
+// ownership: the library never destroys them.
+type Handles struct {
+	Instance       unsafe.Pointer // VkInstance
+	PhysicalDevice unsafe.Pointer // VkPhysicalDevice
+	Device         unsafe.Pointer // VkDevice, created with VK_KHR_push_descriptor enabled
+	QueueFamily    uint32         // a family with compute
+	Queue          unsafe.Pointer // VkQueue of QueueFamily; vkcompact submits to it only from its convenience calls
+	// FullSubgroups tells that the device was created with the
+	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
+	// then require full subgroups.
+	FullSubgroups bool
+}
+
+// Borrow builds a Context on an engine's device. Release on it destroys only
+// what the library created (its command pool, pipelines, buffers), never
+// the borrowed handles.
+func Borrow(h Handles) (*Context, error) {
+	if h.Instance == nil || h.PhysicalDevice == nil || h.Device == nil || h.Queue == nil {
+		return nil, invalidf("Borrow needs Instance, PhysicalDevice, Device and Queue; one is nil")
+	}
+	if err := load(); err != nil {
+		return nil, err
+	}
+	inst := vkb.Instance(h.Instance)
+	var err error
+	initInstanceOnce.Do(func() { err = vkb.InitInstance(inst) })
+	if err != nil {
+		return nil, fmt.Errorf("vk: loading instance functions: %w", err)
+	}
+	pd := vkb.PhysicalDevice(h.PhysicalDevice)
+	info, err := queryDevice(inst, pd, -1)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, p := range info.Problems {
+		if p != "no "+extPushDescriptor { // checked below through the device itself
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, info.Name, strings.Join(missing, ", "))
+	}
+	info.Problems = nil
+	c := &Context{
+		instance:      inst,
+		physical:      pd,
+		device:        vkb.Device(h.Device),
+		queue:         vkb.Queue(h.Queue),
+		family:        h.QueueFamily,
+		borrowed:      true,
+		info:          info,
+		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
+	}
+	c.info.ComputeQueueFamily = int(h.QueueFamily)
+	if err := c.init(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// init loads device functions and memory types.
+func (c *Context) init() error {
+	fns, err := loadDeviceFuncs(c.instance, c.device)
+	if err != nil {
+		return err
+	}
+	c.fns = fns
+	c.memory = queryMemoryTypes(c.physical)
+	c.buffers = map[*Buffer]struct{}{}
+	c.timeout = defaultTimeout
+	return nil
+}
+
+// Info returns the device's information.
+func (c *Context) Info() DeviceInfo { return c.info }
+
+// Borrowed reports whether the context was built on an engine's device.
+func (c *Context) Borrowed() bool { return c.borrowed }
+
+// FullSubgroups reports whether kernels may require full subgroups (the
+// device has subgroup size control and it is enabled).
+func (c *Context) FullSubgroups() bool { return c.fullSubgroups }
+
+// Usable returns nil while the context can take work: not released and no
+// device loss seen.
+func (c *Context) Usable() error {
+	if c.lost.Load() {
+		return ErrDeviceLost
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		return fmt.Errorf("%w: the context", ErrReleased)
+	}
+	return nil
+}
+
+// noteResult records device loss so that every later call reports it.
+func (c *Context) noteResult(err error) error {
+	if errors.Is(err, ErrDeviceLost) {
+		c.lost.Store(true)
+	}
+	return err
+}
+
+// Messages returns the validation layer's messages so far (nil when
+// validation is off or the context is borrowed). Messages stay readable
+// after Release, which adds any report made while destroying the device,
+// such as objects not destroyed.
+func (c *Context) Messages() []Message {
+	if c.inst == nil || c.inst.val == nil {
+		return nil
+	}
+	return c.inst.val.messages()
+}
+
+// ClearMessages forgets the validation messages collected so far.
+func (c *Context) ClearMessages() {
+	if c.inst != nil && c.inst.val != nil {
+		c.inst.val.reset()
+	}
+}
+
+// Validating reports whether the validation layer is on for this context.
+func (c *Context) Validating() bool { return c.inst != nil && c.inst.val != nil }
+
+// OnRelease registers f to run at the start of Release, before the library's
+// objects and the device are destroyed. Layers above vk use it to destroy
+// their cached pipelines.
+func (c *Context) OnRelease(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onRelease = append(c.onRelease, f)
+}
+
+// Release waits for the library's submissions to finish, destroys what the
+// library created and, for a context from Open, the device and instance.
+// It is idempotent. Buffers not yet released are released here.
+func (c *Context) Release() {
+	c.mu.Lock()
+	if c.released {
+		c.mu.Unlock()
+		return
+	}
+	hooks := slices.Clone(c.onRelease)
+	c.mu.Unlock()
+	for i := len(hooks) - 1; i >= 0; i-- {
+		hooks[i]()
+	}
+	c.stagingMu.Lock()
+	if c.staging != nil {
+		c.staging.Release()
+		c.staging = nil
+	}
+	c.stagingMu.Unlock()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.released = true
+	c.onRelease = nil
+	// Wait for everything the library submitted. A lost device completes
+	// nothing more, so nothing needs waiting for.
+	c.queueMu.Lock()
+	if !c.lost.Load() {
+		for _, s := range c.inFlight {
+			vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, vkb.MaxUint64)
+		}
+	}
+	c.queueMu.Unlock()
+	for _, s := range c.inFlight {
+		s.destroy(c)
+	}
+	c.inFlight = nil
+	for _, r := range c.retire {
+		r.destroy(c.device)
+	}
+	c.retire = nil
+	for b := range c.buffers {
+		b.destroyLocked()
+	}
+	c.buffers = nil
+	for _, p := range c.freePools {
+		vkb.DestroyCommandPool(c.device, p, nil)
+	}
+	for _, f := range c.freeFences {
+		vkb.DestroyFence(c.device, f, nil)
+	}
+	if !c.borrowed {
+		vkb.DestroyDevice(c.device, nil)
+		c.inst.destroy()
+	}
+	// Forget every handle so that nothing can reach the destroyed objects.
+	c.instance, c.physical, c.device, c.queue = nil, nil, nil, nil
+	c.fns = deviceFuncs{}
+	c.freePools, c.freeFences = nil, nil
+}

@@ -1,0 +1,321 @@
+package vk
+
+import (
+	"fmt"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+// DeviceInfo describes one physical device: what `vkcompact devices` prints.
+// The JSON field names are part of the command's stable output.
+type DeviceInfo struct {
+	Index         int    `json:"index"`          // position in vkEnumeratePhysicalDevices
+	Name          string `json:"name"`           // deviceName
+	Type          string `json:"type"`           // discrete-gpu, integrated-gpu, virtual-gpu, cpu or other
+	VendorID      uint32 `json:"vendor_id"`      // PCI vendor
+	DeviceID      uint32 `json:"device_id"`      // PCI device
+	DriverName    string `json:"driver_name"`    // VkPhysicalDeviceDriverProperties.driverName
+	DriverInfo    string `json:"driver_info"`    // VkPhysicalDeviceDriverProperties.driverInfo
+	DriverVersion string `json:"driver_version"` // decoded with the vendor's convention
+	APIVersion    string `json:"api_version"`    // the device's Vulkan version
+
+	SubgroupSize        uint32   `json:"subgroup_size"`         // default subgroup size
+	MinSubgroupSize     uint32   `json:"min_subgroup_size"`     // with subgroup size control, else SubgroupSize
+	MaxSubgroupSize     uint32   `json:"max_subgroup_size"`     // with subgroup size control, else SubgroupSize
+	SubgroupSizeControl bool     `json:"subgroup_size_control"` // subgroupSizeControl and computeFullSubgroups both supported
+	SubgroupOperations  []string `json:"subgroup_operations"`   // basic, vote, arithmetic, ballot, shuffle, ...
+	SubgroupInCompute   bool     `json:"subgroup_in_compute"`   // subgroup operations supported in compute shaders
+
+	MaxStorageBufferRange           uint32    `json:"max_storage_buffer_range"`
+	MinStorageBufferOffsetAlignment uint64    `json:"min_storage_buffer_offset_alignment"`
+	MaxWorkgroupCount               [3]uint32 `json:"max_workgroup_count"`
+	MaxWorkgroupSize                [3]uint32 `json:"max_workgroup_size"`
+	MaxWorkgroupInvocations         uint32    `json:"max_workgroup_invocations"`
+	MaxSharedMemory                 uint32    `json:"max_shared_memory"` // maxComputeSharedMemorySize, bytes
+	MaxPushConstantsSize            uint32    `json:"max_push_constants_size"`
+	MemoryHeaps                     []Heap    `json:"memory_heaps"`
+	TimestampPeriod                 float32   `json:"timestamp_period_ns"`  // nanoseconds per timestamp tick
+	TimestampValidBits              uint32    `json:"timestamp_valid_bits"` // of the compute queue family; 0: no timestamps
+	ComputeQueueFamily              int       `json:"compute_queue_family"` // -1 when there is none
+
+	ShaderInt64    bool `json:"shader_int64"`
+	ShaderFloat64  bool `json:"shader_float64"`
+	PushDescriptor bool `json:"push_descriptor"` // VK_KHR_push_descriptor
+
+	// Problems lists what the device lacks for vkcompact; empty when usable.
+	Problems []string `json:"problems"`
+	// Default marks the device vkcompact picks when none is named.
+	Default bool `json:"default"`
+
+	apiVersion uint32
+	typeRank   int
+}
+
+// Heap is one memory heap.
+type Heap struct {
+	Size        uint64 `json:"size"`
+	DeviceLocal bool   `json:"device_local"`
+}
+
+// Usable reports whether vkcompact can run on the device.
+func (d *DeviceInfo) Usable() bool { return len(d.Problems) == 0 }
+
+// Subgroup feature bits (VkSubgroupFeatureFlagBits).
+var subgroupOps = []struct {
+	bit  uint32
+	name string
+}{
+	{0x01, "basic"}, {0x02, "vote"}, {0x04, "arithmetic"}, {0x08, "ballot"},
+	{0x10, "shuffle"}, {0x20, "shuffle_relative"}, {0x40, "clustered"}, {0x80, "quad"},
+}
+
+const (
+	subgroupBasic      = 0x01
+	subgroupArithmetic = 0x04
+	subgroupBallot     = 0x08
+)
+
+var deviceTypes = map[vkb.PhysicalDeviceType]struct {
+	name string
+	rank int
+}{
+	vkb.PhysicalDeviceTypeDiscreteGpu:   {"discrete-gpu", 0},
+	vkb.PhysicalDeviceTypeIntegratedGpu: {"integrated-gpu", 1},
+	vkb.PhysicalDeviceTypeVirtualGpu:    {"virtual-gpu", 2},
+	vkb.PhysicalDeviceTypeCpu:           {"cpu", 3},
+}
+
+// deviceExtensions lists the device's extensions.
+func deviceExtensions(pd vkb.PhysicalDevice) (map[string]bool, error) {
+	var n uint32
+	if err := check("vkEnumerateDeviceExtensionProperties", vkb.EnumerateDeviceExtensionProperties(pd, "", &n, nil)); err != nil {
+		return nil, err
+	}
+	props := make([]vkb.ExtensionProperties, n)
+	if err := check("vkEnumerateDeviceExtensionProperties", vkb.EnumerateDeviceExtensionProperties(pd, "", &n, props)); err != nil {
+		return nil, err
+	}
+	exts := make(map[string]bool, n)
+	for i := range props[:n] {
+		props[i].Deref()
+		exts[vkb.ToString(props[i].ExtensionName[:])] = true
+	}
+	return exts, nil
+}
+
+// physicalDevices enumerates the instance's devices.
+func physicalDevices(inst vkb.Instance) ([]vkb.PhysicalDevice, error) {
+	var n uint32
+	if err := check("vkEnumeratePhysicalDevices", vkb.EnumeratePhysicalDevices(inst, &n, nil)); err != nil {
+		return nil, err
+	}
+	pds := make([]vkb.PhysicalDevice, n)
+	if err := check("vkEnumeratePhysicalDevices", vkb.EnumeratePhysicalDevices(inst, &n, pds)); err != nil {
+		return nil, err
+	}
+	return pds[:n], nil
+}
+
+// queryDevice gathers a device's information and what it lacks.
+func queryDevice(inst vkb.Instance, pd vkb.PhysicalDevice, index int) (DeviceInfo, error) {
+	var props vkb.PhysicalDeviceProperties
+	vkb.GetPhysicalDeviceProperties(pd, &props)
+	props.Deref()
+	props.Limits.Deref()
+	lim := props.Limits
+	props.Free()
+
+	d := DeviceInfo{
+		Index:                           index,
+		Name:                            vkb.ToString(props.DeviceName[:]),
+		VendorID:                        props.VendorID,
+		DeviceID:                        props.DeviceID,
+		DriverVersion:                   driverVersionString(props.VendorID, props.DriverVersion),
+		APIVersion:                      versionString(props.ApiVersion),
+		MaxStorageBufferRange:           lim.MaxStorageBufferRange,
+		MinStorageBufferOffsetAlignment: uint64(lim.MinStorageBufferOffsetAlignment),
+		MaxWorkgroupCount:               lim.MaxComputeWorkGroupCount,
+		MaxWorkgroupSize:                lim.MaxComputeWorkGroupSize,
+		MaxWorkgroupInvocations:         lim.MaxComputeWorkGroupInvocations,
+		MaxSharedMemory:                 lim.MaxComputeSharedMemorySize,
+		MaxPushConstantsSize:            lim.MaxPushConstantsSize,
+		TimestampPeriod:                 lim.TimestampPeriod,
+		ComputeQueueFamily:              -1,
+		apiVersion:                      props.ApiVersion,
+		typeRank:                        4,
+	}
+	d.Type = "other"
+	if t, ok := deviceTypes[props.DeviceType]; ok {
+		d.Type, d.typeRank = t.name, t.rank
+	}
+
+	var mem vkb.PhysicalDeviceMemoryProperties
+	vkb.GetPhysicalDeviceMemoryProperties(pd, &mem)
+	mem.Deref()
+	for i := uint32(0); i < mem.MemoryHeapCount; i++ {
+		mem.MemoryHeaps[i].Deref()
+		h := mem.MemoryHeaps[i]
+		d.MemoryHeaps = append(d.MemoryHeaps, Heap{Size: uint64(h.Size), DeviceLocal: h.Flags&vkb.MemoryHeapFlags(vkb.MemoryHeapDeviceLocalBit) != 0})
+	}
+	mem.Free()
+
+	var features vkb.PhysicalDeviceFeatures
+	vkb.GetPhysicalDeviceFeatures(pd, &features)
+	features.Deref()
+	features.Free()
+	d.ShaderInt64 = features.ShaderInt64 == vkb.True
+	d.ShaderFloat64 = features.ShaderFloat64 == vkb.True
+
+	family, bits := computeQueueFamily(pd)
+	d.ComputeQueueFamily, d.TimestampValidBits = family, bits
+
+	exts, err := deviceExtensions(pd)
+	if err != nil {
+		return d, err
+	}
+	d.PushDescriptor = exts[extPushDescriptor]
+
+	if d.apiVersion >= minAPIVersion {
+		queryDevice11(inst, pd, &d, exts)
+	}
+	d.Problems = problems(&d)
+	return d, nil
+}
+
+// queryDevice11 reads the Vulkan 1.1+ properties and features: subgroups,
+// subgroup size control and the driver's name.
+func queryDevice11(inst vkb.Instance, pd vkb.PhysicalDevice, d *DeviceInfo, exts map[string]bool) {
+	sizeControl := d.apiVersion >= 1<<22|3<<12 || exts[extSubgroupSizeCtl]
+	hasDriverProps := d.apiVersion >= 1<<22|2<<12 || exts["VK_KHR_driver_properties"]
+
+	sub := &vkb.PhysicalDeviceSubgroupProperties{SType: vkb.StructureTypePhysicalDeviceSubgroupProperties}
+	ctl := &vkb.PhysicalDeviceSubgroupSizeControlProperties{SType: vkb.StructureTypePhysicalDeviceSubgroupSizeControlProperties}
+	drv := &vkb.PhysicalDeviceDriverProperties{SType: vkb.StructureTypePhysicalDeviceDriverProperties}
+	defer sub.Free()
+	defer ctl.Free()
+	defer drv.Free()
+	var next unsafe.Pointer
+	if hasDriverProps {
+		ref, _ := drv.PassRef()
+		next = unsafe.Pointer(ref)
+	}
+	if sizeControl {
+		ctl.PNext = next
+		ref, _ := ctl.PassRef()
+		next = unsafe.Pointer(ref)
+	}
+	sub.PNext = next
+	subRef, _ := sub.PassRef()
+	props2 := &vkb.PhysicalDeviceProperties2{SType: vkb.StructureTypePhysicalDeviceProperties2, PNext: unsafe.Pointer(subRef)}
+	p2Ref, _ := props2.PassRef()
+	defer props2.Free()
+	if !physicalDeviceQuery(inst, pd, "vkGetPhysicalDeviceProperties2", unsafe.Pointer(p2Ref)) {
+		return
+	}
+	sub.Deref()
+	d.SubgroupSize = sub.SubgroupSize
+	d.MinSubgroupSize, d.MaxSubgroupSize = sub.SubgroupSize, sub.SubgroupSize
+	d.SubgroupInCompute = sub.SupportedStages&vkb.ShaderStageFlags(vkb.ShaderStageComputeBit) != 0
+	for _, op := range subgroupOps {
+		if uint32(sub.SupportedOperations)&op.bit != 0 {
+			d.SubgroupOperations = append(d.SubgroupOperations, op.name)
+		}
+	}
+	if hasDriverProps {
+		drv.Deref()
+		d.DriverName = vkb.ToString(drv.DriverName[:])
+		d.DriverInfo = vkb.ToString(drv.DriverInfo[:])
+	}
+	if sizeControl {
+		ctl.Deref()
+		feat := &vkb.PhysicalDeviceSubgroupSizeControlFeatures{SType: vkb.StructureTypePhysicalDeviceSubgroupSizeControlFeatures}
+		defer feat.Free()
+		featRef, _ := feat.PassRef()
+		f2 := &vkb.PhysicalDeviceFeatures2{SType: vkb.StructureTypePhysicalDeviceFeatures2, PNext: unsafe.Pointer(featRef)}
+		f2Ref, _ := f2.PassRef()
+		defer f2.Free()
+		if physicalDeviceQuery(inst, pd, "vkGetPhysicalDeviceFeatures2", unsafe.Pointer(f2Ref)) {
+			feat.Deref()
+			d.SubgroupSizeControl = feat.SubgroupSizeControl == vkb.True && feat.ComputeFullSubgroups == vkb.True &&
+				ctl.RequiredSubgroupSizeStages&vkb.ShaderStageFlags(vkb.ShaderStageComputeBit) != 0
+		}
+		if d.SubgroupSizeControl {
+			d.MinSubgroupSize, d.MaxSubgroupSize = ctl.MinSubgroupSize, ctl.MaxSubgroupSize
+		}
+	}
+}
+
+// computeQueueFamily picks a queue family with compute and timestamps,
+// preferring a compute-only family (it leaves the graphics queue alone).
+func computeQueueFamily(pd vkb.PhysicalDevice) (family int, timestampBits uint32) {
+	var n uint32
+	vkb.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
+	fams := make([]vkb.QueueFamilyProperties, n)
+	vkb.GetPhysicalDeviceQueueFamilyProperties(pd, &n, fams)
+	family, best := -1, -1
+	for i := range fams[:n] {
+		fams[i].Deref()
+		f := fams[i]
+		if f.QueueFlags&vkb.QueueFlags(vkb.QueueComputeBit) == 0 || f.QueueCount == 0 {
+			continue
+		}
+		score := 0
+		if f.TimestampValidBits > 0 {
+			score += 2
+		}
+		if f.QueueFlags&vkb.QueueFlags(vkb.QueueGraphicsBit) == 0 {
+			score++
+		}
+		if score > best {
+			family, best, timestampBits = i, score, f.TimestampValidBits
+		}
+	}
+	return family, timestampBits
+}
+
+// problems lists what the device lacks for vkcompact.
+func problems(d *DeviceInfo) []string {
+	var p []string
+	if d.apiVersion < minAPIVersion {
+		p = append(p, "Vulkan "+d.APIVersion+" (1.1 or later needed)")
+	}
+	if d.ComputeQueueFamily < 0 {
+		p = append(p, "no compute queue")
+	}
+	if d.apiVersion >= minAPIVersion {
+		var ops uint32
+		for _, op := range subgroupOps {
+			for _, have := range d.SubgroupOperations {
+				if have == op.name {
+					ops |= op.bit
+				}
+			}
+		}
+		if !d.SubgroupInCompute {
+			p = append(p, "no subgroup operations in compute shaders")
+		}
+		for _, need := range []struct {
+			bit  uint32
+			name string
+		}{{subgroupBasic, "basic"}, {subgroupBallot, "ballot"}, {subgroupArithmetic, "arithmetic"}} {
+			if ops&need.bit == 0 {
+				p = append(p, "no subgroup "+need.name+" operations")
+			}
+		}
+	}
+	if !d.PushDescriptor {
+		p = append(p, "no "+extPushDescriptor)
+	}
+	return p
+}
+
+// driverVersionString decodes driverVersion by the vendor's convention.
+func driverVersionString(vendor, v uint32) string {
+	switch vendor {
+	case 0x10de: // NVIDIA: 10.8.8.6 bits
+		return fmt.Sprintf("%d.%d.%d.%d", v>>22&0x3ff, v>>14&0xff, v>>6&0xff, v&0x3f)
+	default:
+		return versionString(v)
+	}
+}

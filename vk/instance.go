@@ -1,0 +1,247 @@
+package vk
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+const (
+	validationLayer       = "VK_LAYER_KHRONOS_validation"
+	extDebugReport        = "VK_EXT_debug_report"
+	extValidationFeatures = "VK_EXT_validation_features"
+	extPushDescriptor     = "VK_KHR_push_descriptor"
+	extSubgroupSizeCtl    = "VK_EXT_subgroup_size_control"
+
+	// minAPIVersion is the oldest Vulkan the library runs on.
+	minAPIVersion = 1<<22 | 1<<12 // 1.1.0
+)
+
+// ValidationRequested reports whether VKCOMPACT_VALIDATE asks for the
+// Khronos validation layer.
+func ValidationRequested() bool {
+	v := strings.TrimSpace(os.Getenv("VKCOMPACT_VALIDATE"))
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}
+
+// Message is one report from the validation layer.
+type Message struct {
+	Severity string // "error", "warning" or "performance"
+	Layer    string // the layer prefix, e.g. "Validation"
+	Code     int32
+	Text     string
+}
+
+func (m Message) String() string { return fmt.Sprintf("[%s %s %d] %s", m.Severity, m.Layer, m.Code, m.Text) }
+
+// validator collects the messages of one instance's debug-report callback.
+type validator struct {
+	id       uint64
+	userData unsafe.Pointer // C block holding id
+	callback vkb.DebugReportCallback
+
+	mu   sync.Mutex
+	msgs []Message
+}
+
+// The binding delivers every debug-report message to one process-wide Go
+// function; it finds the instance's validator through the user-data block.
+var validators = struct {
+	sync.Mutex
+	next uint64
+	byID map[uint64]*validator
+}{byID: map[uint64]*validator{}}
+
+func debugReport(flags vkb.DebugReportFlags, _ vkb.DebugReportObjectType, _ uint64, _ uint64, code int32, layer, text string, userData unsafe.Pointer) vkb.Bool32 {
+	if userData == nil {
+		return vkb.False
+	}
+	id := *(*uint64)(userData)
+	validators.Lock()
+	v := validators.byID[id]
+	validators.Unlock()
+	if v == nil {
+		return vkb.False
+	}
+	sev := "warning"
+	switch {
+	case flags&vkb.DebugReportFlags(vkb.DebugReportErrorBit) != 0:
+		sev = "error"
+	case flags&vkb.DebugReportFlags(vkb.DebugReportPerformanceWarningBit) != 0:
+		sev = "performance"
+	}
+	v.mu.Lock()
+	v.msgs = append(v.msgs, Message{Severity: sev, Layer: layer, Code: code, Text: text})
+	v.mu.Unlock()
+	return vkb.False
+}
+
+func (v *validator) messages() []Message {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]Message(nil), v.msgs...)
+}
+
+func (v *validator) reset() {
+	v.mu.Lock()
+	v.msgs = nil
+	v.mu.Unlock()
+}
+
+// instanceLayers lists the layers the loader offers.
+func instanceLayers() ([]string, error) {
+	var n uint32
+	if err := check("vkEnumerateInstanceLayerProperties", vkb.EnumerateInstanceLayerProperties(&n, nil)); err != nil {
+		return nil, err
+	}
+	props := make([]vkb.LayerProperties, n)
+	if err := check("vkEnumerateInstanceLayerProperties", vkb.EnumerateInstanceLayerProperties(&n, props)); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, n)
+	for i := range props[:n] {
+		props[i].Deref()
+		names = append(names, vkb.ToString(props[i].LayerName[:]))
+	}
+	return names, nil
+}
+
+// instance is a VkInstance the library created, with its validator when
+// validation is on.
+type instance struct {
+	handle     vkb.Instance
+	apiVersion uint32
+	val        *validator
+}
+
+var initInstanceOnce sync.Once
+
+// createInstance makes an instance at the highest API version the loader
+// offers, with the validation layer and synchronisation validation when
+// validate is set.
+func createInstance(validate bool) (*instance, error) {
+	if err := load(); err != nil {
+		return nil, err
+	}
+	version, err := enumerateInstanceVersion()
+	if err != nil {
+		return nil, err
+	}
+	if version < minAPIVersion {
+		return nil, fmt.Errorf("%w: the Vulkan loader offers version %s; vkcompact needs 1.1 or later", ErrUnsupported, versionString(version))
+	}
+	app := &vkb.ApplicationInfo{
+		SType:            vkb.StructureTypeApplicationInfo,
+		PApplicationName: "vkcompact\x00",
+		PEngineName:      "vkcompact\x00",
+		ApiVersion:       version,
+	}
+	info := &vkb.InstanceCreateInfo{
+		SType:            vkb.StructureTypeInstanceCreateInfo,
+		PApplicationInfo: app,
+	}
+	var features *vkb.ValidationFeatures
+	if validate {
+		layers, err := instanceLayers()
+		if err != nil {
+			return nil, err
+		}
+		found := false
+		for _, l := range layers {
+			found = found || l == validationLayer
+		}
+		if !found {
+			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)
+		}
+		info.EnabledLayerCount = 1
+		info.PpEnabledLayerNames = []string{validationLayer + "\x00"}
+		info.EnabledExtensionCount = 2
+		info.PpEnabledExtensionNames = []string{extDebugReport + "\x00", extValidationFeatures + "\x00"}
+		features = &vkb.ValidationFeatures{
+			SType:                         vkb.StructureTypeValidationFeatures,
+			EnabledValidationFeatureCount: 1,
+			PEnabledValidationFeatures:    []vkb.ValidationFeatureEnable{vkb.ValidationFeatureEnableSynchronizationValidation},
+		}
+		ref, _ := features.PassRef()
+		info.PNext = unsafe.Pointer(ref)
+	}
+	var h vkb.Instance
+	r := vkb.CreateInstance(info, nil, &h)
+	info.Free()
+	app.Free()
+	if features != nil {
+		features.Free()
+	}
+	if err := check("vkCreateInstance", r); err != nil {
+		return nil, err
+	}
+	// The binding resolves every entry point through vkGetInstanceProcAddr;
+	// with a NULL instance the loader gives only the global ones. The
+	// loader's trampolines it returns for one instance dispatch on the
+	// handle, so one initialisation serves every instance.
+	initInstanceOnce.Do(func() { err = vkb.InitInstance(h) })
+	if err != nil {
+		vkb.DestroyInstance(h, nil)
+		return nil, fmt.Errorf("vk: loading instance functions: %w", err)
+	}
+	inst := &instance{handle: h, apiVersion: version}
+	if validate {
+		if err := inst.attachValidator(); err != nil {
+			vkb.DestroyInstance(h, nil)
+			return nil, err
+		}
+	}
+	return inst, nil
+}
+
+func (inst *instance) attachValidator() error {
+	validators.Lock()
+	validators.next++
+	v := &validator{id: validators.next}
+	validators.byID[v.id] = v
+	validators.Unlock()
+	v.userData = cUserData(v.id)
+	info := &vkb.DebugReportCallbackCreateInfo{
+		SType: vkb.StructureTypeDebugReportCallbackCreateInfo,
+		Flags: vkb.DebugReportFlags(vkb.DebugReportErrorBit | vkb.DebugReportWarningBit |
+			vkb.DebugReportPerformanceWarningBit),
+		PfnCallback: debugReport,
+		PUserData:   v.userData,
+	}
+	var callback vkb.DebugReportCallback // a local: v holds Go pointers, which cgo checks
+	r := vkb.CreateDebugReportCallback(inst.handle, info, nil, &callback)
+	info.Free()
+	v.callback = callback
+	if err := check("vkCreateDebugReportCallbackEXT", r); err != nil {
+		v.forget()
+		return err
+	}
+	inst.val = v
+	return nil
+}
+
+func (v *validator) forget() {
+	validators.Lock()
+	delete(validators.byID, v.id)
+	validators.Unlock()
+	cFree(v.userData)
+	v.userData = nil
+}
+
+// destroy destroys the debug callback and the instance. Messages stay
+// readable through the validator.
+func (inst *instance) destroy() {
+	if inst.val != nil {
+		vkb.DestroyDebugReportCallback(inst.handle, inst.val.callback, nil)
+		inst.val.forget()
+	}
+	vkb.DestroyInstance(inst.handle, nil)
+}
+
+func versionString(v uint32) string {
+	return fmt.Sprintf("%d.%d.%d", v>>22&0x7f, v>>12&0x3ff, v&0xfff)
+}

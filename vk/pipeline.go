@@ -1,0 +1,185 @@
+package vk
+
+import (
+	"fmt"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+// ComputePipeline is a compute pipeline with its layout: Bindings storage
+// buffers in set 0, pushed with VK_KHR_push_descriptor, and PushSize bytes of
+// push constants.
+type ComputePipeline struct {
+	ctx      *Context
+	module   vkb.ShaderModule
+	setSpec  vkb.DescriptorSetLayout
+	layout   vkb.PipelineLayout
+	pipeline vkb.Pipeline
+	Bindings int
+	PushSize uint32
+}
+
+// PipelineDesc describes a compute pipeline to create.
+type PipelineDesc struct {
+	Name          string   // for error messages
+	Code          []uint32 // SPIR-V words
+	Bindings      int      // storage buffers at bindings 0..Bindings-1
+	PushSize      uint32   // bytes of push constants
+	Constants     []uint32 // specialization constants: constant_id i is Constants[i]
+	FullSubgroups bool     // require full subgroups (only where the context allows it)
+}
+
+// Pipeline stage create flags (VkPipelineShaderStageCreateFlagBits).
+const stageRequireFullSubgroups = 0x2
+
+// NewComputePipeline creates a shader module, a push-descriptor set layout,
+// a pipeline layout and the pipeline. Partial creations are undone on
+// failure.
+func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err error) {
+	if err := c.Usable(); err != nil {
+		return nil, err
+	}
+	if len(d.Code) == 0 || d.Code[0] != 0x07230203 {
+		return nil, invalidf("pipeline %s: code is not SPIR-V", d.Name)
+	}
+	if d.Bindings < 0 || d.Bindings > maxBindings {
+		return nil, invalidf("pipeline %s: %d bindings (at most %d)", d.Name, d.Bindings, maxBindings)
+	}
+	if d.PushSize%4 != 0 || d.PushSize > c.info.MaxPushConstantsSize {
+		return nil, invalidf("pipeline %s: %d bytes of push constants (a multiple of 4 up to %d)", d.Name, d.PushSize, c.info.MaxPushConstantsSize)
+	}
+	p = &ComputePipeline{ctx: c, Bindings: d.Bindings, PushSize: d.PushSize}
+	defer func() {
+		if err != nil {
+			p.destroy()
+			p = nil
+			err = c.noteResult(fmt.Errorf("pipeline %s: %w", d.Name, err))
+		}
+	}()
+
+	mi := &vkb.ShaderModuleCreateInfo{
+		SType:    vkb.StructureTypeShaderModuleCreateInfo,
+		CodeSize: uint64(4 * len(d.Code)),
+		PCode:    d.Code,
+	}
+	var module vkb.ShaderModule // a local: cgo checks the whole object an output pointer points into
+	r := vkb.CreateShaderModule(c.device, mi, nil, &module)
+	mi.Free()
+	p.module = module
+	if err := check("vkCreateShaderModule", r); err != nil {
+		return nil, err
+	}
+
+	bindings := make([]vkb.DescriptorSetLayoutBinding, d.Bindings)
+	for i := range bindings {
+		bindings[i] = vkb.DescriptorSetLayoutBinding{
+			Binding:         uint32(i),
+			DescriptorType:  vkb.DescriptorTypeStorageBuffer,
+			DescriptorCount: 1,
+			StageFlags:      vkb.ShaderStageFlags(vkb.ShaderStageComputeBit),
+		}
+	}
+	li := &vkb.DescriptorSetLayoutCreateInfo{
+		SType:        vkb.StructureTypeDescriptorSetLayoutCreateInfo,
+		Flags:        vkb.DescriptorSetLayoutCreateFlags(vkb.DescriptorSetLayoutCreatePushDescriptorBit),
+		BindingCount: uint32(d.Bindings),
+		PBindings:    bindings,
+	}
+	var setSpec vkb.DescriptorSetLayout
+	r = vkb.CreateDescriptorSetLayout(c.device, li, nil, &setSpec)
+	li.Free()
+	p.setSpec = setSpec
+	if err := check("vkCreateDescriptorSetLayout", r); err != nil {
+		return nil, err
+	}
+
+	pl := &vkb.PipelineLayoutCreateInfo{
+		SType:          vkb.StructureTypePipelineLayoutCreateInfo,
+		SetLayoutCount: 1,
+		PSetLayouts:    []vkb.DescriptorSetLayout{p.setSpec},
+	}
+	if d.PushSize > 0 {
+		pl.PushConstantRangeCount = 1
+		pl.PPushConstantRanges = []vkb.PushConstantRange{{StageFlags: vkb.ShaderStageFlags(vkb.ShaderStageComputeBit), Size: d.PushSize}}
+	}
+	var layout vkb.PipelineLayout
+	r = vkb.CreatePipelineLayout(c.device, pl, nil, &layout)
+	pl.Free()
+	p.layout = layout
+	if err := check("vkCreatePipelineLayout", r); err != nil {
+		return nil, err
+	}
+
+	var spec []vkb.SpecializationInfo
+	var specData unsafe.Pointer
+	if len(d.Constants) > 0 {
+		// The binding copies the map entries to C memory but passes the data
+		// pointer through as is: give it C memory.
+		specData = cAlloc(4 * len(d.Constants))
+		defer cFree(specData)
+		words := unsafe.Slice((*uint32)(specData), len(d.Constants))
+		entries := make([]vkb.SpecializationMapEntry, len(d.Constants))
+		for i, v := range d.Constants {
+			words[i] = v
+			entries[i] = vkb.SpecializationMapEntry{ConstantID: uint32(i), Offset: uint32(4 * i), Size: 4}
+		}
+		spec = []vkb.SpecializationInfo{{
+			MapEntryCount: uint32(len(entries)),
+			PMapEntries:   entries,
+			DataSize:      uint64(4 * len(d.Constants)),
+			PData:         specData,
+		}}
+	}
+	var flags vkb.PipelineShaderStageCreateFlags
+	if d.FullSubgroups && c.fullSubgroups {
+		flags |= stageRequireFullSubgroups
+	}
+	ci := []vkb.ComputePipelineCreateInfo{{
+		SType: vkb.StructureTypeComputePipelineCreateInfo,
+		Stage: vkb.PipelineShaderStageCreateInfo{
+			SType:               vkb.StructureTypePipelineShaderStageCreateInfo,
+			Flags:               flags,
+			Stage:               vkb.ShaderStageComputeBit,
+			Module:              p.module,
+			PName:               "main\x00",
+			PSpecializationInfo: spec,
+		},
+		Layout:            p.layout,
+		BasePipelineIndex: -1,
+	}}
+	pipes := make([]vkb.Pipeline, 1)
+	r = vkb.CreateComputePipelines(c.device, nil, 1, ci, nil, pipes)
+	if err := check("vkCreateComputePipelines", r); err != nil {
+		return nil, err
+	}
+	p.pipeline = pipes[0]
+	return p, nil
+}
+
+// Release destroys the pipeline. The caller must know the GPU no longer
+// uses it. Release is idempotent.
+func (p *ComputePipeline) Release() {
+	if p == nil || p.ctx == nil {
+		return
+	}
+	p.destroy()
+	p.ctx = nil
+}
+
+func (p *ComputePipeline) destroy() {
+	dev := p.ctx.device
+	if p.pipeline != nil {
+		vkb.DestroyPipeline(dev, p.pipeline, nil)
+	}
+	if p.layout != nil {
+		vkb.DestroyPipelineLayout(dev, p.layout, nil)
+	}
+	if p.setSpec != nil {
+		vkb.DestroyDescriptorSetLayout(dev, p.setSpec, nil)
+	}
+	if p.module != nil {
+		vkb.DestroyShaderModule(dev, p.module, nil)
+	}
+	p.pipeline, p.layout, p.setSpec, p.module = nil, nil, nil, nil
+}

@@ -1,0 +1,263 @@
+package vk
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+const defaultTimeout = time.Minute
+
+// CommandBuffer is a command buffer in the recording state: one the library
+// owns (inside Submit) or an engine's (Wrap). Recording methods are in
+// record.go.
+type CommandBuffer struct {
+	ctx *Context
+	h   vkb.CommandBuffer
+}
+
+// Wrap makes an engine's command buffer, already in the recording state and
+// allocated on this context's device, recordable by the library. h is the
+// VkCommandBuffer converted with unsafe.Pointer.
+func (c *Context) Wrap(h unsafe.Pointer) CommandBuffer {
+	return CommandBuffer{ctx: c, h: vkb.CommandBuffer(h)}
+}
+
+// Handle returns the VkCommandBuffer as an unsafe.Pointer.
+func (cb CommandBuffer) Handle() unsafe.Pointer { return unsafe.Pointer(cb.h) }
+
+// Context returns the context the command buffer records for.
+func (cb CommandBuffer) Context() *Context { return cb.ctx }
+
+// submission is one library-owned command buffer in flight.
+type submission struct {
+	pool   vkb.CommandPool
+	cmd    vkb.CommandBuffer
+	fence  vkb.Fence
+	serial uint64
+}
+
+func (s *submission) destroy(c *Context) {
+	vkb.DestroyFence(c.device, s.fence, nil)
+	vkb.DestroyCommandPool(c.device, s.pool, nil)
+}
+
+// retiree is memory released while earlier submissions were in flight.
+type retiree struct {
+	buf   vkb.Buffer
+	mem   vkb.DeviceMemory
+	after uint64 // destroy once this serial has completed
+}
+
+func (r retiree) destroy(dev vkb.Device) {
+	vkb.DestroyBuffer(dev, r.buf, nil)
+	vkb.FreeMemory(dev, r.mem, nil)
+}
+
+// SetTimeout changes the bound on each wait of the library's submissions.
+func (c *Context) SetTimeout(d time.Duration) {
+	c.mu.Lock()
+	c.timeout = d
+	c.mu.Unlock()
+}
+
+// Submit records a command buffer with record, submits it to the context's
+// queue and waits up to the context's timeout. A wait that times out
+// returns an error matching ErrTimeout; the work stays in flight, the
+// context stays usable, and its resources are reclaimed once it completes.
+func (c *Context) Submit(record func(CommandBuffer) error) error {
+	c.mu.Lock()
+	timeout := c.timeout
+	c.mu.Unlock()
+	return c.SubmitTimeout(timeout, record)
+}
+
+// SubmitTimeout is Submit with an explicit timeout.
+func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer) error) error {
+	if err := c.Usable(); err != nil {
+		return err
+	}
+	s, err := c.newSubmission()
+	if err != nil {
+		return err
+	}
+	if err := c.recordAndSubmit(s, record); err != nil {
+		c.recycle(s)
+		return err
+	}
+	return c.wait(s, timeout)
+}
+
+func (c *Context) newSubmission() (*submission, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		return nil, fmt.Errorf("%w: the context", ErrReleased)
+	}
+	c.reapLocked()
+	s := &submission{}
+	if n := len(c.freePools); n > 0 {
+		s.pool, c.freePools = c.freePools[n-1], c.freePools[:n-1]
+	} else {
+		info := &vkb.CommandPoolCreateInfo{
+			SType:            vkb.StructureTypeCommandPoolCreateInfo,
+			Flags:            vkb.CommandPoolCreateFlags(vkb.CommandPoolCreateTransientBit),
+			QueueFamilyIndex: c.family,
+		}
+		var pool vkb.CommandPool
+		r := vkb.CreateCommandPool(c.device, info, nil, &pool)
+		info.Free()
+		s.pool = pool
+		if err := c.noteResult(check("vkCreateCommandPool", r)); err != nil {
+			return nil, err
+		}
+	}
+	if n := len(c.freeFences); n > 0 {
+		s.fence, c.freeFences = c.freeFences[n-1], c.freeFences[:n-1]
+	} else {
+		info := &vkb.FenceCreateInfo{SType: vkb.StructureTypeFenceCreateInfo}
+		var fence vkb.Fence
+		r := vkb.CreateFence(c.device, info, nil, &fence)
+		info.Free()
+		s.fence = fence
+		if err := c.noteResult(check("vkCreateFence", r)); err != nil {
+			c.freePools = append(c.freePools, s.pool)
+			return nil, err
+		}
+	}
+	alloc := &vkb.CommandBufferAllocateInfo{
+		SType:              vkb.StructureTypeCommandBufferAllocateInfo,
+		CommandPool:        s.pool,
+		Level:              vkb.CommandBufferLevelPrimary,
+		CommandBufferCount: 1,
+	}
+	cmds := make([]vkb.CommandBuffer, 1)
+	r := vkb.AllocateCommandBuffers(c.device, alloc, cmds)
+	alloc.Free()
+	if err := c.noteResult(check("vkAllocateCommandBuffers", r)); err != nil {
+		c.freePools = append(c.freePools, s.pool)
+		c.freeFences = append(c.freeFences, s.fence)
+		return nil, err
+	}
+	s.cmd = cmds[0]
+	return s, nil
+}
+
+func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) error) error {
+	begin := &vkb.CommandBufferBeginInfo{
+		SType: vkb.StructureTypeCommandBufferBeginInfo,
+		Flags: vkb.CommandBufferUsageFlags(vkb.CommandBufferUsageOneTimeSubmitBit),
+	}
+	r := vkb.BeginCommandBuffer(s.cmd, begin)
+	begin.Free()
+	if err := c.noteResult(check("vkBeginCommandBuffer", r)); err != nil {
+		return err
+	}
+	if err := record(CommandBuffer{ctx: c, h: s.cmd}); err != nil {
+		vkb.EndCommandBuffer(s.cmd)
+		return err
+	}
+	if err := c.noteResult(check("vkEndCommandBuffer", vkb.EndCommandBuffer(s.cmd))); err != nil {
+		return err
+	}
+	submit := []vkb.SubmitInfo{{
+		SType:              vkb.StructureTypeSubmitInfo,
+		CommandBufferCount: 1,
+		PCommandBuffers:    []vkb.CommandBuffer{s.cmd},
+	}}
+	c.queueMu.Lock()
+	r = vkb.QueueSubmit(c.queue, 1, submit, s.fence)
+	if r == vkb.Success {
+		c.mu.Lock()
+		c.serial++
+		s.serial = c.serial
+		c.mu.Unlock()
+	}
+	c.queueMu.Unlock()
+	return c.noteResult(check("vkQueueSubmit", r))
+}
+
+// wait waits for s. On success it recycles s; on timeout it leaves s in
+// flight for a later reap.
+func (c *Context) wait(s *submission, timeout time.Duration) error {
+	ns := uint64(timeout.Nanoseconds())
+	if timeout <= 0 {
+		ns = 0
+	}
+	r := vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, ns)
+	switch r {
+	case vkb.Success:
+		c.mu.Lock()
+		c.completed = max(c.completed, s.serial)
+		c.mu.Unlock()
+		c.recycle(s)
+		return nil
+	case vkb.Timeout:
+		c.mu.Lock()
+		c.inFlight = append(c.inFlight, s)
+		c.mu.Unlock()
+		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", int32(r)))
+	default:
+		err := c.noteResult(check("vkWaitForFences", r))
+		c.mu.Lock()
+		c.inFlight = append(c.inFlight, s)
+		c.mu.Unlock()
+		return err
+	}
+}
+
+// recycle resets s's pool and fence and keeps them for the next submission.
+func (c *Context) recycle(s *submission) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		s.destroy(c)
+		return
+	}
+	if vkb.ResetCommandPool(c.device, s.pool, 0) != vkb.Success {
+		vkb.DestroyCommandPool(c.device, s.pool, nil)
+	} else {
+		c.freePools = append(c.freePools, s.pool)
+	}
+	if vkb.ResetFences(c.device, 1, []vkb.Fence{s.fence}) != vkb.Success {
+		vkb.DestroyFence(c.device, s.fence, nil)
+	} else {
+		c.freeFences = append(c.freeFences, s.fence)
+	}
+	c.reapLocked()
+}
+
+// reapLocked recycles timed-out submissions that have since completed and
+// destroys released buffers whose last possible use has completed.
+func (c *Context) reapLocked() {
+	kept := c.inFlight[:0]
+	for _, s := range c.inFlight {
+		if vkb.GetFenceStatus(c.device, s.fence) == vkb.Success {
+			c.completed = max(c.completed, s.serial)
+			s.destroy(c)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	c.inFlight = kept
+	left := c.retire[:0]
+	for _, r := range c.retire {
+		if r.after <= c.completed {
+			r.destroy(c.device)
+		} else {
+			left = append(left, r)
+		}
+	}
+	c.retire = left
+}
+
+// Pending reports how many of the library's submissions are still in flight
+// after a timed-out wait.
+func (c *Context) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reapLocked()
+	return len(c.inFlight)
+}
