@@ -1,0 +1,58 @@
+// Package shaders holds vkcompact's GLSL compute shaders and their SPIR-V.
+//
+// The *.comp sources and the *.glsl includes are compiled by
+// `go generate ./shaders` (glslc, target Vulkan 1.1); the resulting *.spv
+// files are committed and embedded, so building the module needs no shader
+// compiler. TestGenerated regenerates them and fails if the committed files
+// differ; TestValid runs spirv-val on each.
+package shaders
+
+//go:generate go run ./internal/spvgen -src . -out .
+
+import (
+	"embed"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+//go:embed *.spv
+var files embed.FS
+
+// SPIRV returns the SPIR-V words of the named kernel ("copy" for copy.comp).
+func SPIRV(name string) ([]uint32, error) {
+	b, err := files.ReadFile(name + ".spv")
+	if err != nil {
+		return nil, fmt.Errorf("shaders: no kernel %q", name)
+	}
+	if len(b)%4 != 0 || len(b) < 20 || binary.LittleEndian.Uint32(b) != 0x07230203 {
+		return nil, fmt.Errorf("shaders: %s.spv is not SPIR-V", name)
+	}
+	words := make([]uint32, len(b)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return words, nil
+}
+
+// MustSPIRV is SPIRV for kernels the package is known to hold; it panics on
+// a name that is not embedded, a programming error.
+func MustSPIRV(name string) []uint32 {
+	w, err := SPIRV(name)
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// Names lists the embedded kernels.
+func Names() []string {
+	var names []string
+	entries, _ := fs.ReadDir(files, ".")
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+	}
+	return names
+}
