@@ -1,0 +1,109 @@
+package compact
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+var copyKernel = &pipeline.Kernel{
+	Name:      "copy",
+	SPIRV:     shaders.MustSPIRV("copy"),
+	Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
+	PushWords: 1,
+	// The copy uses no subgroup operations; requiring full subgroups costs
+	// nothing at these workgroup sizes and keeps the path exercised.
+	FullSubgroups: true,
+}
+
+// CopyOptions tunes the copy kernel. Zero values take the defaults.
+type CopyOptions struct {
+	WorkgroupSize uint32 // invocations per workgroup; default 256
+	VecsPerThread uint32 // uvec4 loads in flight per invocation; default 4
+}
+
+func (o CopyOptions) withDefaults(info vk.DeviceInfo) CopyOptions {
+	if o.WorkgroupSize == 0 {
+		o.WorkgroupSize = max(256, info.MaxSubgroupSize)
+	}
+	if o.VecsPerThread == 0 {
+		o.VecsPerThread = 4
+	}
+	return o
+}
+
+// chunkBytes is the largest piece of a copy bound at once: the device's
+// maxStorageBufferRange rounded down to 4 KiB, so that each piece's
+// descriptor offset stays aligned (minStorageBufferOffsetAlignment is at
+// most 256) and 16-byte vectors stay whole.
+func chunkBytes(info vk.DeviceInfo) uint64 {
+	return uint64(info.MaxStorageBufferRange) &^ 4095
+}
+
+// RecordCopy records a copy of src into dst: src.Size bytes, a multiple of
+// 4, with dst.Size equal to it. Both offsets must be multiples of the
+// device's minStorageBufferOffsetAlignment; the ranges must not overlap.
+// Copies larger than maxStorageBufferRange are split into several
+// dispatches over sub-ranges. Errors are kept by r.
+//
+// Synchronisation: the first access to src is a compute-shader read and to
+// dst a compute-shader write (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT / VK_ACCESS_SHADER_WRITE_BIT); the caller
+// orders its earlier writes of src, and its later reads of dst, with its
+// own barriers.
+func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
+	if r.Err() != nil {
+		return
+	}
+	if err := checkCopy(dst, src); err != nil {
+		r.Fail(err)
+		return
+	}
+	if src.Size == 0 {
+		return
+	}
+	ctx := r.CommandBuffer().Context()
+	info := ctx.Info()
+	o := opts.withDefaults(info)
+	p, err := pipeline.For(ctx).Get(copyKernel, o.WorkgroupSize, o.VecsPerThread)
+	if err != nil {
+		r.Fail(err)
+		return
+	}
+	chunk := chunkBytes(info)
+	for off := uint64(0); off < src.Size; off += chunk {
+		n := min(chunk, src.Size-off)
+		words := n / 4
+		tile := uint64(o.WorkgroupSize) * uint64(o.VecsPerThread) * 4
+		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
+		s, d := src.Sub(off, n), dst.Sub(off, n)
+		r.Dispatch(p, groups, []uint32{uint32(words)}, s, d, s, d)
+	}
+}
+
+// Copy copies src into dst on ctx's queue and waits. See RecordCopy.
+func Copy(ctx *vk.Context, dst, src vk.Range, opts CopyOptions) error {
+	return pipeline.Run(ctx, func(r *pipeline.Recorder) { RecordCopy(r, dst, src, opts) })
+}
+
+func checkCopy(dst, src vk.Range) error {
+	if err := src.Check(); err != nil {
+		return fmt.Errorf("compact: copy source: %w", err)
+	}
+	if err := dst.Check(); err != nil {
+		return fmt.Errorf("compact: copy destination: %w", err)
+	}
+	if src.Size%4 != 0 {
+		return fmt.Errorf("compact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+	}
+	if dst.Size != src.Size {
+		return fmt.Errorf("compact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
+	}
+	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
+		return fmt.Errorf("compact: copy source [%d, %d) and destination [%d, %d) overlap",
+			src.Offset, src.Offset+src.Size, dst.Offset, dst.Offset+dst.Size)
+	}
+	return nil
+}

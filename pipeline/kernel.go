@@ -1,0 +1,168 @@
+// Package pipeline turns SPIR-V into cached compute pipelines and records
+// sequences of dispatches, with the buffer memory barriers between them,
+// into a command buffer: the caller's (Record) or one it owns and submits
+// (Run). It knows nothing of what the kernels compute.
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Access is how a kernel uses one of its storage-buffer bindings.
+type Access uint8
+
+const (
+	Read      Access = 1 << iota // the kernel only reads the binding
+	Write                        // the kernel only writes the binding
+	ReadWrite = Read | Write     // the kernel reads and writes the binding
+)
+
+// Kernel describes a compute shader: its SPIR-V, its storage-buffer
+// bindings (binding i used as Bindings[i]), its push constants, and whether
+// it relies on full subgroups. Specialization constant 0 is the workgroup
+// size (local_size_x_id = 0) by convention; the rest are the kernel's own.
+type Kernel struct {
+	Name          string
+	SPIRV         []uint32
+	Bindings      []Access
+	PushWords     int  // 32-bit words of push constants
+	FullSubgroups bool // require full subgroups where the device allows it
+}
+
+// Pipeline is a kernel created for one device with one set of
+// specialization constants.
+type Pipeline struct {
+	Kernel        *Kernel
+	Constants     []uint32
+	WorkgroupSize uint32 // Constants[0]
+	ctx           *vk.Context
+	p             *vk.ComputePipeline
+}
+
+// Cache holds a context's pipelines, created once per (kernel, constants)
+// and destroyed when the context is released. It is safe for concurrent
+// use, first use included.
+type Cache struct {
+	ctx *vk.Context
+	mu  sync.Mutex
+	m   map[string]*Pipeline
+}
+
+var caches = struct {
+	sync.Mutex
+	m map[*vk.Context]*Cache
+}{m: map[*vk.Context]*Cache{}}
+
+// For returns ctx's pipeline cache, creating it on first use.
+func For(ctx *vk.Context) *Cache {
+	caches.Lock()
+	defer caches.Unlock()
+	if c, ok := caches.m[ctx]; ok {
+		return c
+	}
+	c := &Cache{ctx: ctx, m: map[string]*Pipeline{}}
+	caches.m[ctx] = c
+	ctx.OnRelease(func() {
+		caches.Lock()
+		delete(caches.m, ctx)
+		caches.Unlock()
+		c.release()
+	})
+	return c
+}
+
+func key(k *Kernel, constants []uint32) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%p", k)
+	for _, v := range constants {
+		fmt.Fprintf(&b, ",%d", v)
+	}
+	return b.String()
+}
+
+// Get returns the pipeline for k with the given specialization constants,
+// creating it on first use. constants[0] is the workgroup size: a positive
+// multiple of the device's largest subgroup size when k needs full
+// subgroups, within the device's workgroup limits.
+func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
+	if k == nil || len(k.SPIRV) == 0 {
+		return nil, fmt.Errorf("pipeline: kernel has no SPIR-V")
+	}
+	if len(constants) == 0 {
+		return nil, fmt.Errorf("pipeline %s: specialization constant 0 (the workgroup size) is missing", k.Name)
+	}
+	info := c.ctx.Info()
+	wg := constants[0]
+	if wg == 0 || wg > info.MaxWorkgroupSize[0] || wg > info.MaxWorkgroupInvocations {
+		return nil, fmt.Errorf("pipeline %s: workgroup size %d outside 1..%d", k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
+	}
+	if k.FullSubgroups && c.ctx.FullSubgroups() && wg%info.MaxSubgroupSize != 0 {
+		return nil, fmt.Errorf("pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", k.Name, wg, info.MaxSubgroupSize)
+	}
+	id := key(k, constants)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		return nil, fmt.Errorf("%w: the context", vk.ErrReleased)
+	}
+	if p, ok := c.m[id]; ok {
+		return p, nil
+	}
+	vp, err := c.ctx.NewComputePipeline(vk.PipelineDesc{
+		Name:          k.Name,
+		Code:          k.SPIRV,
+		Bindings:      len(k.Bindings),
+		PushSize:      uint32(4 * k.PushWords),
+		Constants:     constants,
+		FullSubgroups: k.FullSubgroups,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{Kernel: k, Constants: slices.Clone(constants), WorkgroupSize: wg, ctx: c.ctx, p: vp}
+	c.m[id] = p
+	return p, nil
+}
+
+// Len reports how many pipelines the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+func (c *Cache) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.m {
+		p.p.Release()
+	}
+	c.m = nil
+}
+
+// Grid is a dispatch's workgroup counts in x and y.
+type Grid struct{ X, Y uint32 }
+
+// GridFor spreads groups workgroups over x and then y within the device's
+// maxComputeWorkGroupCount. The grid may hold up to X-1 more workgroups
+// than asked for; kernels bound their work by their element counts.
+func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
+	if groups == 0 {
+		return Grid{}, nil
+	}
+	maxX, maxY := uint64(info.MaxWorkgroupCount[0]), uint64(info.MaxWorkgroupCount[1])
+	if groups <= maxX {
+		return Grid{X: uint32(groups), Y: 1}, nil
+	}
+	y := (groups + maxX - 1) / maxX
+	if y > maxY {
+		return Grid{}, fmt.Errorf("pipeline: %d workgroups exceed the device's %d x %d grid", groups, maxX, maxY)
+	}
+	x := (groups + y - 1) / y // balance the rows: fewer idle workgroups
+	return Grid{X: uint32(x), Y: uint32(y)}, nil
+}

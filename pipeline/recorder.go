@@ -1,0 +1,184 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Recorder appends dispatches to a command buffer and inserts a buffer
+// memory barrier wherever a dispatch touches a range that an earlier
+// dispatch of the sequence wrote (read-after-write, write-after-write), or
+// writes a range an earlier dispatch read (write-after-read). Dispatches
+// that touch disjoint ranges run without barriers between them.
+//
+// Like bufio.Writer, a Recorder keeps the first error: later calls record
+// nothing, and Err (or Run) returns it.
+//
+// Synchronisation contract of a recorded sequence: its first dispatch
+// reads and writes its bindings in the compute-shader stage
+// (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT); its last
+// writes are in the compute-shader stage (VK_ACCESS_SHADER_WRITE_BIT). The
+// caller orders earlier writes before the sequence and later reads after it
+// with its own barriers. Recording binds a compute pipeline, push
+// descriptors and push constants: the caller's bound compute state is not
+// preserved.
+type Recorder struct {
+	cb      vk.CommandBuffer
+	ctx     *vk.Context
+	err     error
+	written []vk.Range // written since the last barrier
+	read    []vk.Range // read since the last barrier
+	nDisp   int
+	nBarr   int
+}
+
+// Record returns a Recorder appending to cb, which must be recording.
+func Record(cb vk.CommandBuffer) *Recorder {
+	return &Recorder{cb: cb, ctx: cb.Context()}
+}
+
+// Err returns the first error met while recording, or nil.
+func (r *Recorder) Err() error { return r.err }
+
+// Fail makes err the recorder's error if it has none yet. Layers above
+// use it to report bad arguments through the same sticky error.
+func (r *Recorder) Fail(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
+	}
+}
+
+// Stats reports how many dispatches and barriers were recorded.
+func (r *Recorder) Stats() (dispatches, barriers int) { return r.nDisp, r.nBarr }
+
+// CommandBuffer returns the command buffer being recorded.
+func (r *Recorder) CommandBuffer() vk.CommandBuffer { return r.cb }
+
+func overlaps(a, b vk.Range) bool {
+	return a.Buffer == b.Buffer && a.Offset < b.Offset+b.Size && b.Offset < a.Offset+a.Size
+}
+
+func anyOverlap(set []vk.Range, r vk.Range) bool {
+	for _, s := range set {
+		if overlaps(s, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBinding validates one binding of a dispatch.
+func (r *Recorder) checkBinding(k *Kernel, i int, b vk.Range) error {
+	if err := b.Check(); err != nil {
+		return fmt.Errorf("pipeline %s: binding %d: %w", k.Name, i, err)
+	}
+	if b.Buffer.Context() != r.ctx {
+		return fmt.Errorf("pipeline %s: binding %d: the buffer belongs to another context", k.Name, i)
+	}
+	info := r.ctx.Info()
+	if b.Size == 0 {
+		return fmt.Errorf("pipeline %s: binding %d: empty range", k.Name, i)
+	}
+	if a := info.MinStorageBufferOffsetAlignment; a > 0 && b.Offset%a != 0 {
+		return fmt.Errorf("pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", k.Name, i, b.Offset, a)
+	}
+	if b.Size > uint64(info.MaxStorageBufferRange) {
+		return fmt.Errorf("pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", k.Name, i, b.Size, info.MaxStorageBufferRange)
+	}
+	return nil
+}
+
+// Dispatch records p over groups workgroups (spread over a 2D grid when
+// above the device's x limit) with push constants push and binding i bound
+// to bindings[i]. A barrier is recorded first if the dispatch depends on an
+// earlier one of the sequence. groups == 0 records nothing.
+func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings ...vk.Range) {
+	if r.err != nil {
+		return
+	}
+	if p == nil || p.ctx != r.ctx {
+		r.err = fmt.Errorf("pipeline: dispatch of a pipeline from another context, or nil")
+		return
+	}
+	k := p.Kernel
+	if len(bindings) != len(k.Bindings) {
+		r.err = fmt.Errorf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
+		return
+	}
+	if len(push) != k.PushWords {
+		r.err = fmt.Errorf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
+		return
+	}
+	for i, b := range bindings {
+		if err := r.checkBinding(k, i, b); err != nil {
+			r.err = err
+			return
+		}
+	}
+	grid, err := GridFor(r.ctx.Info(), groups)
+	if err != nil {
+		r.err = fmt.Errorf("pipeline %s: %w", k.Name, err)
+		return
+	}
+	if groups == 0 {
+		return
+	}
+	r.barrierFor(k, bindings)
+	r.cb.Bind(p.p)
+	r.cb.PushStorageBuffers(p.p, bindings...)
+	r.cb.PushConstants(p.p, push)
+	r.cb.Dispatch(grid.X, grid.Y, 1)
+	r.nDisp++
+	for i, b := range bindings {
+		if k.Bindings[i]&Write != 0 {
+			r.written = append(r.written, b)
+		}
+		if k.Bindings[i]&Read != 0 {
+			r.read = append(r.read, b)
+		}
+	}
+}
+
+// barrierFor records the barrier the next dispatch needs, if any.
+func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range) {
+	hazard, war := false, false
+	for i, b := range bindings {
+		if anyOverlap(r.written, b) {
+			hazard = true
+		}
+		if k.Bindings[i]&Write != 0 && anyOverlap(r.read, b) {
+			war = true
+		}
+	}
+	if !hazard && !war {
+		return
+	}
+	if len(r.written) > 0 {
+		r.cb.BufferBarrier(vk.StageComputeShader, vk.StageComputeShader,
+			vk.AccessShaderWrite, vk.AccessShaderRead|vk.AccessShaderWrite, r.written...)
+	}
+	if war {
+		// Write-after-read needs only an execution dependency: no access.
+		r.cb.BufferBarrier(vk.StageComputeShader, vk.StageComputeShader, 0, 0, r.read...)
+	}
+	r.nBarr++
+	r.written, r.read = r.written[:0], r.read[:0]
+}
+
+// Run records a sequence into a command buffer of ctx's own, submits it and
+// waits. The sequence is ordered after all earlier work of the queue and
+// before all later work by global memory barriers. It returns the
+// recorder's first error, or the submission's.
+func Run(ctx *vk.Context, record func(*Recorder)) error {
+	return ctx.Submit(func(cb vk.CommandBuffer) error {
+		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
+		r := Record(cb)
+		record(r)
+		if err := r.Err(); err != nil {
+			return err
+		}
+		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+		return nil
+	})
+}
