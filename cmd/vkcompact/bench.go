@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// benchRow is one measurement, in the CUB anchor's columns.
+type benchRow struct {
+	Impl      string  `json:"impl"`
+	Op        string  `json:"op"`
+	N         uint64  `json:"n"`
+	KeepRatio float64 `json:"keep_ratio"`
+	MsMedian  float64 `json:"ms_median"`
+	GelemPerS float64 `json:"gelem_per_s"`
+}
+
+// benchOps lists the operations bench can time today.
+var benchOps = map[string]func(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error){
+	"copy": benchCopy,
+}
+
+type benchConfig struct {
+	reps, warmup int
+	copyOpts     compact.CopyOptions
+}
+
+// rotateBytes: inputs smaller than this are rotated over several buffer
+// sets so that repeated runs do not measure the GPU's cache (the H100's L2
+// holds 50 MB).
+const rotateBytes = 128 << 20
+
+func runBench(args []string, stdout io.Writer) error {
+	fs := newFlags("bench")
+	ops := fs.String("ops", "copy", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
+	sizes := fs.String("n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
+	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
+	warmup := fs.Int("warmup", 3, "untimed runs first")
+	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
+	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
+	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size (0: default)")
+	vecs := fs.Uint("copy-vecs", 0, "copy kernel uvec4 per invocation (0: default)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var logs []int
+	for _, s := range strings.Split(*sizes, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < 0 || v > 31 {
+			return usagef("-n: %q is not a power of two between 0 and 31", s)
+		}
+		logs = append(logs, v)
+	}
+	var opList []string
+	for _, o := range strings.Split(*ops, ",") {
+		o = strings.TrimSpace(o)
+		if _, ok := benchOps[o]; !ok {
+			return usagef("-ops: unknown operation %q (available: %s)", o, strings.Join(slices.Sorted(maps.Keys(benchOps)), ", "))
+		}
+		opList = append(opList, o)
+	}
+	if *reps < 1 || *warmup < 0 {
+		return usagef("-reps must be at least 1 and -warmup at least 0")
+	}
+	ctx, err := vk.Open(vk.Options{Device: *device})
+	if err != nil {
+		return err
+	}
+	defer ctx.Release()
+	info := ctx.Info()
+	fmt.Fprintf(os.Stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
+		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)
+	cfg := benchConfig{reps: *reps, warmup: *warmup,
+		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)}}
+	var rows []benchRow
+	if !*asJSON {
+		fmt.Fprintln(stdout, "impl,op,n,keep_ratio,ms_median,gelem_per_s")
+	}
+	for _, lg := range logs {
+		for _, op := range opList {
+			row, err := benchOps[op](ctx, 1<<lg, cfg)
+			if err != nil {
+				return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
+			}
+			if *asJSON {
+				rows = append(rows, row)
+			} else {
+				fmt.Fprintf(stdout, "%s,%s,%d,%.3f,%.5f,%.2f\n", row.Impl, row.Op, row.N, row.KeepRatio, row.MsMedian, row.GelemPerS)
+			}
+		}
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(rows)
+	}
+	return nil
+}
+
+// benchCopy times the uvec4 copy of n uint32 and checks its output.
+func benchCopy(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error) {
+	bytes := 4 * n
+	sets := int(min(max(rotateBytes/(2*bytes), 1), 16))
+	type pair struct{ src, dst *vk.Buffer }
+	var pairs []pair
+	defer func() {
+		for _, p := range pairs {
+			p.src.Release()
+			p.dst.Release()
+		}
+	}()
+	rng := rand.New(rand.NewPCG(42, n))
+	want := make([]uint32, n)
+	for i := range want {
+		want[i] = rng.Uint32() | 1
+	}
+	for range sets {
+		src, err := ctx.NewBuffer(bytes, vk.DeviceLocal)
+		if err != nil {
+			return benchRow{}, err
+		}
+		dst, err := ctx.NewBuffer(bytes, vk.DeviceLocal)
+		if err != nil {
+			src.Release()
+			return benchRow{}, err
+		}
+		pairs = append(pairs, pair{src, dst})
+		if err := vk.Upload(src.All(), want); err != nil {
+			return benchRow{}, err
+		}
+		if err := poison(ctx, dst); err != nil {
+			return benchRow{}, err
+		}
+	}
+	timer, err := ctx.NewTimer(2)
+	if err != nil {
+		return benchRow{}, err
+	}
+	defer timer.Release()
+	var ms []float64
+	for i := range cfg.warmup + cfg.reps {
+		p := pairs[i%len(pairs)]
+		err := ctx.Submit(func(cb vk.CommandBuffer) error {
+			cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
+			timer.Reset(cb)
+			timer.Stamp(cb, 0)
+			r := pipeline.Record(cb)
+			compact.RecordCopy(r, p.dst.All(), p.src.All(), cfg.copyOpts)
+			timer.Stamp(cb, 1)
+			return r.Err()
+		})
+		if err != nil {
+			return benchRow{}, err
+		}
+		if i >= cfg.warmup {
+			ns, err := timer.Nanoseconds(0, 1)
+			if err != nil {
+				return benchRow{}, err
+			}
+			ms = append(ms, ns/1e6)
+		}
+	}
+	// Check every set that ran (with fewer runs than sets, some never did).
+	for _, p := range pairs[:min(len(pairs), cfg.warmup+cfg.reps)] {
+		got := make([]uint32, n)
+		if err := vk.Download(p.dst.All(), got); err != nil {
+			return benchRow{}, err
+		}
+		if i := firstDiff(got, want); i >= 0 {
+			return benchRow{}, fmt.Errorf("copy output wrong at element %d: got %#x, want %#x", i, got[i], want[i])
+		}
+	}
+	med := median(ms)
+	return benchRow{Impl: "vkcompact", Op: "copy", N: n, KeepRatio: 1, MsMedian: med, GelemPerS: float64(n) / med / 1e6}, nil
+}
+
+// poison fills b with 0xDEADBEEF so that an unwritten element shows.
+func poison(ctx *vk.Context, b *vk.Buffer) error {
+	return ctx.Submit(func(cb vk.CommandBuffer) error {
+		cb.MemoryBarrier(vk.StageAllCommands, vk.StageTransfer, vk.AccessMemoryWrite, vk.AccessTransferWrite)
+		cb.FillBuffer(b.All(), 0xDEADBEEF)
+		cb.MemoryBarrier(vk.StageTransfer, vk.StageAllCommands, vk.AccessTransferWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+		return nil
+	})
+}
+
+func firstDiff(a, b []uint32) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

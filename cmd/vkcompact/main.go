@@ -1,0 +1,101 @@
+// Command vkcompact runs GPU stream compaction and its building blocks on
+// Vulkan compute shaders.
+//
+//	vkcompact devices [-json]
+//	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
+//
+// Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
+// device or driver failure. Errors go to stderr, prefixed "vkcompact:".
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// usageError marks an error in the invocation: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+var commands = []struct {
+	name, summary string
+	run           func(args []string, stdout io.Writer) error
+}{
+	{"devices", "list Vulkan devices and mark the default", runDevices},
+	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: vkcompact COMMAND [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'vkcompact COMMAND -h' for a command's flags.")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		}
+		fmt.Fprintln(stderr, "vkcompact:", err)
+		var ue usageError
+		if errors.As(err, &ue) || errors.Is(err, vk.ErrNoDevice) || errors.Is(err, vk.ErrInvalid) {
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "vkcompact: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// newFlags makes a command's flag set; parse errors become usage errors.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("vkcompact "+name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
