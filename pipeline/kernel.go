@@ -17,9 +17,9 @@ import (
 type Access uint8
 
 const (
-	Read      Access = 1 << iota // the kernel only reads the binding
-	Write                        // the kernel only writes the binding
-	ReadWrite = Read | Write     // the kernel reads and writes the binding
+	Read      Access         = 1 << iota // the kernel only reads the binding
+	Write                                // the kernel only writes the binding
+	ReadWrite = Read | Write             // the kernel reads and writes the binding
 )
 
 // Kernel describes a compute shader: its SPIR-V, its storage-buffer

@@ -7,7 +7,8 @@
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
 #   .bench/cub_anchor.cu  a copy of the CUB reference program (shared/anchors/)
-#   .gl/*.deb             the Vulkan loader (libvulkan1), unpacked when the machine has none
+#   .gl/*.deb             libvulkan1 and the GLVND libraries (libegl1 libglvnd0 libopengl0
+#                         libgl1 libglx0 libgles2) NVIDIA's Vulkan driver loads through
 # Writes $OUT/bench.csv (vkcompact and cub rows in one file) and prints the
 # merged table: our time over CUB's, and for copy our bandwidth as a share
 # of CUB's memcpy. -sweep also times the copy kernel's tuning grid at 2^28.
@@ -27,10 +28,9 @@ out=${OUT:-/tmp/vkcompact-bench}
 mkdir -p "$out"
 bin=.bench
 
-if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
-	for f in .gl/*.deb; do dpkg -x "$f" /; done
-	ldconfig
-fi
+# The Vulkan loader and the GLVND libraries NVIDIA's Vulkan driver needs.
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then
 	export VK_DRIVER_FILES=$icd
@@ -58,7 +58,7 @@ if [ "$sweep" = 1 ]; then
 			echo "$wg,$v,$(echo "$row" | cut -d, -f5,6)" >>"$out/copy-sweep.csv"
 		done
 	done
-	column -t -s, "$out/copy-sweep.csv"
+	cat "$out/copy-sweep.csv"
 fi
 
 echo "== merged (same run, same GPU)"

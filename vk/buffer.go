@@ -241,7 +241,9 @@ type Range struct {
 
 // Range returns the bytes [offset, offset+size) of b. Check it with
 // Range.Check or let the call that uses it report a bad range.
-func (b *Buffer) Range(offset, size uint64) Range { return Range{Buffer: b, Offset: offset, Size: size} }
+func (b *Buffer) Range(offset, size uint64) Range {
+	return Range{Buffer: b, Offset: offset, Size: size}
+}
 
 // All returns the whole buffer as a range.
 func (b *Buffer) All() Range { return Range{Buffer: b, Size: b.size} }

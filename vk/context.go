@@ -301,7 +301,7 @@ func Borrow(h Handles) (*Context, error) {
 	}
 	var missing []string
 	for _, p := range info.Problems {
-		if p != "no "+extPushDescriptor { // checked below through the device itself
+		if p != extPushDescriptor { // checked below through the device itself
 			missing = append(missing, p)
 		}
 	}

@@ -168,6 +168,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -196,24 +197,28 @@ var ErrNoLoader = errors.New("vk: no Vulkan loader (libvulkan.so.1) found: insta
 // load opens the loader once per process and hands its vkGetInstanceProcAddr
 // to the binding.
 func load() error {
-	loadOnce.Do(func() {
-		var msgs []string
-		for _, name := range loaderNames {
-			cname := C.CString(name)
-			msg := C.vkc_open(cname)
-			C.free(unsafe.Pointer(cname))
-			if msg == nil {
-				vkb.SetGetInstanceProcAddr(C.vkc_gipa_ptr())
-				if err := vkb.Init(); err != nil {
-					loadErr = fmt.Errorf("vk: initialising the binding: %w", err)
-				}
-				return
-			}
-			msgs = append(msgs, C.GoString(msg))
-		}
-		loadErr = fmt.Errorf("%w (%v)", ErrNoLoader, msgs)
-	})
+	loadOnce.Do(func() { loadErr = openLoader(loaderNames) })
 	return loadErr
+}
+
+// openLoader opens the first library of names that loads and hands its
+// vkGetInstanceProcAddr to the binding.
+func openLoader(names []string) error {
+	var msgs []string
+	for _, name := range names {
+		cname := C.CString(name)
+		msg := C.vkc_open(cname)
+		C.free(unsafe.Pointer(cname))
+		if msg == nil {
+			vkb.SetGetInstanceProcAddr(C.vkc_gipa_ptr())
+			if err := vkb.Init(); err != nil {
+				return fmt.Errorf("vk: initialising the binding: %w", err)
+			}
+			return nil
+		}
+		msgs = append(msgs, C.GoString(msg))
+	}
+	return fmt.Errorf("%w (%s)", ErrNoLoader, strings.Join(msgs, "; "))
 }
 
 // instanceProc returns a function pointer from vkGetInstanceProcAddr, or nil.

@@ -43,7 +43,8 @@ type DeviceInfo struct {
 	ShaderFloat64  bool `json:"shader_float64"`
 	PushDescriptor bool `json:"push_descriptor"` // VK_KHR_push_descriptor
 
-	// Problems lists what the device lacks for vkcompact; empty when usable.
+	// Problems lists what the device lacks that vkcompact needs; empty when
+	// usable.
 	Problems []string `json:"problems"`
 	// Default marks the device vkcompact picks when none is named.
 	Default bool `json:"default"`
@@ -278,10 +279,10 @@ func computeQueueFamily(pd vkb.PhysicalDevice) (family int, timestampBits uint32
 func problems(d *DeviceInfo) []string {
 	var p []string
 	if d.apiVersion < minAPIVersion {
-		p = append(p, "Vulkan "+d.APIVersion+" (1.1 or later needed)")
+		p = append(p, "Vulkan 1.1 (it has "+d.APIVersion+")")
 	}
 	if d.ComputeQueueFamily < 0 {
-		p = append(p, "no compute queue")
+		p = append(p, "a compute queue")
 	}
 	if d.apiVersion >= minAPIVersion {
 		var ops uint32
@@ -293,19 +294,19 @@ func problems(d *DeviceInfo) []string {
 			}
 		}
 		if !d.SubgroupInCompute {
-			p = append(p, "no subgroup operations in compute shaders")
+			p = append(p, "subgroup operations in compute shaders")
 		}
 		for _, need := range []struct {
 			bit  uint32
 			name string
 		}{{subgroupBasic, "basic"}, {subgroupBallot, "ballot"}, {subgroupArithmetic, "arithmetic"}} {
 			if ops&need.bit == 0 {
-				p = append(p, "no subgroup "+need.name+" operations")
+				p = append(p, "subgroup "+need.name+" operations")
 			}
 		}
 	}
 	if !d.PushDescriptor {
-		p = append(p, "no "+extPushDescriptor)
+		p = append(p, extPushDescriptor)
 	}
 	return p
 }

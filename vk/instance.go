@@ -36,7 +36,9 @@ type Message struct {
 	Text     string
 }
 
-func (m Message) String() string { return fmt.Sprintf("[%s %s %d] %s", m.Severity, m.Layer, m.Code, m.Text) }
+func (m Message) String() string {
+	return fmt.Sprintf("[%s %s %d] %s", m.Severity, m.Layer, m.Code, m.Text)
+}
 
 // validator collects the messages of one instance's debug-report callback.
 type validator struct {

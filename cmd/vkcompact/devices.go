@@ -55,7 +55,9 @@ func printDevice(w io.Writer, d vk.DeviceInfo) {
 		mark = "  [default]"
 	}
 	fmt.Fprintf(w, "%d: %s (%s)%s\n", d.Index, d.Name, d.Type, mark)
-	row := func(k, format string, args ...any) { fmt.Fprintf(w, "   %-34s "+format+"\n", append([]any{k}, args...)...) }
+	row := func(k, format string, args ...any) {
+		fmt.Fprintf(w, "   %-34s "+format+"\n", append([]any{k}, args...)...)
+	}
 	row("vendor/device id", "0x%04x / 0x%04x", d.VendorID, d.DeviceID)
 	row("driver", "%s %s (%s)", d.DriverName, d.DriverVersion, d.DriverInfo)
 	row("Vulkan", "%s", d.APIVersion)

@@ -1,0 +1,113 @@
+package vk
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func fakeDevices() []DeviceInfo {
+	return []DeviceInfo{
+		{Index: 0, Name: "llvmpipe (LLVM 15.0.6, 256 bits)", Type: "cpu", typeRank: 3},
+		{Index: 1, Name: "Intel(R) UHD Graphics", Type: "integrated-gpu", typeRank: 1},
+		{Index: 2, Name: "NVIDIA H100 80GB HBM3", Type: "discrete-gpu", typeRank: 0},
+		{Index: 3, Name: "NVIDIA Old GPU", Type: "discrete-gpu", typeRank: 0, Problems: []string{"subgroup ballot operations"}},
+	}
+}
+
+func TestSelectDevice(t *testing.T) {
+	infos := fakeDevices()
+	for _, tc := range []struct {
+		request string
+		want    int
+		err     error
+	}{
+		{"", 2, nil},            // discrete first
+		{"0", 0, nil},           // by index
+		{"  1 ", 1, nil},        // spaces trimmed
+		{"h100", 2, nil},        // case-insensitive substring
+		{"LLVMPIPE", 0, nil},    // case-insensitive substring
+		{"nvidia", 2, nil},      // several match: the usable one is preferred
+		{"4", -1, ErrNoDevice},  // index out of range
+		{"-1", -1, ErrNoDevice}, // negative index
+		{"radeon", -1, ErrNoDevice},
+		{"3", -1, ErrUnsupported}, // exists but lacks what vkcompact needs
+		{"old gpu", -1, ErrUnsupported},
+	} {
+		got, err := selectDevice(infos, tc.request)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("selectDevice(%q) error = %v, want %v", tc.request, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("selectDevice(%q) = %d, %v; want %d", tc.request, got, err, tc.want)
+		}
+	}
+	// An unsupported device's error names what it lacks.
+	_, err := selectDevice(infos, "3")
+	if err == nil || !strings.Contains(err.Error(), "subgroup ballot") {
+		t.Errorf("error for an unusable device does not name its problem: %v", err)
+	}
+	// Preference without discrete GPUs: integrated before CPU.
+	if got, _ := selectDevice(infos[:2], ""); got != 1 {
+		t.Errorf("default among cpu and integrated = %d, want 1", got)
+	}
+	// No devices at all, and none usable.
+	if _, err := selectDevice(nil, ""); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("no devices: %v", err)
+	}
+	if _, err := selectDevice(infos[3:], ""); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("no usable devices: %v", err)
+	}
+}
+
+func TestErrorValues(t *testing.T) {
+	for _, tc := range []struct {
+		result int32
+		target error
+		text   string
+	}{
+		{-4, ErrDeviceLost, "vk: vkQueueSubmit: VK_ERROR_DEVICE_LOST"},
+		{-2, ErrOutOfDeviceMemory, "vk: vkQueueSubmit: VK_ERROR_OUT_OF_DEVICE_MEMORY"},
+		{-1, ErrOutOfHostMemory, "vk: vkQueueSubmit: VK_ERROR_OUT_OF_HOST_MEMORY"},
+		{2, ErrTimeout, "vk: vkQueueSubmit: VK_TIMEOUT"},
+		{-77, nil, "vk: vkQueueSubmit: VkResult(-77)"},
+	} {
+		err := error(newError("vkQueueSubmit", tc.result))
+		if err.Error() != tc.text {
+			t.Errorf("Error() = %q, want %q", err.Error(), tc.text)
+		}
+		if tc.target != nil && !errors.Is(err, tc.target) {
+			t.Errorf("%v does not match %v", err, tc.target)
+		}
+		for _, other := range []error{ErrDeviceLost, ErrOutOfDeviceMemory, ErrOutOfHostMemory, ErrTimeout} {
+			if other != tc.target && errors.Is(err, other) {
+				t.Errorf("%v wrongly matches %v", err, other)
+			}
+		}
+	}
+}
+
+func TestNoLoader(t *testing.T) {
+	err := openLoader([]string{"libvulkan-does-not-exist.so.1"})
+	if !errors.Is(err, ErrNoLoader) {
+		t.Fatalf("openLoader of a missing library: %v, want ErrNoLoader", err)
+	}
+	for _, want := range []string{"libvulkan1", "mesa-vulkan-drivers", "libvulkan-does-not-exist.so.1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestVersionStrings(t *testing.T) {
+	if got := versionString(1<<22 | 3<<12 | 230); got != "1.3.230" {
+		t.Errorf("versionString = %s", got)
+	}
+	// NVIDIA packs 580.159.04 as 10.8.8.6 bits.
+	if got := driverVersionString(0x10de, 580<<22|159<<14|4<<6); got != "580.159.4.0" {
+		t.Errorf("NVIDIA driver version = %s", got)
+	}
+}
