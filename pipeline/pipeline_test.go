@@ -230,7 +230,9 @@ func TestBadDispatch(t *testing.T) {
 	foreign, _ := newWords(t, other, 1024, nil)
 	released, _ := newWords(t, ctx, 64, nil)
 	released.Release()
-	r4 := func(r vk.Range) []vk.Range { return []vk.Range{buf.Range(0, 64), buf.Range(64, 64), r, buf.Range(192, 64)} }
+	r4 := func(r vk.Range) []vk.Range {
+		return []vk.Range{buf.Range(0, 64), buf.Range(64, 64), r, buf.Range(192, 64)}
+	}
 	cases := []struct {
 		name, want string
 		record     func(r *pipeline.Recorder)

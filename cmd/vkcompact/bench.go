@@ -41,7 +41,7 @@ type benchConfig struct {
 // holds 50 MB).
 const rotateBytes = 128 << 20
 
-func runBench(args []string, stdout io.Writer) error {
+func runBench(args []string, stdout io.Writer) (err error) {
 	fs := newFlags("bench")
 	ops := fs.String("ops", "copy", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
 	sizes := fs.String("n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
@@ -77,7 +77,7 @@ func runBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer ctx.Release()
+	defer func() { err = releaseChecked(ctx, err) }()
 	info := ctx.Info()
 	fmt.Fprintf(os.Stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
 		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)

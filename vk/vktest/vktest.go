@@ -13,9 +13,10 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// InCI reports whether the tests run in CI, where a missing Vulkan device
-// or validation layer is a failure rather than a skip.
-func InCI() bool { return os.Getenv("CI") != "" }
+// InCI reports whether a missing Vulkan device or validation layer is a
+// failure rather than a skip: in CI (CI set) and under the test script
+// (VKCOMPACT_REQUIRE_DEVICE=1).
+func InCI() bool { return os.Getenv("CI") != "" || os.Getenv("VKCOMPACT_REQUIRE_DEVICE") != "" }
 
 // validationWanted is true unless VKCOMPACT_VALIDATE=0 turns it off.
 func validationWanted() bool {

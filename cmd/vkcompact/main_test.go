@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// runCLI runs the command in-process and returns its exit status and
+// output. Whatever happens, no Go stack trace may reach stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	if strings.Contains(errOut.String(), "goroutine ") || strings.Contains(errOut.String(), "panic:") {
+		t.Fatalf("vkcompact %v printed a stack trace:\n%s", args, errOut.String())
+	}
+	return code, out.String(), errOut.String()
+}
+
+// requireDevice skips without a Vulkan device (fails in CI).
+func requireDevice(t *testing.T) { vktest.Open(t) }
+
+func TestDevicesText(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "devices")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"[default]", "subgroup size", "maxStorageBufferRange", "timestamps"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestDevicesJSON(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "devices", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got devicesOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if got.Default < 0 || got.Default >= len(got.Devices) || !got.Devices[got.Default].Default {
+		t.Fatalf("default %d not marked among %d devices", got.Default, len(got.Devices))
+	}
+	// The documented field names are stable.
+	var raw struct {
+		Devices []map[string]any `json:"devices"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"index", "name", "type", "driver_name", "driver_version", "api_version", "subgroup_size",
+		"min_subgroup_size", "max_subgroup_size", "subgroup_operations", "max_storage_buffer_range",
+		"min_storage_buffer_offset_alignment", "max_workgroup_count", "max_workgroup_size", "max_workgroup_invocations",
+		"max_shared_memory", "memory_heaps", "timestamp_period_ns", "problems", "default"} {
+		if _, ok := raw.Devices[0][key]; !ok {
+			t.Errorf("device JSON lacks %q", key)
+		}
+	}
+}
+
+func TestBenchCopy(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "bench", "-ops", "copy", "-n", "10,16", "-reps", "3", "-warmup", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || strings.Join(rows[0], ",") != "impl,op,n,keep_ratio,ms_median,gelem_per_s" {
+		t.Fatalf("unexpected CSV:\n%s", out)
+	}
+	for i, want := range []string{"1024", "65536"} {
+		r := rows[i+1]
+		ms, _ := strconv.ParseFloat(r[4], 64)
+		if r[0] != "vkcompact" || r[1] != "copy" || r[2] != want || ms <= 0 {
+			t.Errorf("row %v", r)
+		}
+	}
+	code, out, _ = runCLI(t, "bench", "-n", "8", "-reps", "2", "-json")
+	var rowsJSON []benchRow
+	if code != 0 || json.Unmarshal([]byte(out), &rowsJSON) != nil || len(rowsJSON) != 1 || rowsJSON[0].N != 256 {
+		t.Errorf("bench -json: exit %d, %s", code, out)
+	}
+}
+
+func TestBadInvocations(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "usage"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"devices", "extra"}, 2, "unexpected argument"},
+		{[]string{"devices", "-bogus"}, 2, "flag provided but not defined"},
+		{[]string{"bench", "-n", "40"}, 2, "power of two"},
+		{[]string{"bench", "-n", "x"}, 2, "power of two"},
+		{[]string{"bench", "-ops", "nope"}, 2, "unknown operation"},
+		{[]string{"bench", "-reps", "0"}, 2, "-reps"},
+		{[]string{"bench", "-device", "99", "-n", "4"}, 2, "out of range"},
+		{[]string{"bench", "-device", "no-such-gpu", "-n", "4"}, 2, "no device name contains"},
+	} {
+		code, _, errOut := runCLI(t, tc.args...)
+		if tc.code == 2 && strings.Contains(errOut, "no Vulkan loader") {
+			continue // the device cases need a loader; others never reach it
+		}
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("vkcompact %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+		if code != 0 && !strings.HasPrefix(errOut, "vkcompact") && !strings.HasPrefix(errOut, "usage") {
+			t.Errorf("vkcompact %v: stderr not prefixed: %q", tc.args, errOut)
+		}
+	}
+	if code, out, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(out, "devices") {
+		t.Errorf("-h: exit %d, %q", code, out)
+	}
+}

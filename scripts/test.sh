@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite: set everything up, then gofmt, go vet, staticcheck,
+# and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
+# subgroup size 8 with the race detector and at subgroup size 4, both under
+# the Khronos validation layer with synchronisation validation. A missing
+# Vulkan device, validation layer or shader tool fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+staticcheck_version=v0.8.2 # staticcheck 2026.2.2
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== staticcheck $staticcheck_version"
+go run "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ./...
+
+export VKCOMPACT_VALIDATE=1         # validation layer + synchronisation validation
+export VKCOMPACT_REQUIRE_DEVICE=1   # no Vulkan device, layer or tool is a failure
+export VKCOMPACT_DEVICE=llvmpipe    # lavapipe, even on a machine with a GPU
+echo "== go test, lavapipe subgroup size 8, -race"
+LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
+echo "== go test, lavapipe subgroup size 4"
+LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
