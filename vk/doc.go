@@ -1,0 +1,51 @@
+// Package vk is vkcompact's Vulkan layer: the only package that touches the
+// cgo binding (github.com/goki/vulkan). It loads libvulkan.so.1 itself,
+// creates or borrows a device with one compute queue, and offers buffers,
+// submissions, command recording, compute pipelines, timestamps and the
+// validation layer's messages. It knows no algorithm.
+//
+// # Contexts
+//
+// Open creates an instance (at the highest API version the loader offers,
+// 1.1 at least) and a device: the one Options.Device or VKCOMPACT_DEVICE
+// names (an index or a case-insensitive name substring), else the first
+// usable device by type (discrete GPU, integrated, virtual, CPU). A device
+// is usable with a compute queue, subgroup basic, ballot and arithmetic
+// operations in compute shaders, and VK_KHR_push_descriptor; where it has
+// subgroup size control, the context enables subgroupSizeControl and
+// computeFullSubgroups and kernels that ask for it run with full subgroups.
+//
+// Borrow builds a context on an engine's own instance, device and queue
+// (Handles). The engine must have enabled VK_KHR_push_descriptor (and,
+// for full subgroups, the subgroup size control features). Release on a
+// borrowed context destroys only what the library created.
+//
+// # Buffers and transfers
+//
+// NewBuffer makes a buffer with memory of its own. Upload and Download
+// copy typed slices ([]T of plain values) through a staging buffer, or
+// directly where the memory is host-visible. Download first records a
+// barrier that makes device writes visible to the host: a signalled fence
+// alone does not. Release is explicit and idempotent; there are no
+// finalizers.
+//
+// # Submission and errors
+//
+// Submit records a command buffer of the library's own, submits it (queue
+// access serialised inside the context) and waits with a timeout. A timed
+// out wait returns an error matching ErrTimeout and leaves the context
+// usable; a lost device makes every later call return ErrDeviceLost.
+// Every failing Vulkan call is returned as an *Error naming the function
+// and the VkResult.
+//
+// # Concurrency
+//
+// A Context, its Buffers and Upload/Download are safe for concurrent use.
+// A CommandBuffer is not: record each from one goroutine.
+//
+// # Validation
+//
+// With Options.Validate or VKCOMPACT_VALIDATE=1 the context enables
+// VK_LAYER_KHRONOS_validation with synchronisation validation and collects
+// every warning and error (Messages). Package vktest fails a test on any.
+package vk
