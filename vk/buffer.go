@@ -3,6 +3,7 @@ package vk
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	vkb "github.com/goki/vulkan"
@@ -87,6 +88,10 @@ type Buffer struct {
 	mapped   unsafe.Pointer // non-nil when the memory is host-visible
 	coherent bool
 	released bool // guarded by ctx.mu
+
+	// use is held for reading by transfers through the mapping and for
+	// writing by Release, so a Release waits for them.
+	use sync.RWMutex
 }
 
 // bufferUsage covers every use vkcompact makes of a buffer: storage,
@@ -96,9 +101,10 @@ const bufferUsage = vkb.BufferUsageStorageBufferBit | vkb.BufferUsageTransferSrc
 
 // NewBuffer creates a buffer of size bytes. Its contents are undefined.
 func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
-	if err := c.Usable(); err != nil {
+	if err := c.enter(); err != nil {
 		return nil, err
 	}
+	defer c.exit()
 	if size == 0 {
 		return nil, invalidf("buffer size 0: a buffer needs at least one byte")
 	}
@@ -165,13 +171,9 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 		}
 		b.mapped, b.coherent = p, flags&memHostCoherent != 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.released {
-		b.destroyLocked()
-		return nil, fmt.Errorf("%w: the context", ErrReleased)
+	if err := c.adopt(b); err != nil {
+		return nil, err
 	}
-	c.buffers[b] = struct{}{}
 	return b, nil
 }
 
@@ -209,13 +211,15 @@ func (b *Buffer) Release() {
 	if b == nil || b.ctx == nil {
 		return
 	}
+	b.use.Lock()
+	defer b.use.Unlock()
 	c := b.ctx
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b.released {
-		return
+	if _, ok := c.children[b]; !ok {
+		return // already released, by this call or the context's
 	}
-	delete(c.buffers, b)
+	delete(c.children, b)
 	if c.completed < c.serial {
 		c.retire = append(c.retire, retiree{buf: b.buf, mem: b.mem, after: c.serial})
 		b.released = true
@@ -307,28 +311,47 @@ func asBytes[T any](s []T, want uint64, verb string) ([]byte, error) {
 // go through a staging buffer unless dst's memory is host-visible. Upload
 // waits for the copy and orders it before all later GPU work of the context.
 func Upload[T any](dst Range, src []T) error {
-	if err := dst.Check(); err != nil {
-		return err
-	}
 	b, err := asBytes(src, dst.Size, "Upload")
-	if err != nil || len(b) == 0 {
+	if err != nil {
 		return err
 	}
-	return dst.Buffer.ctx.upload(dst, b)
+	return dst.Buffer.transfer(dst, b, true)
 }
 
 // Download copies src into dst, whose length must be exactly src.Size bytes
 // of elements. It makes the device's earlier writes visible to the host
 // first (a signalled fence alone does not).
 func Download[T any](src Range, dst []T) error {
-	if err := src.Check(); err != nil {
-		return err
-	}
 	b, err := asBytes(dst, src.Size, "Download")
-	if err != nil || len(b) == 0 {
+	if err != nil {
 		return err
 	}
-	return src.Buffer.ctx.download(src, b)
+	return src.Buffer.transfer(src, b, false)
+}
+
+// transfer checks r and copies data to it (upload) or from it, holding the
+// buffer and the context in use meanwhile.
+func (b *Buffer) transfer(r Range, data []byte, upload bool) error {
+	if b == nil {
+		return invalidf("nil buffer")
+	}
+	b.use.RLock()
+	defer b.use.RUnlock()
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	c := b.ctx
+	if err := c.enter(); err != nil {
+		return err
+	}
+	defer c.exit()
+	if upload {
+		return c.upload(r, data)
+	}
+	return c.download(r, data)
 }
 
 // stagingChunk bounds the staging buffer: larger transfers go in pieces.
@@ -430,7 +453,7 @@ func (c *Context) stagingLocked(n uint64) (*Buffer, error) {
 		return c.staging, nil
 	}
 	if c.staging != nil {
-		c.staging.Release()
+		c.disown(c.staging) // not Release: the caller holds stagingMu, not the staging buffer's use lock
 		c.staging = nil
 	}
 	size := max(n, min(uint64(stagingChunk), 1<<20))

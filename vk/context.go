@@ -55,16 +55,66 @@ type Context struct {
 	released   bool
 	freePools  []vkb.CommandPool // command pools free for the next submission
 	freeFences []vkb.Fence
-	buffers    map[*Buffer]struct{} // live buffers, released with the context
-	inFlight   []*submission        // submissions whose wait timed out
-	retire     []retiree            // buffers released while work was in flight
-	serial     uint64               // serial of the last submission
-	completed  uint64               // all submissions up to this serial have completed
+	children   map[child]struct{} // live buffers, pipelines and timers, released with the context
+	inFlight   []*submission      // submissions whose wait timed out
+	retire     []retiree          // buffers released while work was in flight
+	serial     uint64             // serial of the last submission
+	completed  uint64             // all submissions up to this serial have completed
 	onRelease  []func()
 	staging    *Buffer // reused for uploads and downloads; guarded by stagingMu
 	stagingMu  sync.Mutex
 
 	lost atomic.Bool
+
+	// active counts calls in progress that use the device (submissions,
+	// transfers, object creation); Release waits for them.
+	active sync.WaitGroup
+}
+
+// child is an object the context created and destroys at its Release if
+// the caller has not. destroyLocked runs with the context's mu held.
+type child interface{ destroyLocked() }
+
+// enter marks the start of a call that uses the device. It fails once the
+// context is released or its device lost; otherwise exit must follow.
+func (c *Context) enter() error {
+	if c.lost.Load() {
+		return ErrDeviceLost
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		return fmt.Errorf("%w: the context", ErrReleased)
+	}
+	c.active.Add(1)
+	return nil
+}
+
+func (c *Context) exit() { c.active.Done() }
+
+// adopt registers a child; it fails (and the caller destroys the child)
+// when the context was released meanwhile.
+func (c *Context) adopt(x child) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		x.destroyLocked()
+		return fmt.Errorf("%w: the context", ErrReleased)
+	}
+	c.children[x] = struct{}{}
+	return nil
+}
+
+// disown unregisters a child and destroys it. It does nothing when the
+// child was already released, by its own Release or the context's.
+func (c *Context) disown(x child) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.children[x]; !ok {
+		return
+	}
+	delete(c.children, x)
+	x.destroyLocked()
 }
 
 // Devices lists every Vulkan device with its information, and the index of
@@ -334,7 +384,7 @@ func (c *Context) init() error {
 	}
 	c.fns = fns
 	c.memory = queryMemoryTypes(c.physical)
-	c.buffers = map[*Buffer]struct{}{}
+	c.children = map[child]struct{}{}
 	c.timeout = defaultTimeout
 	return nil
 }
@@ -410,22 +460,19 @@ func (c *Context) Release() {
 		c.mu.Unlock()
 		return
 	}
+	// From here on no new call can start; wait for those in progress.
+	c.released = true
 	hooks := slices.Clone(c.onRelease)
+	c.onRelease = nil
 	c.mu.Unlock()
+	c.active.Wait()
 	for i := len(hooks) - 1; i >= 0; i-- {
 		hooks[i]()
 	}
-	c.stagingMu.Lock()
-	if c.staging != nil {
-		c.staging.Release()
-		c.staging = nil
-	}
-	c.stagingMu.Unlock()
+	c.staging = nil // a child: destroyed below
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.released = true
-	c.onRelease = nil
 	// Wait for everything the library submitted. A lost device completes
 	// nothing more, so nothing needs waiting for.
 	c.queueMu.Lock()
@@ -443,10 +490,10 @@ func (c *Context) Release() {
 		r.destroy(c.device)
 	}
 	c.retire = nil
-	for b := range c.buffers {
-		b.destroyLocked()
+	for x := range c.children {
+		x.destroyLocked()
 	}
-	c.buffers = nil
+	c.children = nil
 	for _, p := range c.freePools {
 		vkb.DestroyCommandPool(c.device, p, nil)
 	}
@@ -461,4 +508,12 @@ func (c *Context) Release() {
 	c.instance, c.physical, c.device, c.queue = nil, nil, nil, nil
 	c.fns = deviceFuncs{}
 	c.freePools, c.freeFences = nil, nil
+}
+
+// owns reports whether x is a live child of c.
+func (c *Context) owns(x child) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.children[x]
+	return ok
 }

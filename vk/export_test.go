@@ -25,3 +25,11 @@ func MarkLost(c *Context) error { return c.noteResult(newError("vkQueueSubmit", 
 
 // StagingChunk is the staging buffer's piece size.
 const StagingChunk = stagingChunk
+
+// Orphan removes x from c's registry, as a bug that lost track of an object
+// would: c's Release then leaves it alive.
+func Orphan(c *Context, p *ComputePipeline) {
+	c.mu.Lock()
+	delete(c.children, p)
+	c.mu.Unlock()
+}

@@ -37,9 +37,10 @@ const stageRequireFullSubgroups = 0x2
 // a pipeline layout and the pipeline. Partial creations are undone on
 // failure.
 func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err error) {
-	if err := c.Usable(); err != nil {
+	if err := c.enter(); err != nil {
 		return nil, err
 	}
+	defer c.exit()
 	if len(d.Code) == 0 || d.Code[0] != 0x07230203 {
 		return nil, invalidf("pipeline %s: code is not SPIR-V", d.Name)
 	}
@@ -154,18 +155,23 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 		return nil, err
 	}
 	p.pipeline = pipes[0]
+	if err := c.adopt(p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
 // Release destroys the pipeline. The caller must know the GPU no longer
-// uses it. Release is idempotent.
+// uses it. Release is idempotent, and does nothing after the context's
+// Release, which destroys the pipelines left.
 func (p *ComputePipeline) Release() {
 	if p == nil || p.ctx == nil {
 		return
 	}
-	p.destroy()
-	p.ctx = nil
+	p.ctx.disown(p)
 }
+
+func (p *ComputePipeline) destroyLocked() { p.destroy() }
 
 func (p *ComputePipeline) destroy() {
 	dev := p.ctx.device

@@ -76,9 +76,10 @@ func (c *Context) Submit(record func(CommandBuffer) error) error {
 
 // SubmitTimeout is Submit with an explicit timeout.
 func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer) error) error {
-	if err := c.Usable(); err != nil {
+	if err := c.enter(); err != nil {
 		return err
 	}
+	defer c.exit()
 	s, err := c.newSubmission()
 	if err != nil {
 		return err

@@ -20,9 +20,10 @@ type Timer struct {
 // NewTimer creates a pool of count timestamps. The context's queue family
 // must support timestamps.
 func (c *Context) NewTimer(count uint32) (*Timer, error) {
-	if err := c.Usable(); err != nil {
+	if err := c.enter(); err != nil {
 		return nil, err
 	}
+	defer c.exit()
 	if c.info.TimestampValidBits == 0 {
 		return nil, fmt.Errorf("%w: queue family %d has no timestamps", ErrUnsupported, c.family)
 	}
@@ -44,7 +45,11 @@ func (c *Context) NewTimer(count uint32) (*Timer, error) {
 	if bits := c.info.TimestampValidBits; bits < 64 {
 		mask = 1<<bits - 1
 	}
-	return &Timer{ctx: c, pool: pool, count: count, mask: mask}, nil
+	t := &Timer{ctx: c, pool: pool, count: count, mask: mask}
+	if err := c.adopt(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // Reset records the reset of every query; do it before the first Stamp of a
@@ -61,6 +66,13 @@ func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
 // Ticks reads the raw timestamps (masked by timestampValidBits); the
 // submission that wrote them must have completed.
 func (t *Timer) Ticks() ([]uint64, error) {
+	if err := t.ctx.enter(); err != nil {
+		return nil, err
+	}
+	defer t.ctx.exit()
+	if !t.ctx.owns(t) {
+		return nil, fmt.Errorf("%w: timer", ErrReleased)
+	}
 	ticks := make([]uint64, t.count)
 	const resultBits = vkb.QueryResult64Bit | vkb.QueryResultWaitBit
 	r := vkb.GetQueryPoolResults(t.ctx.device, t.pool, 0, t.count, uint64(8*t.count),
@@ -88,11 +100,13 @@ func (t *Timer) Nanoseconds(a, b uint32) (float64, error) {
 	return float64(d) * float64(t.ctx.info.TimestampPeriod), nil
 }
 
-// Release destroys the query pool. Idempotent.
+// Release destroys the query pool. It is idempotent, and does nothing
+// after the context's Release, which destroys the timers left.
 func (t *Timer) Release() {
 	if t == nil || t.ctx == nil {
 		return
 	}
-	vkb.DestroyQueryPool(t.ctx.device, t.pool, nil)
-	t.ctx = nil
+	t.ctx.disown(t)
 }
+
+func (t *Timer) destroyLocked() { vkb.DestroyQueryPool(t.ctx.device, t.pool, nil) }
