@@ -467,14 +467,10 @@ func (c *Context) stagingLocked(n uint64) (*Buffer, error) {
 
 // flush makes host writes to b's whole memory available to the device.
 func (c *Context) flush(b *Buffer) error {
-	r := &vkb.MappedMemoryRange{SType: vkb.StructureTypeMappedMemoryRange, Memory: b.mem, Offset: 0, Size: vkb.DeviceSize(vkb.WholeSize)}
-	defer r.Free()
-	return c.noteResult(check("vkFlushMappedMemoryRanges", vkb.FlushMappedMemoryRanges(c.device, 1, []vkb.MappedMemoryRange{*r})))
+	return c.noteResult(check("vkFlushMappedMemoryRanges", vkb.Result(wholeMemoryRange(&c.fns, c.device, b.mem, true))))
 }
 
 // invalidate makes device writes to b's whole memory visible to the host.
 func (c *Context) invalidate(b *Buffer) error {
-	r := &vkb.MappedMemoryRange{SType: vkb.StructureTypeMappedMemoryRange, Memory: b.mem, Offset: 0, Size: vkb.DeviceSize(vkb.WholeSize)}
-	defer r.Free()
-	return c.noteResult(check("vkInvalidateMappedMemoryRanges", vkb.InvalidateMappedMemoryRanges(c.device, 1, []vkb.MappedMemoryRange{*r})))
+	return c.noteResult(check("vkInvalidateMappedMemoryRanges", vkb.Result(wholeMemoryRange(&c.fns, c.device, b.mem, false))))
 }

@@ -162,6 +162,186 @@ static int vkc_barrier(void* fn, void* cmd, uint32_t srcStage, uint32_t dstStage
 	((vkc_barrier_fn)fn)(cmd, srcStage, dstStage, 0, memoryCount, &global, count, b, 0, NULL);
 	return 0;
 }
+
+// ---- Calls whose binding versions pass slices through unpackArgS*: the
+// binding frees those C copies from a finalizer on an unreachable cell, so
+// a garbage collection during the call can free memory the driver is
+// using. These versions take flat values and build the structs here.
+
+typedef int32_t (*vkc_enum_layers_fn)(uint32_t*, void*);
+typedef struct { char layerName[256]; uint32_t specVersion; uint32_t implementationVersion; char description[256]; } vkc_layer_properties;
+
+// vkc_has_instance_layer: 1 if the loader offers the layer, 0 if not, a
+// negative VkResult on failure.
+static int32_t vkc_has_instance_layer(void* fn, const char* name) {
+	uint32_t n = 0;
+	int32_t r = ((vkc_enum_layers_fn)fn)(&n, NULL);
+	if (r != 0) return r;
+	vkc_layer_properties* p = calloc(n ? n : 1, sizeof *p);
+	if (p == NULL) return -1;
+	r = ((vkc_enum_layers_fn)fn)(&n, p);
+	int32_t found = 0;
+	for (uint32_t i = 0; r >= 0 && i < n; i++) {
+		if (strncmp(p[i].layerName, name, 256) == 0) found = 1;
+	}
+	free(p);
+	return r < 0 ? r : found;
+}
+
+typedef int32_t (*vkc_enum_dev_ext_fn)(void*, const char*, uint32_t*, void*);
+typedef struct { char extensionName[256]; uint32_t specVersion; } vkc_extension_properties;
+
+// vkc_device_extensions writes the device's extension names, NUL-separated,
+// into out (cap bytes); it returns a negative VkResult on failure, else the
+// bytes written (or needed, if more than cap).
+static int64_t vkc_device_extensions(void* fn, void* pd, char* out, int64_t cap) {
+	uint32_t n = 0;
+	int32_t r = ((vkc_enum_dev_ext_fn)fn)(pd, NULL, &n, NULL);
+	if (r != 0) return r;
+	vkc_extension_properties* p = calloc(n ? n : 1, sizeof *p);
+	if (p == NULL) return -1;
+	r = ((vkc_enum_dev_ext_fn)fn)(pd, NULL, &n, p);
+	if (r < 0) { free(p); return r; }
+	int64_t w = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = strnlen(p[i].extensionName, 256);
+		if (w + (int64_t)len + 1 <= cap) {
+			memcpy(out + w, p[i].extensionName, len);
+			out[w + len] = 0;
+		}
+		w += len + 1;
+	}
+	free(p);
+	return w;
+}
+
+typedef void (*vkc_queue_families_fn)(void*, uint32_t*, void*);
+typedef struct { uint32_t queueFlags; uint32_t queueCount; uint32_t timestampValidBits; uint32_t extent[3]; } vkc_queue_family_properties;
+
+// vkc_queue_families fills up to max entries of flags, counts and
+// timestamp bits, and returns the number of families.
+static uint32_t vkc_queue_families(void* fn, void* pd, uint32_t max, uint32_t* flags, uint32_t* counts, uint32_t* tsBits) {
+	uint32_t n = 0;
+	((vkc_queue_families_fn)fn)(pd, &n, NULL);
+	vkc_queue_family_properties* p = calloc(n ? n : 1, sizeof *p);
+	if (p == NULL) return 0;
+	((vkc_queue_families_fn)fn)(pd, &n, p);
+	for (uint32_t i = 0; i < n && i < max; i++) {
+		flags[i] = p[i].queueFlags;
+		counts[i] = p[i].queueCount;
+		tsBits[i] = p[i].timestampValidBits;
+	}
+	free(p);
+	return n;
+}
+
+typedef struct {
+	int32_t sType;
+	const void* pNext;
+	uint32_t waitSemaphoreCount;
+	const void* pWaitSemaphores;
+	const void* pWaitDstStageMask;
+	uint32_t commandBufferCount;
+	void* const* pCommandBuffers;
+	uint32_t signalSemaphoreCount;
+	const void* pSignalSemaphores;
+} vkc_submit_info;
+
+typedef int32_t (*vkc_queue_submit_fn)(void*, uint32_t, const vkc_submit_info*, uint64_t);
+
+static int32_t vkc_queue_submit(void* fn, void* queue, void* cmd, uint64_t fence) {
+	vkc_submit_info info;
+	memset(&info, 0, sizeof info);
+	info.sType = 4; // VK_STRUCTURE_TYPE_SUBMIT_INFO
+	info.commandBufferCount = 1;
+	info.pCommandBuffers = &cmd;
+	return ((vkc_queue_submit_fn)fn)(queue, 1, &info, fence);
+}
+
+typedef struct { uint64_t srcOffset, dstOffset, size; } vkc_buffer_copy;
+typedef void (*vkc_copy_buffer_fn)(void*, uint64_t, uint64_t, uint32_t, const vkc_buffer_copy*);
+
+static void vkc_copy_buffer(void* fn, void* cmd, uint64_t src, uint64_t dst, uint64_t srcOffset, uint64_t dstOffset, uint64_t size) {
+	vkc_buffer_copy region = { srcOffset, dstOffset, size };
+	((vkc_copy_buffer_fn)fn)(cmd, src, dst, 1, &region);
+}
+
+typedef struct {
+	int32_t sType;
+	const void* pNext;
+	uint64_t memory;
+	uint64_t offset;
+	uint64_t size;
+} vkc_mapped_memory_range;
+typedef int32_t (*vkc_memory_ranges_fn)(void*, uint32_t, const vkc_mapped_memory_range*);
+
+// vkc_whole_memory_range flushes or invalidates (by fn) all of memory.
+static int32_t vkc_whole_memory_range(void* fn, void* device, uint64_t memory) {
+	vkc_mapped_memory_range r;
+	memset(&r, 0, sizeof r);
+	r.sType = 6; // VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE
+	r.memory = memory;
+	r.size = ~0ull; // VK_WHOLE_SIZE
+	return ((vkc_memory_ranges_fn)fn)(device, 1, &r);
+}
+
+typedef struct { uint32_t constantID; uint32_t offset; size_t size; } vkc_specialization_map_entry;
+typedef struct {
+	uint32_t mapEntryCount;
+	const vkc_specialization_map_entry* pMapEntries;
+	size_t dataSize;
+	const void* pData;
+} vkc_specialization_info;
+typedef struct {
+	int32_t sType;
+	const void* pNext;
+	uint32_t flags;
+	uint32_t stage;
+	uint64_t module;
+	const char* pName;
+	const vkc_specialization_info* pSpecializationInfo;
+} vkc_pipeline_shader_stage_create_info;
+typedef struct {
+	int32_t sType;
+	const void* pNext;
+	uint32_t flags;
+	vkc_pipeline_shader_stage_create_info stage;
+	uint64_t layout;
+	uint64_t basePipelineHandle;
+	int32_t basePipelineIndex;
+} vkc_compute_pipeline_create_info;
+typedef int32_t (*vkc_create_compute_pipelines_fn)(void*, uint64_t, uint32_t, const vkc_compute_pipeline_create_info*, const void*, uint64_t*);
+
+#define VKC_MAX_CONSTANTS 32
+
+// vkc_create_compute_pipeline creates one compute pipeline from module
+// (entry point "main") with count 32-bit specialization constants, constant
+// i at ID i.
+static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t stageFlags, uint64_t module, uint64_t layout,
+	uint32_t count, const uint32_t* constants, uint64_t* pipeline) {
+	vkc_specialization_map_entry entries[VKC_MAX_CONSTANTS];
+	uint32_t data[VKC_MAX_CONSTANTS];
+	if (count > VKC_MAX_CONSTANTS) return -13; // VK_ERROR_UNKNOWN; the Go side checks first
+	for (uint32_t i = 0; i < count; i++) {
+		entries[i].constantID = i;
+		entries[i].offset = 4 * i;
+		entries[i].size = 4;
+		data[i] = constants[i];
+	}
+	vkc_specialization_info spec = { count, entries, 4 * (size_t)count, data };
+	vkc_compute_pipeline_create_info info;
+	memset(&info, 0, sizeof info);
+	info.sType = 29; // VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
+	info.stage.sType = 18; // VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+	info.stage.flags = stageFlags;
+	info.stage.stage = 0x20; // VK_SHADER_STAGE_COMPUTE_BIT
+	info.stage.module = module;
+	info.stage.pName = "main";
+	info.stage.pSpecializationInfo = count > 0 ? &spec : NULL;
+	info.layout = layout;
+	info.basePipelineIndex = -1;
+	return ((vkc_create_compute_pipelines_fn)fn)(device, 0, 1, &info, NULL, pipeline);
+}
 */
 import "C"
 
@@ -258,8 +438,13 @@ func physicalDeviceQuery(instance vkb.Instance, pd vkb.PhysicalDevice, name stri
 
 // deviceFuncs holds the device-level entry points the C layer calls.
 type deviceFuncs struct {
-	pushDescriptorSet unsafe.Pointer
-	pipelineBarrier   unsafe.Pointer
+	pushDescriptorSet      unsafe.Pointer
+	pipelineBarrier        unsafe.Pointer
+	queueSubmit            unsafe.Pointer
+	cmdCopyBuffer          unsafe.Pointer
+	createComputePipelines unsafe.Pointer
+	flushMemory            unsafe.Pointer
+	invalidateMemory       unsafe.Pointer
 }
 
 func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, error) {
@@ -273,15 +458,24 @@ func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, err
 		return C.vkc_device_proc(gdpa, unsafe.Pointer(device), cname)
 	}
 	f := deviceFuncs{
-		pushDescriptorSet: get("vkCmdPushDescriptorSetKHR"),
-		pipelineBarrier:   get("vkCmdPipelineBarrier"),
+		pushDescriptorSet:      get("vkCmdPushDescriptorSetKHR"),
+		pipelineBarrier:        get("vkCmdPipelineBarrier"),
+		queueSubmit:            get("vkQueueSubmit"),
+		cmdCopyBuffer:          get("vkCmdCopyBuffer"),
+		createComputePipelines: get("vkCreateComputePipelines"),
+		flushMemory:            get("vkFlushMappedMemoryRanges"),
+		invalidateMemory:       get("vkInvalidateMappedMemoryRanges"),
 	}
 	if f.pushDescriptorSet == nil {
 		return f, fmt.Errorf("%w: vkCmdPushDescriptorSetKHR is not available: enable the %s device extension",
 			ErrUnsupported, extPushDescriptor)
 	}
-	if f.pipelineBarrier == nil {
-		return f, errors.New("vk: vkGetDeviceProcAddr gave no vkCmdPipelineBarrier")
+	for name, p := range map[string]unsafe.Pointer{"vkCmdPipelineBarrier": f.pipelineBarrier, "vkQueueSubmit": f.queueSubmit,
+		"vkCmdCopyBuffer": f.cmdCopyBuffer, "vkCreateComputePipelines": f.createComputePipelines,
+		"vkFlushMappedMemoryRanges": f.flushMemory, "vkInvalidateMappedMemoryRanges": f.invalidateMemory} {
+		if p == nil {
+			return f, errors.New("vk: vkGetDeviceProcAddr gave no " + name)
+		}
 	}
 	return f, nil
 }
@@ -321,5 +515,99 @@ func cUserData(id uint64) unsafe.Pointer {
 
 func cFree(p unsafe.Pointer) { C.free(p) }
 
-// cAlloc allocates n zeroed bytes of C memory; free them with cFree.
-func cAlloc(n int) unsafe.Pointer { return C.calloc(1, C.size_t(n)) }
+
+// hasInstanceLayer reports whether the loader offers the named layer.
+func hasInstanceLayer(name string) (bool, error) {
+	fn := instanceProc(nil, "vkEnumerateInstanceLayerProperties")
+	if fn == nil {
+		return false, errors.New("vk: the loader has no vkEnumerateInstanceLayerProperties")
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	r := C.vkc_has_instance_layer(fn, cname)
+	if r < 0 {
+		return false, newError("vkEnumerateInstanceLayerProperties", int32(r))
+	}
+	return r == 1, nil
+}
+
+// deviceExtensions lists the device's extensions.
+func deviceExtensions(instance vkb.Instance, pd vkb.PhysicalDevice) (map[string]bool, error) {
+	fn := instanceProc(instance, "vkEnumerateDeviceExtensionProperties")
+	if fn == nil {
+		return nil, errors.New("vk: the loader has no vkEnumerateDeviceExtensionProperties")
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n := C.vkc_device_extensions(fn, unsafe.Pointer(pd), (*C.char)(unsafe.Pointer(&buf[0])), C.int64_t(len(buf)))
+		if n < 0 {
+			return nil, newError("vkEnumerateDeviceExtensionProperties", int32(n))
+		}
+		if int(n) > len(buf) {
+			buf = make([]byte, n)
+			continue
+		}
+		exts := map[string]bool{}
+		for _, name := range strings.Split(string(buf[:n]), "\x00") {
+			if name != "" {
+				exts[name] = true
+			}
+		}
+		return exts, nil
+	}
+}
+
+// queueFamily is one queue family's properties.
+type queueFamily struct {
+	flags, count, timestampBits uint32
+}
+
+func queueFamilies(instance vkb.Instance, pd vkb.PhysicalDevice) []queueFamily {
+	fn := instanceProc(instance, "vkGetPhysicalDeviceQueueFamilyProperties")
+	if fn == nil {
+		return nil
+	}
+	const max = 64
+	var flags, counts, bits [max]C.uint32_t
+	n := int(C.vkc_queue_families(fn, unsafe.Pointer(pd), max, &flags[0], &counts[0], &bits[0]))
+	fams := make([]queueFamily, min(n, max))
+	for i := range fams {
+		fams[i] = queueFamily{uint32(flags[i]), uint32(counts[i]), uint32(bits[i])}
+	}
+	return fams
+}
+
+func queueSubmit(f *deviceFuncs, queue vkb.Queue, cmd vkb.CommandBuffer, fence vkb.Fence) int32 {
+	return int32(C.vkc_queue_submit(f.queueSubmit, unsafe.Pointer(queue), unsafe.Pointer(cmd), C.uint64_t(handle(unsafe.Pointer(fence)))))
+}
+
+func cmdCopyBuffer(f *deviceFuncs, cmd vkb.CommandBuffer, src, dst vkb.Buffer, srcOffset, dstOffset, size uint64) {
+	C.vkc_copy_buffer(f.cmdCopyBuffer, unsafe.Pointer(cmd), C.uint64_t(handle(unsafe.Pointer(src))), C.uint64_t(handle(unsafe.Pointer(dst))),
+		C.uint64_t(srcOffset), C.uint64_t(dstOffset), C.uint64_t(size))
+}
+
+// wholeMemoryRange flushes (flush true) or invalidates all of mem.
+func wholeMemoryRange(f *deviceFuncs, device vkb.Device, mem vkb.DeviceMemory, flush bool) int32 {
+	fn := f.invalidateMemory
+	if flush {
+		fn = f.flushMemory
+	}
+	return int32(C.vkc_whole_memory_range(fn, unsafe.Pointer(device), C.uint64_t(handle(unsafe.Pointer(mem)))))
+}
+
+// maxConstants is the most specialization constants a pipeline takes.
+const maxConstants = C.VKC_MAX_CONSTANTS
+
+func createComputePipeline(f *deviceFuncs, device vkb.Device, stageFlags uint32, module vkb.ShaderModule, layout vkb.PipelineLayout, constants []uint32) (vkb.Pipeline, int32) {
+	var pc *C.uint32_t
+	if len(constants) > 0 {
+		pc = (*C.uint32_t)(unsafe.Pointer(&constants[0]))
+	}
+	var out C.uint64_t
+	r := C.vkc_create_compute_pipeline(f.createComputePipelines, unsafe.Pointer(device), C.uint32_t(stageFlags),
+		C.uint64_t(handle(unsafe.Pointer(module))), C.uint64_t(handle(unsafe.Pointer(layout))),
+		C.uint32_t(len(constants)), pc, &out)
+	// A non-dispatchable handle is a pointer-sized C value on 64-bit
+	// platforms; convert it back through a C-typed cell.
+	return *(*vkb.Pipeline)(unsafe.Pointer(&out)), int32(r)
+}

@@ -87,24 +87,6 @@ var deviceTypes = map[vkb.PhysicalDeviceType]struct {
 	vkb.PhysicalDeviceTypeCpu:           {"cpu", 3},
 }
 
-// deviceExtensions lists the device's extensions.
-func deviceExtensions(pd vkb.PhysicalDevice) (map[string]bool, error) {
-	var n uint32
-	if err := check("vkEnumerateDeviceExtensionProperties", vkb.EnumerateDeviceExtensionProperties(pd, "", &n, nil)); err != nil {
-		return nil, err
-	}
-	props := make([]vkb.ExtensionProperties, n)
-	if err := check("vkEnumerateDeviceExtensionProperties", vkb.EnumerateDeviceExtensionProperties(pd, "", &n, props)); err != nil {
-		return nil, err
-	}
-	exts := make(map[string]bool, n)
-	for i := range props[:n] {
-		props[i].Deref()
-		exts[vkb.ToString(props[i].ExtensionName[:])] = true
-	}
-	return exts, nil
-}
-
 // physicalDevices enumerates the instance's devices.
 func physicalDevices(inst vkb.Instance) ([]vkb.PhysicalDevice, error) {
 	var n uint32
@@ -168,10 +150,10 @@ func queryDevice(inst vkb.Instance, pd vkb.PhysicalDevice, index int) (DeviceInf
 	d.ShaderInt64 = features.ShaderInt64 == vkb.True
 	d.ShaderFloat64 = features.ShaderFloat64 == vkb.True
 
-	family, bits := computeQueueFamily(pd)
+	family, bits := computeQueueFamily(queueFamilies(inst, pd))
 	d.ComputeQueueFamily, d.TimestampValidBits = family, bits
 
-	exts, err := deviceExtensions(pd)
+	exts, err := deviceExtensions(inst, pd)
 	if err != nil {
 		return d, err
 	}
@@ -249,27 +231,22 @@ func queryDevice11(inst vkb.Instance, pd vkb.PhysicalDevice, d *DeviceInfo, exts
 
 // computeQueueFamily picks a queue family with compute and timestamps,
 // preferring a compute-only family (it leaves the graphics queue alone).
-func computeQueueFamily(pd vkb.PhysicalDevice) (family int, timestampBits uint32) {
-	var n uint32
-	vkb.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
-	fams := make([]vkb.QueueFamilyProperties, n)
-	vkb.GetPhysicalDeviceQueueFamilyProperties(pd, &n, fams)
+func computeQueueFamily(fams []queueFamily) (family int, timestampBits uint32) {
+	const computeBit, graphicsBit = 0x2, 0x1 // VK_QUEUE_COMPUTE_BIT, VK_QUEUE_GRAPHICS_BIT
 	family, best := -1, -1
-	for i := range fams[:n] {
-		fams[i].Deref()
-		f := fams[i]
-		if f.QueueFlags&vkb.QueueFlags(vkb.QueueComputeBit) == 0 || f.QueueCount == 0 {
+	for i, f := range fams {
+		if f.flags&computeBit == 0 || f.count == 0 {
 			continue
 		}
 		score := 0
-		if f.TimestampValidBits > 0 {
+		if f.timestampBits > 0 {
 			score += 2
 		}
-		if f.QueueFlags&vkb.QueueFlags(vkb.QueueGraphicsBit) == 0 {
+		if f.flags&graphicsBit == 0 {
 			score++
 		}
 		if score > best {
-			family, best, timestampBits = i, score, f.TimestampValidBits
+			family, best, timestampBits = i, score, f.timestampBits
 		}
 	}
 	return family, timestampBits

@@ -76,8 +76,10 @@ func debugReport(flags vkb.DebugReportFlags, _ vkb.DebugReportObjectType, _ uint
 	case flags&vkb.DebugReportFlags(vkb.DebugReportPerformanceWarningBit) != 0:
 		sev = "performance"
 	}
+	// The binding's strings point into the layer's C memory, valid only
+	// during the callback: keep copies.
 	v.mu.Lock()
-	v.msgs = append(v.msgs, Message{Severity: sev, Layer: layer, Code: code, Text: text})
+	v.msgs = append(v.msgs, Message{Severity: sev, Layer: strings.Clone(layer), Code: code, Text: strings.Clone(text)})
 	v.mu.Unlock()
 	return vkb.False
 }
@@ -92,24 +94,6 @@ func (v *validator) reset() {
 	v.mu.Lock()
 	v.msgs = nil
 	v.mu.Unlock()
-}
-
-// instanceLayers lists the layers the loader offers.
-func instanceLayers() ([]string, error) {
-	var n uint32
-	if err := check("vkEnumerateInstanceLayerProperties", vkb.EnumerateInstanceLayerProperties(&n, nil)); err != nil {
-		return nil, err
-	}
-	props := make([]vkb.LayerProperties, n)
-	if err := check("vkEnumerateInstanceLayerProperties", vkb.EnumerateInstanceLayerProperties(&n, props)); err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, n)
-	for i := range props[:n] {
-		props[i].Deref()
-		names = append(names, vkb.ToString(props[i].LayerName[:]))
-	}
-	return names, nil
 }
 
 // instance is a VkInstance the library created, with its validator when
@@ -148,13 +132,9 @@ func createInstance(validate bool) (*instance, error) {
 	}
 	var features *vkb.ValidationFeatures
 	if validate {
-		layers, err := instanceLayers()
+		found, err := hasInstanceLayer(validationLayer)
 		if err != nil {
 			return nil, err
-		}
-		found := false
-		for _, l := range layers {
-			found = found || l == validationLayer
 		}
 		if !found {
 			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)

@@ -2,7 +2,6 @@ package vk
 
 import (
 	"fmt"
-	"unsafe"
 
 	vkb "github.com/goki/vulkan"
 )
@@ -46,6 +45,9 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 	}
 	if d.Bindings < 0 || d.Bindings > maxBindings {
 		return nil, invalidf("pipeline %s: %d bindings (at most %d)", d.Name, d.Bindings, maxBindings)
+	}
+	if len(d.Constants) > maxConstants {
+		return nil, invalidf("pipeline %s: %d specialization constants (at most %d)", d.Name, len(d.Constants), maxConstants)
 	}
 	if d.PushSize%4 != 0 || d.PushSize > c.info.MaxPushConstantsSize {
 		return nil, invalidf("pipeline %s: %d bytes of push constants (a multiple of 4 up to %d)", d.Name, d.PushSize, c.info.MaxPushConstantsSize)
@@ -112,49 +114,15 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 		return nil, err
 	}
 
-	var spec []vkb.SpecializationInfo
-	var specData unsafe.Pointer
-	if len(d.Constants) > 0 {
-		// The binding copies the map entries to C memory but passes the data
-		// pointer through as is: give it C memory.
-		specData = cAlloc(4 * len(d.Constants))
-		defer cFree(specData)
-		words := unsafe.Slice((*uint32)(specData), len(d.Constants))
-		entries := make([]vkb.SpecializationMapEntry, len(d.Constants))
-		for i, v := range d.Constants {
-			words[i] = v
-			entries[i] = vkb.SpecializationMapEntry{ConstantID: uint32(i), Offset: uint32(4 * i), Size: 4}
-		}
-		spec = []vkb.SpecializationInfo{{
-			MapEntryCount: uint32(len(entries)),
-			PMapEntries:   entries,
-			DataSize:      uint64(4 * len(d.Constants)),
-			PData:         specData,
-		}}
-	}
-	var flags vkb.PipelineShaderStageCreateFlags
+	var flags uint32
 	if d.FullSubgroups && c.fullSubgroups {
 		flags |= stageRequireFullSubgroups
 	}
-	ci := []vkb.ComputePipelineCreateInfo{{
-		SType: vkb.StructureTypeComputePipelineCreateInfo,
-		Stage: vkb.PipelineShaderStageCreateInfo{
-			SType:               vkb.StructureTypePipelineShaderStageCreateInfo,
-			Flags:               flags,
-			Stage:               vkb.ShaderStageComputeBit,
-			Module:              p.module,
-			PName:               "main\x00",
-			PSpecializationInfo: spec,
-		},
-		Layout:            p.layout,
-		BasePipelineIndex: -1,
-	}}
-	pipes := make([]vkb.Pipeline, 1)
-	r = vkb.CreateComputePipelines(c.device, nil, 1, ci, nil, pipes)
-	if err := check("vkCreateComputePipelines", r); err != nil {
+	pipe, res := createComputePipeline(&c.fns, c.device, flags, p.module, p.layout, d.Constants)
+	if err := check("vkCreateComputePipelines", vkb.Result(res)); err != nil {
 		return nil, err
 	}
-	p.pipeline = pipes[0]
+	p.pipeline = pipe
 	if err := c.adopt(p); err != nil {
 		return nil, err
 	}

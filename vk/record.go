@@ -12,11 +12,7 @@ import (
 
 // CopyBuffer records vkCmdCopyBuffer from src to dst (src.Size bytes).
 func (cb CommandBuffer) CopyBuffer(src, dst Range) {
-	vkb.CmdCopyBuffer(cb.h, src.Buffer.buf, dst.Buffer.buf, 1, []vkb.BufferCopy{{
-		SrcOffset: vkb.DeviceSize(src.Offset),
-		DstOffset: vkb.DeviceSize(dst.Offset),
-		Size:      vkb.DeviceSize(src.Size),
-	}})
+	cmdCopyBuffer(&cb.ctx.fns, cb.h, src.Buffer.buf, dst.Buffer.buf, src.Offset, dst.Offset, src.Size)
 }
 
 // FillBuffer records vkCmdFillBuffer: r (offset and size multiples of 4)

@@ -163,13 +163,8 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 	if err := c.noteResult(check("vkEndCommandBuffer", vkb.EndCommandBuffer(s.cmd))); err != nil {
 		return err
 	}
-	submit := []vkb.SubmitInfo{{
-		SType:              vkb.StructureTypeSubmitInfo,
-		CommandBufferCount: 1,
-		PCommandBuffers:    []vkb.CommandBuffer{s.cmd},
-	}}
 	c.queueMu.Lock()
-	r = vkb.QueueSubmit(c.queue, 1, submit, s.fence)
+	r = vkb.Result(queueSubmit(&c.fns, c.queue, s.cmd, s.fence))
 	if r == vkb.Success {
 		c.mu.Lock()
 		c.serial++

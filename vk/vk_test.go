@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -589,5 +590,55 @@ func TestConcurrentUseAndRelease(t *testing.T) {
 	timer.Release() // after the context's Release: a no-op
 	if _, err := timer.Ticks(); !errors.Is(err, vk.ErrReleased) {
 		t.Errorf("Ticks after Release: %v", err)
+	}
+}
+
+// TestGCPressure records, submits, creates pipelines and enumerates devices
+// while other goroutines force garbage collections. The binding frees the C
+// copies of slice arguments from finalizers that a collection can run in
+// the middle of the call; vk must not hand it such arguments (this crashed
+// before vk made those calls itself).
+func TestGCPressure(t *testing.T) {
+	ctx := vktest.Open(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.GC()
+				}
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	a, _ := ctx.NewBuffer(4096, vk.DeviceLocal)
+	b, _ := ctx.NewBuffer(4096, vk.DeviceLocal)
+	defer a.Release()
+	defer b.Release()
+	for i := range 1500 {
+		err := ctx.Submit(func(cb vk.CommandBuffer) error {
+			for range 8 {
+				cb.CopyBuffer(a.All(), b.All())
+				cb.BufferBarrier(vk.StageTransfer, vk.StageTransfer, vk.AccessTransferWrite, vk.AccessTransferWrite, b.All())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%30 == 0 {
+			p, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, uint32(1 + i%4)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Release()
+			if _, _, err := vk.Devices(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
