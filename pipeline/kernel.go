@@ -66,13 +66,16 @@ func For(ctx *vk.Context) *Cache {
 		return c
 	}
 	c := &Cache{ctx: ctx, m: map[string]*Pipeline{}}
-	caches.m[ctx] = c
-	ctx.OnRelease(func() {
+	if !ctx.OnRelease(func() {
 		caches.Lock()
 		delete(caches.m, ctx)
 		caches.Unlock()
 		c.release()
-	})
+	}) {
+		c.m = nil // the context is released: Get reports it
+		return c
+	}
+	caches.m[ctx] = c
 	return c
 }
 
@@ -91,18 +94,18 @@ func key(k *Kernel, constants []uint32) string {
 // subgroups, within the device's workgroup limits.
 func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
 	if k == nil || len(k.SPIRV) == 0 {
-		return nil, fmt.Errorf("pipeline: kernel has no SPIR-V")
+		return nil, fmt.Errorf("%w: pipeline: kernel has no SPIR-V", vk.ErrInvalid)
 	}
 	if len(constants) == 0 {
-		return nil, fmt.Errorf("pipeline %s: specialization constant 0 (the workgroup size) is missing", k.Name)
+		return nil, fmt.Errorf("%w: pipeline %s: specialization constant 0 (the workgroup size) is missing", vk.ErrInvalid, k.Name)
 	}
 	info := c.ctx.Info()
 	wg := constants[0]
 	if wg == 0 || wg > info.MaxWorkgroupSize[0] || wg > info.MaxWorkgroupInvocations {
-		return nil, fmt.Errorf("pipeline %s: workgroup size %d outside 1..%d", k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
+		return nil, fmt.Errorf("%w: pipeline %s: workgroup size %d outside 1..%d", vk.ErrInvalid, k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
 	}
 	if k.FullSubgroups && c.ctx.FullSubgroups() && wg%info.MaxSubgroupSize != 0 {
-		return nil, fmt.Errorf("pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", k.Name, wg, info.MaxSubgroupSize)
+		return nil, fmt.Errorf("%w: pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", vk.ErrInvalid, k.Name, wg, info.MaxSubgroupSize)
 	}
 	id := key(k, constants)
 	c.mu.Lock()

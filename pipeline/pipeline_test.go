@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -308,5 +309,13 @@ func TestBadDispatch(t *testing.T) {
 	}
 	if _, err := cache.Get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}, Bindings: []pipeline.Access{pipeline.Read}}, 64); err == nil {
 		t.Error("Get of a kernel that is not SPIR-V returned no error")
+	}
+}
+
+func TestCacheAfterRelease(t *testing.T) {
+	ctx := vktest.Open(t)
+	ctx.Release()
+	if _, err := pipeline.For(ctx).Get(copyKernel, 64, 1); !errors.Is(err, vk.ErrReleased) {
+		t.Errorf("Get after Release: %v", err)
 	}
 }

@@ -87,7 +87,6 @@ type Buffer struct {
 	kind     MemoryKind
 	mapped   unsafe.Pointer // non-nil when the memory is host-visible
 	coherent bool
-	released bool // guarded by ctx.mu
 
 	// use is held for reading by transfers through the mapping and for
 	// writing by Release, so a Release waits for them.
@@ -192,48 +191,32 @@ func (b *Buffer) Context() *Context { return b.ctx }
 
 // live returns an error when b is nil or released.
 func (b *Buffer) live() error {
-	if b == nil {
+	if b == nil || b.ctx == nil {
 		return invalidf("nil buffer")
 	}
-	b.ctx.mu.Lock()
-	defer b.ctx.mu.Unlock()
-	if b.released {
+	if !b.ctx.owns(b) {
 		return fmt.Errorf("%w: buffer", ErrReleased)
 	}
 	return nil
 }
 
-// Release frees the buffer. If a library submission is still in flight
-// (after a timed-out wait) the memory is freed once it completes. The
-// caller must not release a buffer that its own submitted command buffers
-// still use. Release is idempotent.
+// Release frees the buffer, or, while a library submission that may use it
+// is outstanding (being recorded, or in flight after a timed-out wait),
+// retires it until that completes. The caller must not release a buffer
+// that its own submitted command buffers still use. Release waits for
+// transfers in progress on the buffer, and is idempotent.
 func (b *Buffer) Release() {
 	if b == nil || b.ctx == nil {
 		return
 	}
 	b.use.Lock()
 	defer b.use.Unlock()
-	c := b.ctx
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.children[b]; !ok {
-		return // already released, by this call or the context's
-	}
-	delete(c.children, b)
-	if c.completed < c.serial {
-		c.retire = append(c.retire, retiree{buf: b.buf, mem: b.mem, after: c.serial})
-		b.released = true
-		b.mapped = nil
-		return
-	}
-	b.destroyLocked()
+	b.ctx.disown(b)
 }
 
 func (b *Buffer) destroyLocked() {
-	b.released = true
 	vkb.DestroyBuffer(b.ctx.device, b.buf, nil)
 	vkb.FreeMemory(b.ctx.device, b.mem, nil) // unmaps implicitly
-	b.mapped = nil
 }
 
 // Range is a byte range of a buffer.
@@ -394,6 +377,7 @@ func (c *Context) upload(dst Range, data []byte) error {
 			return nil
 		})
 		if err != nil {
+			c.dropStagingLocked()
 			return err
 		}
 		done += n
@@ -434,6 +418,7 @@ func (c *Context) download(src Range, data []byte) error {
 			return nil
 		})
 		if err != nil {
+			c.dropStagingLocked()
 			return err
 		}
 		if !st.coherent {
@@ -447,15 +432,22 @@ func (c *Context) download(src Range, data []byte) error {
 	return nil
 }
 
+// dropStagingLocked lets go of the staging buffer: after a failed or timed
+// out transfer its copy may still be in flight, and the buffer is retired
+// until it completes rather than reused.
+func (c *Context) dropStagingLocked() {
+	if c.staging != nil {
+		c.disown(c.staging) // not Release: nobody else reaches the staging buffer, and its use lock is not held
+		c.staging = nil
+	}
+}
+
 // stagingLocked returns a host-visible buffer of at least n bytes.
 func (c *Context) stagingLocked(n uint64) (*Buffer, error) {
 	if c.staging != nil && c.staging.size >= n {
 		return c.staging, nil
 	}
-	if c.staging != nil {
-		c.disown(c.staging) // not Release: the caller holds stagingMu, not the staging buffer's use lock
-		c.staging = nil
-	}
+	c.dropStagingLocked()
 	size := max(n, min(uint64(stagingChunk), 1<<20))
 	st, err := c.NewBuffer(size, HostVisible)
 	if err != nil {

@@ -51,18 +51,18 @@ type Context struct {
 
 	queueMu sync.Mutex // serialises vkQueueSubmit: the queue is externally synchronised
 
-	mu         sync.Mutex // guards the fields below
-	released   bool
-	freePools  []vkb.CommandPool // command pools free for the next submission
-	freeFences []vkb.Fence
-	children   map[child]struct{} // live buffers, pipelines and timers, released with the context
-	inFlight   []*submission      // submissions whose wait timed out
-	retire     []retiree          // buffers released while work was in flight
-	serial     uint64             // serial of the last submission
-	completed  uint64             // all submissions up to this serial have completed
-	onRelease  []func()
-	staging    *Buffer // reused for uploads and downloads; guarded by stagingMu
-	stagingMu  sync.Mutex
+	mu          sync.Mutex // guards the fields below
+	released    bool
+	freePools   []vkb.CommandPool // command pools free for the next submission
+	freeFences  []vkb.Fence
+	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
+	inFlight    []*submission       // submissions whose wait timed out
+	retire      []retiree           // objects released while submissions were outstanding
+	nextSerial  uint64              // serial of the newest submission
+	outstanding map[uint64]struct{} // serials of submissions being recorded or not yet known complete
+	onRelease   []func()
+	staging     *Buffer // reused for uploads and downloads; guarded by stagingMu
+	stagingMu   sync.Mutex
 
 	lost atomic.Bool
 
@@ -105,8 +105,10 @@ func (c *Context) adopt(x child) error {
 	return nil
 }
 
-// disown unregisters a child and destroys it. It does nothing when the
-// child was already released, by its own Release or the context's.
+// disown unregisters a child and destroys it, or, while any submission is
+// outstanding (it may use the child), retires it until those settle. It
+// does nothing when the child was already released, by its own Release or
+// the context's.
 func (c *Context) disown(x child) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -114,6 +116,10 @@ func (c *Context) disown(x child) {
 		return
 	}
 	delete(c.children, x)
+	if len(c.outstanding) > 0 {
+		c.retire = append(c.retire, retiree{destroy: x.destroyLocked, after: c.nextSerial})
+		return
+	}
 	x.destroyLocked()
 }
 
@@ -125,7 +131,7 @@ func Devices() ([]DeviceInfo, int, error) {
 		return nil, -1, err
 	}
 	defer inst.destroy()
-	infos, _, err := queryAll(inst.handle)
+	infos, _, err := queryAll(inst)
 	if err != nil {
 		return nil, -1, err
 	}
@@ -136,14 +142,14 @@ func Devices() ([]DeviceInfo, int, error) {
 	return infos, def, nil
 }
 
-func queryAll(inst vkb.Instance) ([]DeviceInfo, []vkb.PhysicalDevice, error) {
-	pds, err := physicalDevices(inst)
+func queryAll(inst *instance) ([]DeviceInfo, []vkb.PhysicalDevice, error) {
+	pds, err := physicalDevices(inst.handle)
 	if err != nil {
 		return nil, nil, err
 	}
 	infos := make([]DeviceInfo, len(pds))
 	for i, pd := range pds {
-		if infos[i], err = queryDevice(inst, pd, i); err != nil {
+		if infos[i], err = queryDevice(inst.handle, inst.apiVersion, pd, i); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -226,7 +232,7 @@ func Open(opts Options) (*Context, error) {
 	if err != nil {
 		return nil, err
 	}
-	infos, pds, err := queryAll(inst.handle)
+	infos, pds, err := queryAll(inst)
 	if err != nil {
 		inst.destroy()
 		return nil, err
@@ -322,6 +328,9 @@ type Handles struct {
 	Device         unsafe.Pointer // VkDevice, created with VK_KHR_push_descriptor enabled
 	QueueFamily    uint32         // a family with compute
 	Queue          unsafe.Pointer // VkQueue of QueueFamily; vkcompact submits to it only from its convenience calls
+	// APIVersion is the apiVersion the engine created its instance with
+	// (VK_MAKE_API_VERSION); 0 means 1.1.
+	APIVersion uint32
 	// FullSubgroups tells that the device was created with the
 	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
 	// then require full subgroups.
@@ -345,10 +354,20 @@ func Borrow(h Handles) (*Context, error) {
 		return nil, fmt.Errorf("vk: loading instance functions: %w", err)
 	}
 	pd := vkb.PhysicalDevice(h.PhysicalDevice)
-	info, err := queryDevice(inst, pd, -1)
+	apiVersion := h.APIVersion
+	if apiVersion == 0 {
+		apiVersion = minAPIVersion
+	}
+	info, err := queryDevice(inst, apiVersion, pd, -1)
 	if err != nil {
 		return nil, err
 	}
+	fams := queueFamilies(inst, pd)
+	const computeBit = 0x2
+	if int(h.QueueFamily) >= len(fams) || fams[h.QueueFamily].flags&computeBit == 0 {
+		return nil, invalidf("queue family %d is not a compute family of %s", h.QueueFamily, info.Name)
+	}
+	info.TimestampValidBits = fams[h.QueueFamily].timestampBits
 	var missing []string
 	for _, p := range info.Problems {
 		if p != extPushDescriptor { // checked below through the device itself
@@ -385,6 +404,7 @@ func (c *Context) init() error {
 	c.fns = fns
 	c.memory = queryMemoryTypes(c.physical)
 	c.children = map[child]struct{}{}
+	c.outstanding = map[uint64]struct{}{}
 	c.timeout = defaultTimeout
 	return nil
 }
@@ -442,18 +462,26 @@ func (c *Context) ClearMessages() {
 // Validating reports whether the validation layer is on for this context.
 func (c *Context) Validating() bool { return c.inst != nil && c.inst.val != nil }
 
-// OnRelease registers f to run at the start of Release, before the library's
-// objects and the device are destroyed. Layers above vk use it to destroy
-// their cached pipelines.
-func (c *Context) OnRelease(f func()) {
+// OnRelease registers f to run during Release, after the library's
+// submissions have completed and before its objects and the device are
+// destroyed. Layers above vk use it to destroy their cached pipelines. It
+// returns false, and registers nothing, when the context is already
+// released.
+func (c *Context) OnRelease(f func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.released {
+		return false
+	}
 	c.onRelease = append(c.onRelease, f)
+	return true
 }
 
-// Release waits for the library's submissions to finish, destroys what the
-// library created and, for a context from Open, the device and instance.
-// It is idempotent. Buffers not yet released are released here.
+// Release waits for the library's calls in progress and its submissions
+// to finish, destroys what the library created (buffers, pipelines and
+// timers the caller has not released included) and, for a context from
+// Open, the device and instance. It is idempotent. It must not be called
+// from inside a Submit record callback.
 func (c *Context) Release() {
 	c.mu.Lock()
 	if c.released {
@@ -466,30 +494,36 @@ func (c *Context) Release() {
 	c.onRelease = nil
 	c.mu.Unlock()
 	c.active.Wait()
-	for i := len(hooks) - 1; i >= 0; i-- {
-		hooks[i]()
-	}
-	c.staging = nil // a child: destroyed below
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// Wait for everything the library submitted. A lost device completes
+	// Wait for submissions whose wait timed out. A lost device completes
 	// nothing more, so nothing needs waiting for.
-	c.queueMu.Lock()
-	if !c.lost.Load() {
-		for _, s := range c.inFlight {
+	c.mu.Lock()
+	inFlight := slices.Clone(c.inFlight)
+	c.mu.Unlock()
+	for _, s := range inFlight {
+		if !c.lost.Load() {
 			vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, vkb.MaxUint64)
 		}
 	}
-	c.queueMu.Unlock()
+	c.mu.Lock()
 	for _, s := range c.inFlight {
 		s.destroy(c)
 	}
 	c.inFlight = nil
+	clear(c.outstanding)
+	c.mu.Unlock()
+
+	for i := len(hooks) - 1; i >= 0; i-- {
+		hooks[i]() // with nothing outstanding, what they release is destroyed at once
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, r := range c.retire {
-		r.destroy(c.device)
+		r.destroy()
 	}
 	c.retire = nil
+	c.staging = nil // a child: destroyed below
 	for x := range c.children {
 		x.destroyLocked()
 	}

@@ -515,7 +515,6 @@ func cUserData(id uint64) unsafe.Pointer {
 
 func cFree(p unsafe.Pointer) { C.free(p) }
 
-
 // hasInstanceLayer reports whether the loader offers the named layer.
 func hasInstanceLayer(name string) (bool, error) {
 	fn := instanceProc(nil, "vkEnumerateInstanceLayerProperties")

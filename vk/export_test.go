@@ -17,6 +17,7 @@ func OwnedHandles(c *Context) Handles {
 		QueueFamily:    c.family,
 		Queue:          unsafe.Pointer(c.queue),
 		FullSubgroups:  c.fullSubgroups,
+		APIVersion:     c.inst.apiVersion,
 	}
 }
 

@@ -49,7 +49,7 @@ type DeviceInfo struct {
 	// Default marks the device vkcompact picks when none is named.
 	Default bool `json:"default"`
 
-	apiVersion uint32
+	apiVersion uint32 // min(device, instance): what the library may use
 	typeRank   int
 }
 
@@ -101,7 +101,9 @@ func physicalDevices(inst vkb.Instance) ([]vkb.PhysicalDevice, error) {
 }
 
 // queryDevice gathers a device's information and what it lacks.
-func queryDevice(inst vkb.Instance, pd vkb.PhysicalDevice, index int) (DeviceInfo, error) {
+// instVersion is the instance's API version: what the device offers beyond
+// it is not usable through this instance.
+func queryDevice(inst vkb.Instance, instVersion uint32, pd vkb.PhysicalDevice, index int) (DeviceInfo, error) {
 	var props vkb.PhysicalDeviceProperties
 	vkb.GetPhysicalDeviceProperties(pd, &props)
 	props.Deref()
@@ -125,7 +127,7 @@ func queryDevice(inst vkb.Instance, pd vkb.PhysicalDevice, index int) (DeviceInf
 		MaxPushConstantsSize:            lim.MaxPushConstantsSize,
 		TimestampPeriod:                 lim.TimestampPeriod,
 		ComputeQueueFamily:              -1,
-		apiVersion:                      props.ApiVersion,
+		apiVersion:                      min(props.ApiVersion, instVersion),
 		typeRank:                        4,
 	}
 	d.Type = "other"

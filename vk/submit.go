@@ -31,7 +31,9 @@ func (cb CommandBuffer) Handle() unsafe.Pointer { return unsafe.Pointer(cb.h) }
 // Context returns the context the command buffer records for.
 func (cb CommandBuffer) Context() *Context { return cb.ctx }
 
-// submission is one library-owned command buffer in flight.
+// submission is one library-owned command buffer, from recording until its
+// fence has signalled. Its serial is outstanding all that time: anything
+// released meanwhile is retired until the serial settles.
 type submission struct {
 	pool   vkb.CommandPool
 	cmd    vkb.CommandBuffer
@@ -44,16 +46,10 @@ func (s *submission) destroy(c *Context) {
 	vkb.DestroyCommandPool(c.device, s.pool, nil)
 }
 
-// retiree is memory released while earlier submissions were in flight.
+// retiree is an object released while submissions were outstanding.
 type retiree struct {
-	buf   vkb.Buffer
-	mem   vkb.DeviceMemory
-	after uint64 // destroy once this serial has completed
-}
-
-func (r retiree) destroy(dev vkb.Device) {
-	vkb.DestroyBuffer(dev, r.buf, nil)
-	vkb.FreeMemory(dev, r.mem, nil)
+	destroy func()
+	after   uint64 // destroy once no submission up to this serial is outstanding
 }
 
 // SetTimeout changes the bound on each wait of the library's submissions.
@@ -67,6 +63,7 @@ func (c *Context) SetTimeout(d time.Duration) {
 // queue and waits up to the context's timeout. A wait that times out
 // returns an error matching ErrTimeout; the work stays in flight, the
 // context stays usable, and its resources are reclaimed once it completes.
+// record must not call the context's Release.
 func (c *Context) Submit(record func(CommandBuffer) error) error {
 	c.mu.Lock()
 	timeout := c.timeout
@@ -85,7 +82,7 @@ func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer
 		return err
 	}
 	if err := c.recordAndSubmit(s, record); err != nil {
-		c.recycle(s)
+		c.finish(s, true)
 		return err
 	}
 	return c.wait(s, timeout)
@@ -94,9 +91,6 @@ func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer
 func (c *Context) newSubmission() (*submission, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.released {
-		return nil, fmt.Errorf("%w: the context", ErrReleased)
-	}
 	c.reapLocked()
 	s := &submission{}
 	if n := len(c.freePools); n > 0 {
@@ -110,10 +104,10 @@ func (c *Context) newSubmission() (*submission, error) {
 		var pool vkb.CommandPool
 		r := vkb.CreateCommandPool(c.device, info, nil, &pool)
 		info.Free()
-		s.pool = pool
 		if err := c.noteResult(check("vkCreateCommandPool", r)); err != nil {
 			return nil, err
 		}
+		s.pool = pool
 	}
 	if n := len(c.freeFences); n > 0 {
 		s.fence, c.freeFences = c.freeFences[n-1], c.freeFences[:n-1]
@@ -122,11 +116,11 @@ func (c *Context) newSubmission() (*submission, error) {
 		var fence vkb.Fence
 		r := vkb.CreateFence(c.device, info, nil, &fence)
 		info.Free()
-		s.fence = fence
 		if err := c.noteResult(check("vkCreateFence", r)); err != nil {
 			c.freePools = append(c.freePools, s.pool)
 			return nil, err
 		}
+		s.fence = fence
 	}
 	alloc := &vkb.CommandBufferAllocateInfo{
 		SType:              vkb.StructureTypeCommandBufferAllocateInfo,
@@ -143,6 +137,9 @@ func (c *Context) newSubmission() (*submission, error) {
 		return nil, err
 	}
 	s.cmd = cmds[0]
+	c.nextSerial++
+	s.serial = c.nextSerial
+	c.outstanding[s.serial] = struct{}{}
 	return s, nil
 }
 
@@ -163,90 +160,92 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 	if err := c.noteResult(check("vkEndCommandBuffer", vkb.EndCommandBuffer(s.cmd))); err != nil {
 		return err
 	}
+	// queueMu is never held while taking mu, nor the other way round.
 	c.queueMu.Lock()
 	r = vkb.Result(queueSubmit(&c.fns, c.queue, s.cmd, s.fence))
-	if r == vkb.Success {
-		c.mu.Lock()
-		c.serial++
-		s.serial = c.serial
-		c.mu.Unlock()
-	}
 	c.queueMu.Unlock()
 	return c.noteResult(check("vkQueueSubmit", r))
 }
 
-// wait waits for s. On success it recycles s; on timeout it leaves s in
-// flight for a later reap.
+// wait waits for s. On success it recycles s; on timeout or failure it
+// leaves s in flight for a later reap.
 func (c *Context) wait(s *submission, timeout time.Duration) error {
-	ns := uint64(timeout.Nanoseconds())
-	if timeout <= 0 {
-		ns = 0
-	}
+	ns := uint64(max(timeout.Nanoseconds(), 0))
 	r := vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, ns)
-	switch r {
-	case vkb.Success:
-		c.mu.Lock()
-		c.completed = max(c.completed, s.serial)
-		c.mu.Unlock()
-		c.recycle(s)
+	if r == vkb.Success {
+		c.finish(s, true)
 		return nil
-	case vkb.Timeout:
-		c.mu.Lock()
-		c.inFlight = append(c.inFlight, s)
-		c.mu.Unlock()
-		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", int32(r)))
-	default:
-		err := c.noteResult(check("vkWaitForFences", r))
-		c.mu.Lock()
-		c.inFlight = append(c.inFlight, s)
-		c.mu.Unlock()
-		return err
 	}
+	c.mu.Lock()
+	c.inFlight = append(c.inFlight, s)
+	c.mu.Unlock()
+	if r == vkb.Timeout {
+		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", int32(r)))
+	}
+	return c.noteResult(check("vkWaitForFences", r))
 }
 
-// recycle resets s's pool and fence and keeps them for the next submission.
-func (c *Context) recycle(s *submission) {
+// finish settles s's serial and recycles its pool and fence (or destroys
+// them when recycle is false or the context is being released).
+func (c *Context) finish(s *submission, recycle bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.released {
+	delete(c.outstanding, s.serial)
+	if !recycle || c.released {
 		s.destroy(c)
-		return
-	}
-	if vkb.ResetCommandPool(c.device, s.pool, 0) != vkb.Success {
-		vkb.DestroyCommandPool(c.device, s.pool, nil)
 	} else {
-		c.freePools = append(c.freePools, s.pool)
-	}
-	if vkb.ResetFences(c.device, 1, []vkb.Fence{s.fence}) != vkb.Success {
-		vkb.DestroyFence(c.device, s.fence, nil)
-	} else {
-		c.freeFences = append(c.freeFences, s.fence)
+		if vkb.ResetCommandPool(c.device, s.pool, 0) != vkb.Success {
+			vkb.DestroyCommandPool(c.device, s.pool, nil)
+		} else {
+			c.freePools = append(c.freePools, s.pool)
+		}
+		if vkb.ResetFences(c.device, 1, []vkb.Fence{s.fence}) != vkb.Success {
+			vkb.DestroyFence(c.device, s.fence, nil)
+		} else {
+			c.freeFences = append(c.freeFences, s.fence)
+		}
 	}
 	c.reapLocked()
 }
 
-// reapLocked recycles timed-out submissions that have since completed and
-// destroys released buffers whose last possible use has completed.
+// reapLocked settles timed-out submissions that have since completed (or
+// whose device was lost) and destroys retired objects whose last possible
+// use has settled.
 func (c *Context) reapLocked() {
 	kept := c.inFlight[:0]
 	for _, s := range c.inFlight {
-		if vkb.GetFenceStatus(c.device, s.fence) == vkb.Success {
-			c.completed = max(c.completed, s.serial)
-			s.destroy(c)
-		} else {
+		switch r := vkb.GetFenceStatus(c.device, s.fence); r {
+		case vkb.NotReady:
 			kept = append(kept, s)
+		default:
+			// Signalled, or failed (device lost): nothing more will run.
+			c.noteResult(check("vkGetFenceStatus", r))
+			delete(c.outstanding, s.serial)
+			s.destroy(c)
 		}
 	}
+	clear(c.inFlight[len(kept):])
 	c.inFlight = kept
 	left := c.retire[:0]
 	for _, r := range c.retire {
-		if r.after <= c.completed {
-			r.destroy(c.device)
+		if c.settledLocked(r.after) {
+			r.destroy()
 		} else {
 			left = append(left, r)
 		}
 	}
+	clear(c.retire[len(left):])
 	c.retire = left
+}
+
+// settledLocked reports whether no submission up to serial is outstanding.
+func (c *Context) settledLocked(serial uint64) bool {
+	for s := range c.outstanding {
+		if s <= serial {
+			return false
+		}
+	}
+	return true
 }
 
 // Pending reports how many of the library's submissions are still in flight
@@ -254,6 +253,8 @@ func (c *Context) reapLocked() {
 func (c *Context) Pending() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.reapLocked()
+	if c.device != nil {
+		c.reapLocked()
+	}
 	return len(c.inFlight)
 }

@@ -63,9 +63,15 @@ func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
 	vkb.CmdWriteTimestamp(cb.h, vkb.PipelineStageBottomOfPipeBit, t.pool, i)
 }
 
-// Ticks reads the raw timestamps (masked by timestampValidBits); the
-// submission that wrote them must have completed.
+// Ticks reads the raw timestamps (masked by timestampValidBits) once the
+// submission that wrote them has completed. A timestamp that was never
+// written, or whose submission is still running, is an error, not a wait.
 func (t *Timer) Ticks() ([]uint64, error) {
+	return t.read(0, t.count)
+}
+
+// read reads count timestamps from first, with their availability.
+func (t *Timer) read(first, count uint32) ([]uint64, error) {
 	if err := t.ctx.enter(); err != nil {
 		return nil, err
 	}
@@ -73,15 +79,21 @@ func (t *Timer) Ticks() ([]uint64, error) {
 	if !t.ctx.owns(t) {
 		return nil, fmt.Errorf("%w: timer", ErrReleased)
 	}
-	ticks := make([]uint64, t.count)
-	const resultBits = vkb.QueryResult64Bit | vkb.QueryResultWaitBit
-	r := vkb.GetQueryPoolResults(t.ctx.device, t.pool, 0, t.count, uint64(8*t.count),
-		unsafe.Pointer(&ticks[0]), 8, vkb.QueryResultFlags(resultBits))
-	if err := t.ctx.noteResult(check("vkGetQueryPoolResults", r)); err != nil {
-		return nil, err
+	raw := make([]uint64, 2*count) // (value, availability) pairs
+	const flags = vkb.QueryResult64Bit | vkb.QueryResultWithAvailabilityBit
+	r := vkb.GetQueryPoolResults(t.ctx.device, t.pool, first, count, uint64(8*len(raw)),
+		unsafe.Pointer(&raw[0]), 16, vkb.QueryResultFlags(flags))
+	if r != vkb.NotReady {
+		if err := t.ctx.noteResult(check("vkGetQueryPoolResults", r)); err != nil {
+			return nil, err
+		}
 	}
+	ticks := make([]uint64, count)
 	for i := range ticks {
-		ticks[i] &= t.mask
+		if raw[2*i+1] == 0 {
+			return nil, invalidf("timestamp %d is not available: never written, or its submission has not completed", first+uint32(i))
+		}
+		ticks[i] = raw[2*i] & t.mask
 	}
 	return ticks, nil
 }
@@ -89,14 +101,18 @@ func (t *Timer) Ticks() ([]uint64, error) {
 // Nanoseconds returns the time from stamp a to stamp b, scaled by
 // timestampPeriod.
 func (t *Timer) Nanoseconds(a, b uint32) (float64, error) {
-	ticks, err := t.Ticks()
-	if err != nil {
-		return 0, err
-	}
 	if a >= t.count || b >= t.count {
 		return 0, invalidf("timestamps %d and %d: the timer has %d", a, b, t.count)
 	}
-	d := (ticks[b] - ticks[a]) & t.mask // wraps correctly within the valid bits
+	ta, err := t.read(a, 1)
+	if err != nil {
+		return 0, err
+	}
+	tb, err := t.read(b, 1)
+	if err != nil {
+		return 0, err
+	}
+	d := (tb[0] - ta[0]) & t.mask // wraps correctly within the valid bits
 	return float64(d) * float64(t.ctx.info.TimestampPeriod), nil
 }
 

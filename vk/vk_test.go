@@ -642,3 +642,130 @@ func TestGCPressure(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseWithWorkInFlight releases the context right after a timed-out
+// copy: Release must wait for the GPU before destroying the pipeline and
+// buffers it uses (the validation layer reports any object destroyed while
+// in use).
+func TestReleaseWithWorkInFlight(t *testing.T) {
+	ctx := vktest.Open(t)
+	const n = 16 << 20
+	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
+	dst, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
+	ctx.SetTimeout(0)
+	if err := compact.Copy(ctx, dst.All(), src.All(), compact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+		t.Fatalf("copy with a zero timeout: %v", err)
+	}
+	src.Release() // retired: the copy still reads it
+	ctx.Release()
+}
+
+// TestStagingAfterTimeout: a staged transfer that times out leaves its copy
+// in flight; the next transfers must neither free nor overwrite the
+// staging memory that copy uses.
+func TestStagingAfterTimeout(t *testing.T) {
+	ctx := vktest.Open(t)
+	vk.SetForceStaging(true)
+	defer vk.SetForceStaging(false)
+	rng := newRand(t)
+	const n = 4 << 20
+	a, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
+	b, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
+	wantA, wantB := make([]uint32, n), make([]uint32, n)
+	for i := range wantA {
+		wantA[i], wantB[i] = rng.Uint32(), rng.Uint32()
+	}
+	ctx.SetTimeout(0)
+	if err := vk.Upload(a.All(), wantA); !errors.Is(err, vk.ErrTimeout) {
+		t.Fatalf("upload with a zero timeout: %v", err)
+	}
+	ctx.SetTimeout(time.Minute)
+	// Same size: must not reuse the staging buffer the first copy reads.
+	if err := vk.Upload(b.All(), wantB); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, n)
+	for name, c := range map[string]struct {
+		buf  *vk.Buffer
+		want []uint32
+	}{"a": {a, wantA}, "b": {b, wantB}} {
+		if err := vk.Download(c.buf.All(), got); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("buffer %s differs after a timed-out upload", name)
+		}
+	}
+	// A download that times out, then a larger one: the first's staging
+	// buffer must outlive its copy.
+	ctx.SetTimeout(0)
+	if err := vk.Download(a.Range(0, 4*n/2), got[:n/2]); !errors.Is(err, vk.ErrTimeout) {
+		t.Fatalf("download with a zero timeout: %v", err)
+	}
+	ctx.SetTimeout(time.Minute)
+	if err := vk.Download(a.All(), got); err != nil || !slices.Equal(got, wantA) {
+		t.Fatalf("download after a timed-out download: %v", err)
+	}
+}
+
+// TestReleaseWhileRecording releases a buffer that the command buffer
+// being recorded uses: it must live until that submission completes.
+func TestReleaseWhileRecording(t *testing.T) {
+	ctx := vktest.Open(t)
+	a, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
+	b, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
+	want := make([]uint32, 256)
+	for i := range want {
+		want[i] = uint32(i + 1)
+	}
+	if err := vk.Upload(a.All(), want); err != nil {
+		t.Fatal(err)
+	}
+	err := ctx.Submit(func(cb vk.CommandBuffer) error {
+		cb.CopyBuffer(a.All(), b.All())
+		a.Release() // recorded but not yet submitted
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, 256)
+	if err := vk.Download(b.All(), got); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("copy from a buffer released while recording: %v", err)
+	}
+}
+
+// TestTimerUnwritten: reading a timestamp that was never written is an
+// error, not a hang.
+func TestTimerUnwritten(t *testing.T) {
+	ctx := vktest.Open(t)
+	timer, err := ctx.NewTimer(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ctx.Submit(func(cb vk.CommandBuffer) error {
+		timer.Reset(cb)
+		timer.Stamp(cb, 0)
+		timer.Stamp(cb, 1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := timer.Nanoseconds(0, 1); err != nil {
+		t.Errorf("written stamps: %v", err)
+	}
+	if _, err := timer.Ticks(); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "timestamp 2") {
+		t.Errorf("unwritten stamp: %v", err)
+	}
+}
+
+func TestBorrowBadQueueFamily(t *testing.T) {
+	owner := vktest.Open(t)
+	h := vk.OwnedHandles(owner)
+	h.QueueFamily = 99
+	if c, err := vk.Borrow(h); !errors.Is(err, vk.ErrInvalid) {
+		c.Release()
+		t.Errorf("Borrow with queue family 99: %v", err)
+	}
+}
