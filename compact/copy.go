@@ -13,10 +13,12 @@ var copyKernel = &pipeline.Kernel{
 	SPIRV:     shaders.MustSPIRV("copy"),
 	Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
 	PushWords: 1,
-	// The copy uses no subgroup operations; requiring full subgroups costs
-	// nothing at these workgroup sizes and keeps the path exercised.
-	FullSubgroups: true,
+	// The copy uses no subgroup operations, so any workgroup size works.
 }
+
+// MaxVecsPerThread bounds CopyOptions.VecsPerThread: more only adds
+// registers (the H100 sweep in BENCHMARKS.md found 1 fastest).
+const MaxVecsPerThread = 16
 
 // CopyOptions tunes the copy kernel. Zero values take the defaults, chosen
 // by measurement on an NVIDIA H200 (BENCHMARKS.md): at 2^28 words, one
@@ -25,6 +27,24 @@ var copyKernel = &pipeline.Kernel{
 type CopyOptions struct {
 	WorkgroupSize uint32 // invocations per workgroup; default 256 (at least the largest subgroup)
 	VecsPerThread uint32 // uvec4 per invocation; default 1
+}
+
+// copyPipeline returns the copy pipeline for opts on ctx.
+func copyPipeline(ctx *vk.Context, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
+	o := opts.withDefaults(ctx.Info())
+	if o.VecsPerThread > MaxVecsPerThread {
+		return nil, o, fmt.Errorf("%w: compact: copy with %d uvec4 per invocation (at most %d)", vk.ErrInvalid, o.VecsPerThread, MaxVecsPerThread)
+	}
+	p, err := pipeline.For(ctx).Get(copyKernel, o.WorkgroupSize, o.VecsPerThread)
+	return p, o, err
+}
+
+// CheckCopyOptions reports options the device cannot run (a workgroup size
+// beyond its limits, too many vectors per invocation), creating the
+// pipeline they need.
+func CheckCopyOptions(ctx *vk.Context, opts CopyOptions) error {
+	_, _, err := copyPipeline(ctx, opts)
+	return err
 }
 
 func (o CopyOptions) withDefaults(info vk.DeviceInfo) CopyOptions {
@@ -68,14 +88,12 @@ func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 		return
 	}
 	ctx := r.CommandBuffer().Context()
-	info := ctx.Info()
-	o := opts.withDefaults(info)
-	p, err := pipeline.For(ctx).Get(copyKernel, o.WorkgroupSize, o.VecsPerThread)
+	p, o, err := copyPipeline(ctx, opts)
 	if err != nil {
 		r.Fail(err)
 		return
 	}
-	chunk := chunkBytes(info)
+	chunk := chunkBytes(ctx.Info())
 	for off := uint64(0); off < src.Size; off += chunk {
 		n := min(chunk, src.Size-off)
 		words := n / 4

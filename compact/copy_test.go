@@ -1,6 +1,7 @@
 package compact_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -103,8 +104,11 @@ func TestCopyTuning(t *testing.T) {
 		{WorkgroupSize: max(sg, 64), VecsPerThread: 3},
 		{WorkgroupSize: 256, VecsPerThread: 4},
 		{WorkgroupSize: 512, VecsPerThread: 8},
+		{WorkgroupSize: 1, VecsPerThread: 1}, // fewer invocations than tail words
+		{WorkgroupSize: 2, VecsPerThread: 2},
+		{WorkgroupSize: 3, VecsPerThread: 5},
 	} {
-		for _, n := range []int{1, 5, 999, 70001} {
+		for _, n := range []int{1, 3, 5, 7, 999, 70001} {
 			copyCase(t, ctx, rng, n, 0, 0, o)
 		}
 	}
@@ -130,6 +134,12 @@ func TestCopyBadInput(t *testing.T) {
 	defer b.Release()
 	released, _ := ctx.NewBuffer(64, vk.DeviceLocal)
 	released.Release()
+	if ctx.Info().MinStorageBufferOffsetAlignment > 4 {
+		err := compact.Copy(ctx, b.Range(0, 64), a.Range(4, 64), compact.CopyOptions{})
+		if err == nil || !strings.Contains(err.Error(), "minStorageBufferOffsetAlignment") {
+			t.Errorf("misaligned offset: %v", err)
+		}
+	}
 	for _, tc := range []struct {
 		name     string
 		dst, src vk.Range
@@ -141,15 +151,17 @@ func TestCopyBadInput(t *testing.T) {
 		{"source past the end", b.Range(0, 64), a.Range(4090, 64), "exceeds"},
 		{"released source", b.Range(0, 64), released.All(), "after Release"},
 		{"nil destination", vk.Range{Size: 64}, a.Range(0, 64), "nil buffer"},
-		{"misaligned offset", b.Range(0, 64), a.Range(4, 64), "minStorageBufferOffsetAlignment"},
 	} {
 		err := compact.Copy(ctx, tc.dst, tc.src, compact.CopyOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	if ctx.Info().MinStorageBufferOffsetAlignment <= 4 {
-		t.Log("the device accepts 4-byte offsets; the misaligned case above was not applicable")
+	for _, o := range []compact.CopyOptions{{VecsPerThread: compact.MaxVecsPerThread + 1}, {WorkgroupSize: 1 << 20}} {
+		err := compact.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("copy with options %+v: %v, want vk.ErrInvalid", o, err)
+		}
 	}
 }
 

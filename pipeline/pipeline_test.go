@@ -167,7 +167,9 @@ func TestManyWorkgroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	tileWords := int(wg) * 4
-	groups := int(min(info.MaxWorkgroupCount[0], 1<<20)) + 77
+	// One more than a multiple of two rows: the grid holds a surplus
+	// workgroup that must copy nothing.
+	groups := int(min(info.MaxWorkgroupCount[0], 1<<20)) + 78
 	n := groups*tileWords - 5 // the last workgroup's tile is partial
 	if n > 1<<26 {
 		t.Skipf("%d words exceed the test's budget on this device", n)
@@ -175,8 +177,9 @@ func TestManyWorkgroups(t *testing.T) {
 	rng := newRand(t)
 	src, want := newWords(t, ctx, n, rng)
 	dst, _ := newWords(t, ctx, n, nil)
-	if g, _ := pipeline.GridFor(info, uint64(groups)); g.Y < 2 {
-		t.Fatalf("grid %+v for %d workgroups does not use y", g, groups)
+	g, _ := pipeline.GridFor(info, uint64(groups))
+	if g.Y < 2 || int(g.X)*int(g.Y) == groups {
+		t.Fatalf("grid %+v for %d workgroups: want y > 1 and surplus workgroups", g, groups)
 	}
 	err = pipeline.Run(ctx, func(r *pipeline.Recorder) { dispatchCopy(r, p, dst, src, 1) })
 	if err != nil {

@@ -48,9 +48,11 @@ void main() {
             }
         }
     }
-    uint tail = pc.n - nvec * 4;
-    if (linearWorkgroup() == 0 && gl_LocalInvocationID.x < tail) {
-        uint i = nvec * 4 + gl_LocalInvocationID.x;
-        dstWord[i] = srcWord[i];
+    // The last n % 4 words, through the scalar views; a loop, since a
+    // workgroup may have fewer than 3 invocations.
+    if (linearWorkgroup() == 0) {
+        for (uint i = nvec * 4 + gl_LocalInvocationID.x; i < pc.n; i += wg) {
+            dstWord[i] = srcWord[i];
+        }
     }
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,16 +40,16 @@ type benchConfig struct {
 // holds 50 MB).
 const rotateBytes = 128 << 20
 
-func runBench(args []string, stdout io.Writer) (err error) {
-	fs := newFlags("bench")
+func runBench(args []string, stdout, stderr io.Writer) (err error) {
+	fs := newFlags("bench", stderr)
 	ops := fs.String("ops", "copy", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
 	sizes := fs.String("n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
 	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
-	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size (0: default)")
-	vecs := fs.Uint("copy-vecs", 0, "copy kernel uvec4 per invocation (0: default)")
+	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
+	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxVecsPerThread))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -73,16 +72,25 @@ func runBench(args []string, stdout io.Writer) (err error) {
 	if *reps < 1 || *warmup < 0 {
 		return usagef("-reps must be at least 1 and -warmup at least 0")
 	}
+	if *wg > 1<<16 {
+		return usagef("-copy-wg %d: beyond any device's workgroup size", *wg)
+	}
+	if *vecs > compact.MaxVecsPerThread {
+		return usagef("-copy-vecs %d: at most %d", *vecs, compact.MaxVecsPerThread)
+	}
 	ctx, err := vk.Open(vk.Options{Device: *device})
 	if err != nil {
 		return err
 	}
-	defer func() { err = releaseChecked(ctx, err) }()
-	info := ctx.Info()
-	fmt.Fprintf(os.Stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
-		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)
+	defer func() { err = releaseChecked(ctx, err, stderr) }()
 	cfg := benchConfig{reps: *reps, warmup: *warmup,
 		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)}}
+	if err := compact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
+		return usageError{err}
+	}
+	info := ctx.Info()
+	fmt.Fprintf(stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
+		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)
 	var rows []benchRow
 	if !*asJSON {
 		fmt.Fprintln(stdout, "impl,op,n,keep_ratio,ms_median,gelem_per_s")
@@ -118,11 +126,6 @@ func benchCopy(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error) {
 			p.dst.Release()
 		}
 	}()
-	rng := rand.New(rand.NewPCG(42, n))
-	want := make([]uint32, n)
-	for i := range want {
-		want[i] = rng.Uint32() | 1
-	}
 	for range sets {
 		src, err := ctx.NewBuffer(bytes, vk.DeviceLocal)
 		if err != nil {
@@ -134,6 +137,15 @@ func benchCopy(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error) {
 			return benchRow{}, err
 		}
 		pairs = append(pairs, pair{src, dst})
+	}
+	// Host memory only once the device has taken the buffers.
+	rng := rand.New(rand.NewPCG(42, n))
+	want := make([]uint32, n)
+	for i := range want {
+		want[i] = rng.Uint32() | 1
+	}
+	for _, p := range pairs {
+		src, dst := p.src, p.dst
 		if err := vk.Upload(src.All(), want); err != nil {
 			return benchRow{}, err
 		}

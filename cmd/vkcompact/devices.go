@@ -16,8 +16,8 @@ type devicesOutput struct {
 	Devices []vk.DeviceInfo `json:"devices"`
 }
 
-func runDevices(args []string, stdout io.Writer) error {
-	fs := newFlags("devices")
+func runDevices(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("devices", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err

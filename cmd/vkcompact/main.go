@@ -28,7 +28,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 var commands = []struct {
 	name, summary string
-	run           func(args []string, stdout io.Writer) error
+	run           func(args []string, stdout, stderr io.Writer) error
 }{
 	{"devices", "list Vulkan devices and mark the default", runDevices},
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(args[1:], stdout)
+		err := c.run(args[1:], stdout, stderr)
 		switch {
 		case err == nil:
 			return 0
@@ -80,19 +80,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// newFlags makes a command's flag set; parse errors become usage errors.
-func newFlags(name string) *flag.FlagSet {
+// newFlags makes a command's flag set. It prints nothing itself: parse
+// errors come back as usage errors (one "vkcompact:" line), and -h prints
+// the flags to stderr.
+func newFlags(name string, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet("vkcompact "+name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	return fs
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, help: stderr}
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+// flags is a command's flag set and where its -h text goes.
+type flags struct {
+	*flag.FlagSet
+	help io.Writer
+}
+
+func parse(fs *flags, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(fs.help, "usage of %s:\n", fs.Name())
+			fs.SetOutput(fs.help)
+			fs.PrintDefaults()
 			return err
 		}
-		return usageError{err}
+		return usageError{fmt.Errorf("%w (see '%s -h')", err, fs.Name())}
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -102,14 +114,14 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 // releaseChecked releases ctx and, when the validation layer is on
 // (VKCOMPACT_VALIDATE=1), turns its messages into an error.
-func releaseChecked(ctx *vk.Context, err error) error {
+func releaseChecked(ctx *vk.Context, err error, stderr io.Writer) error {
 	ctx.Release()
 	msgs := ctx.Messages()
 	if len(msgs) == 0 || err != nil {
 		return err
 	}
 	for _, m := range msgs {
-		fmt.Fprintln(os.Stderr, "vkcompact: validation:", m)
+		fmt.Fprintln(stderr, "vkcompact: validation:", m)
 	}
 	return fmt.Errorf("the validation layer reported %d message(s)", len(msgs))
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,12 +13,31 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// runCLI runs the command in-process and returns its exit status and
-// output. Whatever happens, no Go stack trace may reach stderr.
+// TestMain lets the test binary stand in for vkcompact: with
+// VKCOMPACT_TEST_AS_CLI=1 it runs the command line on its arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("VKCOMPACT_TEST_AS_CLI") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// runCLI runs vkcompact in a child process (so that a panic would show as
+// a stack trace on its stderr and an exit status of 2) and returns its
+// exit status and output. A stack trace fails the test.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "VKCOMPACT_TEST_AS_CLI=1")
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running vkcompact %v: %v", args, err)
+	}
 	if strings.Contains(errOut.String(), "goroutine ") || strings.Contains(errOut.String(), "panic:") {
 		t.Fatalf("vkcompact %v printed a stack trace:\n%s", args, errOut.String())
 	}
@@ -112,6 +133,9 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"bench", "-reps", "0"}, 2, "-reps"},
 		{[]string{"bench", "-device", "99", "-n", "4"}, 2, "out of range"},
 		{[]string{"bench", "-device", "no-such-gpu", "-n", "4"}, 2, "no device name contains"},
+		{[]string{"bench", "-n", "4", "-copy-vecs", "2000"}, 2, "-copy-vecs"},
+		{[]string{"bench", "-n", "4", "-copy-wg", "4294967304"}, 2, "-copy-wg"},
+		{[]string{"bench", "-n", "4", "-copy-wg", "4096"}, 2, "workgroup size"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
 		if tc.code == 2 && strings.Contains(errOut, "no Vulkan loader") {
@@ -120,11 +144,14 @@ func TestBadInvocations(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("vkcompact %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, tc.code, tc.want)
 		}
-		if code != 0 && !strings.HasPrefix(errOut, "vkcompact") && !strings.HasPrefix(errOut, "usage") {
-			t.Errorf("vkcompact %v: stderr not prefixed: %q", tc.args, errOut)
+		if code != 0 && !strings.HasPrefix(errOut, "vkcompact: ") && !strings.HasPrefix(errOut, "usage: ") {
+			t.Errorf("vkcompact %v: stderr does not start with a prefixed message: %q", tc.args, errOut)
 		}
 	}
 	if code, out, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(out, "devices") {
 		t.Errorf("-h: exit %d, %q", code, out)
+	}
+	if code, _, errOut := runCLI(t, "bench", "-h"); code != 0 || !strings.Contains(errOut, "-copy-vecs") {
+		t.Errorf("bench -h: exit %d, %q", code, errOut)
 	}
 }
