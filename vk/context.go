@@ -78,13 +78,10 @@ type child interface{ destroyLocked() }
 // enter marks the start of a call that uses the device. It fails once the
 // context is released or its device lost; otherwise exit must follow.
 func (c *Context) enter() error {
-	if c.lost.Load() {
-		return ErrDeviceLost
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.released {
-		return fmt.Errorf("%w: the context", ErrReleased)
+	if err := c.unusableLocked(); err != nil {
+		return err
 	}
 	c.active.Add(1)
 	return nil
@@ -422,11 +419,15 @@ func (c *Context) FullSubgroups() bool { return c.fullSubgroups }
 // Usable returns nil while the context can take work: not released and no
 // device loss seen.
 func (c *Context) Usable() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unusableLocked()
+}
+
+func (c *Context) unusableLocked() error {
 	if c.lost.Load() {
 		return ErrDeviceLost
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.released {
 		return fmt.Errorf("%w: the context", ErrReleased)
 	}

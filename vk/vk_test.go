@@ -333,17 +333,10 @@ func TestSubmitTimeout(t *testing.T) {
 // TestValidationSeesHazard proves the validation setup: two writes to one
 // buffer with no barrier between them must draw a synchronisation hazard.
 func TestValidationSeesHazard(t *testing.T) {
-	ctx, err := vk.Open(vk.Options{Validate: true})
-	if err != nil {
-		if !vktest.InCI() {
-			t.Skipf("no validation layer or device: %v", err)
-		}
-		t.Fatal(err)
-	}
-	defer ctx.Release()
+	ctx := openValidated(t)
 	src, _ := ctx.NewBuffer(256, vk.DeviceLocal)
 	dst, _ := ctx.NewBuffer(256, vk.DeviceLocal)
-	err = ctx.Submit(func(cb vk.CommandBuffer) error {
+	err := ctx.Submit(func(cb vk.CommandBuffer) error {
 		cb.CopyBuffer(src.All(), dst.All())
 		cb.CopyBuffer(src.All(), dst.All()) // write after write, no barrier
 		return nil
@@ -351,11 +344,7 @@ func TestValidationSeesHazard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, m := range ctx.Messages() {
-		found = found || strings.Contains(m.Text, "SYNC-HAZARD-WRITE-AFTER-WRITE")
-	}
-	if !found {
+	if !hasMessage(ctx, "SYNC-HAZARD-WRITE-AFTER-WRITE") {
 		t.Fatalf("the layer did not report the write-after-write hazard; messages: %v", ctx.Messages())
 	}
 	// The same two copies with a barrier between them draw nothing.
@@ -462,24 +451,14 @@ func TestBorrow(t *testing.T) {
 // context destroys what the caller forgot to release; only an object it
 // lost track of can leak.)
 func TestLeakReported(t *testing.T) {
-	ctx, err := vk.Open(vk.Options{Validate: true})
-	if err != nil {
-		if !vktest.InCI() {
-			t.Skipf("no validation layer or device: %v", err)
-		}
-		t.Fatal(err)
-	}
+	ctx := openValidated(t)
 	p, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	vk.Orphan(ctx, p) // lose track of it, so Release leaves it alive
 	ctx.Release()
-	found := false
-	for _, m := range ctx.Messages() {
-		found = found || strings.Contains(m.Text, "has not been destroyed")
-	}
-	if !found {
+	if !hasMessage(ctx, "has not been destroyed") {
 		t.Fatalf("no leak report for an unreleased pipeline; messages: %v", ctx.Messages())
 	}
 }
@@ -488,14 +467,7 @@ func TestLeakReported(t *testing.T) {
 // descriptors too, so a missing barrier between two dependent dispatches
 // is reported. This is what makes the pipeline tests' silence meaningful.
 func TestValidationSeesComputeHazard(t *testing.T) {
-	ctx, err := vk.Open(vk.Options{Validate: true})
-	if err != nil {
-		if !vktest.InCI() {
-			t.Skipf("no validation layer or device: %v", err)
-		}
-		t.Fatal(err)
-	}
-	defer ctx.Release()
+	ctx := openValidated(t)
 	p, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -516,11 +488,7 @@ func TestValidationSeesComputeHazard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, m := range ctx.Messages() {
-		found = found || strings.Contains(m.Text, "SYNC-HAZARD-READ-AFTER-WRITE")
-	}
-	if !found {
+	if !hasMessage(ctx, "SYNC-HAZARD-READ-AFTER-WRITE") {
 		t.Fatalf("the layer did not report the read-after-write hazard; messages: %v", ctx.Messages())
 	}
 	a.Release()
@@ -768,4 +736,25 @@ func TestBorrowBadQueueFamily(t *testing.T) {
 		c.Release()
 		t.Errorf("Borrow with queue family 99: %v", err)
 	}
+}
+
+// openValidated opens a context with validation on, outside vktest: these
+// tests provoke messages on purpose and inspect them. It is released when
+// the test ends (a second Release is harmless).
+func openValidated(t *testing.T) *vk.Context {
+	t.Helper()
+	ctx, err := vk.Open(vk.Options{Validate: true})
+	if err != nil {
+		if !vktest.InCI() {
+			t.Skipf("no validation layer or device: %v", err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(ctx.Release)
+	return ctx
+}
+
+// hasMessage reports whether the layer has said something containing text.
+func hasMessage(ctx *vk.Context, text string) bool {
+	return slices.ContainsFunc(ctx.Messages(), func(m vk.Message) bool { return strings.Contains(m.Text, text) })
 }
