@@ -318,8 +318,15 @@ func (b *Buffer) transfer(r Range, data []byte, upload bool) error {
 	if b == nil {
 		return invalidf("nil buffer")
 	}
-	b.use.RLock()
-	defer b.use.RUnlock()
+	// Non-coherent memory is flushed and invalidated whole, which could
+	// discard a concurrent transfer's unflushed writes: take it alone.
+	if b.mapped != nil && !b.coherent {
+		b.use.Lock()
+		defer b.use.Unlock()
+	} else {
+		b.use.RLock()
+		defer b.use.RUnlock()
+	}
 	if err := r.Check(); err != nil {
 		return err
 	}

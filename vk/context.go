@@ -53,6 +53,7 @@ type Context struct {
 
 	mu          sync.Mutex // guards the fields below
 	released    bool
+	releaseDone chan struct{}     // closed when Release has finished
 	freePools   []vkb.CommandPool // command pools free for the next submission
 	freeFences  []vkb.Fence
 	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
@@ -115,6 +116,7 @@ func (c *Context) disown(x child) {
 	delete(c.children, x)
 	if len(c.outstanding) > 0 {
 		c.retire = append(c.retire, retiree{destroy: x.destroyLocked, after: c.nextSerial})
+		c.reapLocked() // frees this and earlier retirees whose work has completed
 		return
 	}
 	x.destroyLocked()
@@ -486,11 +488,18 @@ func (c *Context) OnRelease(f func()) bool {
 func (c *Context) Release() {
 	c.mu.Lock()
 	if c.released {
+		// Another call is releasing, or has: return only once it is done.
+		done := c.releaseDone
 		c.mu.Unlock()
+		if done != nil {
+			<-done
+		}
 		return
 	}
 	// From here on no new call can start; wait for those in progress.
 	c.released = true
+	c.releaseDone = make(chan struct{})
+	defer close(c.releaseDone)
 	hooks := slices.Clone(c.onRelease)
 	c.onRelease = nil
 	c.mu.Unlock()
@@ -498,19 +507,18 @@ func (c *Context) Release() {
 
 	// Wait for submissions whose wait timed out. A lost device completes
 	// nothing more, so nothing needs waiting for.
+	// Release owns them from here: Pending and reaping leave them alone.
 	c.mu.Lock()
-	inFlight := slices.Clone(c.inFlight)
+	inFlight := c.inFlight
+	c.inFlight = nil
 	c.mu.Unlock()
 	for _, s := range inFlight {
 		if !c.lost.Load() {
 			vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, vkb.MaxUint64)
 		}
-	}
-	c.mu.Lock()
-	for _, s := range c.inFlight {
 		s.destroy(c)
 	}
-	c.inFlight = nil
+	c.mu.Lock()
 	clear(c.outstanding)
 	c.mu.Unlock()
 

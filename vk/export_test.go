@@ -34,3 +34,10 @@ func Orphan(c *Context, p *ComputePipeline) {
 	delete(c.children, p)
 	c.mu.Unlock()
 }
+
+// Outstanding reports how many submission serials are outstanding.
+func Outstanding(c *Context) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.outstanding)
+}

@@ -81,8 +81,17 @@ func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer
 	if err != nil {
 		return err
 	}
-	if err := c.recordAndSubmit(s, record); err != nil {
-		c.finish(s, true)
+	submitted := false
+	defer func() {
+		// A record callback that panics (or calls runtime.Goexit, as
+		// t.Fatal does) must not leave its serial outstanding forever.
+		if !submitted {
+			c.finish(s, true)
+		}
+	}()
+	err = c.recordAndSubmit(s, record)
+	submitted = err == nil
+	if err != nil {
 		return err
 	}
 	return c.wait(s, timeout)
@@ -253,7 +262,7 @@ func (c *Context) settledLocked(serial uint64) bool {
 func (c *Context) Pending() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.device != nil {
+	if !c.released {
 		c.reapLocked()
 	}
 	return len(c.inFlight)

@@ -72,17 +72,23 @@ func (t *Timer) Ticks() ([]uint64, error) {
 
 // read reads count timestamps from first, with their availability.
 func (t *Timer) read(first, count uint32) ([]uint64, error) {
-	if err := t.ctx.enter(); err != nil {
+	c := t.ctx
+	raw := make([]uint64, 2*count) // (value, availability) pairs
+	// Read under mu, so that a concurrent Release cannot destroy the pool
+	// meanwhile; without the wait flag the call does not block.
+	c.mu.Lock()
+	if err := c.unusableLocked(); err != nil {
+		c.mu.Unlock()
 		return nil, err
 	}
-	defer t.ctx.exit()
-	if !t.ctx.owns(t) {
+	if _, ok := c.children[t]; !ok {
+		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: timer", ErrReleased)
 	}
-	raw := make([]uint64, 2*count) // (value, availability) pairs
 	const flags = vkb.QueryResult64Bit | vkb.QueryResultWithAvailabilityBit
-	r := vkb.GetQueryPoolResults(t.ctx.device, t.pool, first, count, uint64(8*len(raw)),
+	r := vkb.GetQueryPoolResults(c.device, t.pool, first, count, uint64(8*len(raw)),
 		unsafe.Pointer(&raw[0]), 16, vkb.QueryResultFlags(flags))
+	c.mu.Unlock()
 	if r != vkb.NotReady {
 		if err := t.ctx.noteResult(check("vkGetQueryPoolResults", r)); err != nil {
 			return nil, err

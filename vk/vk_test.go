@@ -758,3 +758,91 @@ func openValidated(t *testing.T) *vk.Context {
 func hasMessage(ctx *vk.Context, text string) bool {
 	return slices.ContainsFunc(ctx.Messages(), func(m vk.Message) bool { return strings.Contains(m.Text, text) })
 }
+
+// TestTimerReadVersusRelease reads a timer while another goroutine
+// releases it: each read succeeds or reports ErrReleased, never touches a
+// destroyed pool.
+func TestTimerReadVersusRelease(t *testing.T) {
+	ctx := vktest.Open(t)
+	for range 300 {
+		timer, err := ctx.NewTimer(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ctx.Submit(func(cb vk.CommandBuffer) error {
+			timer.Reset(cb)
+			timer.Stamp(cb, 0)
+			timer.Stamp(cb, 1)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error)
+		go func() { _, err := timer.Ticks(); done <- err }()
+		timer.Release()
+		if err := <-done; err != nil && !errors.Is(err, vk.ErrReleased) {
+			t.Fatalf("Ticks racing Release: %v", err)
+		}
+	}
+}
+
+// TestReleaseVersusPending releases the context while another goroutine
+// polls Pending with submissions in flight: Release must return, and
+// destroy each fence once.
+func TestReleaseVersusPending(t *testing.T) {
+	ctx := vktest.Open(t)
+	const n = 8 << 20
+	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
+	dsts := make([]*vk.Buffer, 3)
+	ctx.SetTimeout(0)
+	for i := range dsts {
+		dsts[i], _ = ctx.NewBuffer(4*n, vk.DeviceLocal)
+		if err := compact.Copy(ctx, dsts[i].All(), src.All(), compact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+			t.Fatalf("copy with a zero timeout: %v", err)
+		}
+	}
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				ctx.Pending()
+			}
+		}
+	}()
+	released := make(chan struct{})
+	go func() { ctx.Release(); close(released) }()
+	select {
+	case <-released:
+	case <-time.After(time.Minute):
+		t.Fatal("Release did not return within a minute while Pending was polled")
+	}
+	close(stop)
+	<-polled
+}
+
+// TestSubmitCallbackPanics: a record callback that panics leaves nothing
+// outstanding and nothing leaked (the layer would report the command pool
+// and fence at Release).
+func TestSubmitCallbackPanics(t *testing.T) {
+	ctx := vktest.Open(t)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the callback's panic did not propagate")
+			}
+		}()
+		ctx.Submit(func(vk.CommandBuffer) error { panic("recording failed") })
+	}()
+	if n := vk.Outstanding(ctx); n != 0 {
+		t.Errorf("%d submissions outstanding after a panicking callback", n)
+	}
+	if err := ctx.Submit(func(vk.CommandBuffer) error { return nil }); err != nil {
+		t.Errorf("Submit after a panicking callback: %v", err)
+	}
+}
