@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what vkcompact needs on Debian or Ubuntu, skipping what is there:
-# a C compiler for cgo, the Vulkan loader, Mesa's lavapipe CPU driver, the
+# a C compiler for cgo, the Vulkan loader (and its headers, which a test
+# compares the C layer's structs with), Mesa's lavapipe CPU driver, the
 # Khronos validation layer, and the shader tools (glslc, spirv-val).
 # Uses sudo when not run as root. Go itself must already be installed.
 set -euo pipefail
 
-packages=(gcc libc6-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslc spirv-tools)
+packages=(gcc libc6-dev libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc spirv-tools)
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "setup: Go is not installed (https://go.dev/doc/install); vkcompact needs Go 1.26" >&2

@@ -265,48 +265,14 @@ func Open(opts Options) (*Context, error) {
 func (c *Context) createDevice() error {
 	d := &c.info
 	c.family = uint32(d.ComputeQueueFamily)
-	exts := []string{extPushDescriptor + "\x00"}
-	var next unsafe.Pointer
-	var sizeCtl *vkb.PhysicalDeviceSubgroupSizeControlFeatures
-	if d.SubgroupSizeControl {
-		if d.apiVersion < 1<<22|3<<12 {
-			exts = append(exts, extSubgroupSizeCtl+"\x00")
-		}
-		sizeCtl = &vkb.PhysicalDeviceSubgroupSizeControlFeatures{
-			SType:                vkb.StructureTypePhysicalDeviceSubgroupSizeControlFeatures,
-			SubgroupSizeControl:  vkb.True,
-			ComputeFullSubgroups: vkb.True,
-		}
-		ref, _ := sizeCtl.PassRef()
-		next = unsafe.Pointer(ref)
-		defer sizeCtl.Free()
-	}
-	features := vkb.PhysicalDeviceFeatures{}
-	if d.ShaderInt64 {
-		features.ShaderInt64 = vkb.True
-	}
-	if d.ShaderFloat64 {
-		features.ShaderFloat64 = vkb.True
-	}
-	queue := vkb.DeviceQueueCreateInfo{
-		SType:            vkb.StructureTypeDeviceQueueCreateInfo,
-		QueueFamilyIndex: c.family,
-		QueueCount:       1,
-		PQueuePriorities: []float32{1},
-	}
-	info := &vkb.DeviceCreateInfo{
-		SType:                   vkb.StructureTypeDeviceCreateInfo,
-		PNext:                   next,
-		QueueCreateInfoCount:    1,
-		PQueueCreateInfos:       []vkb.DeviceQueueCreateInfo{queue},
-		EnabledExtensionCount:   uint32(len(exts)),
-		PpEnabledExtensionNames: exts,
-		PEnabledFeatures:        []vkb.PhysicalDeviceFeatures{features},
-	}
-	var dev vkb.Device
-	r := vkb.CreateDevice(c.physical, info, nil, &dev)
-	info.Free()
-	if err := check("vkCreateDevice", r); err != nil {
+	dev, err := createDeviceC(c.instance, c.physical, deviceOptions{
+		family:         c.family,
+		int64:          d.ShaderInt64,
+		float64:        d.ShaderFloat64,
+		sizeControl:    d.SubgroupSizeControl,
+		sizeControlExt: d.SubgroupSizeControl && d.apiVersion < 1<<22|3<<12,
+	})
+	if err != nil {
 		return err
 	}
 	c.device = dev

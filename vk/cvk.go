@@ -342,6 +342,119 @@ static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t stag
 	info.basePipelineIndex = -1;
 	return ((vkc_create_compute_pipelines_fn)fn)(device, 0, 1, &info, NULL, pipeline);
 }
+
+// ---- Object creation with nested arrays. The binding's PassRef copies
+// nested slices through the same finalizer-freed helpers (the parent takes
+// them over a moment later, a small window); these build everything here.
+
+typedef struct { int32_t sType; const void* pNext; const char* pApplicationName; uint32_t applicationVersion;
+	const char* pEngineName; uint32_t engineVersion; uint32_t apiVersion; } vkc_application_info;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; const vkc_application_info* pApplicationInfo;
+	uint32_t enabledLayerCount; const char* const* ppEnabledLayerNames;
+	uint32_t enabledExtensionCount; const char* const* ppEnabledExtensionNames; } vkc_instance_create_info;
+typedef struct { int32_t sType; const void* pNext; uint32_t enabledValidationFeatureCount; const int32_t* pEnabledValidationFeatures;
+	uint32_t disabledValidationFeatureCount; const int32_t* pDisabledValidationFeatures; } vkc_validation_features;
+typedef int32_t (*vkc_create_instance_fn)(const vkc_instance_create_info*, const void*, void**);
+
+// vkc_create_instance creates an instance at apiVersion; with validate, it
+// enables the Khronos validation layer with synchronisation validation and
+// the debug-report extension.
+static int32_t vkc_create_instance(void* fn, uint32_t apiVersion, int validate, void** instance) {
+	static const char* layers[] = { "VK_LAYER_KHRONOS_validation" };
+	static const char* exts[] = { "VK_EXT_debug_report", "VK_EXT_validation_features" };
+	static const int32_t enables[] = { 4 }; // VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
+	vkc_validation_features features = { 1000247000, NULL, 1, enables, 0, NULL }; // VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT
+	vkc_application_info app = { 0, NULL, "vkcompact", 0, "vkcompact", 0, apiVersion }; // VK_STRUCTURE_TYPE_APPLICATION_INFO
+	vkc_instance_create_info info;
+	memset(&info, 0, sizeof info);
+	info.sType = 1; // VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO
+	info.pApplicationInfo = &app;
+	if (validate) {
+		info.pNext = &features;
+		info.enabledLayerCount = 1;
+		info.ppEnabledLayerNames = layers;
+		info.enabledExtensionCount = 2;
+		info.ppEnabledExtensionNames = exts;
+	}
+	return ((vkc_create_instance_fn)fn)(&info, NULL, instance);
+}
+
+typedef struct { int32_t sType; void* pNext; uint32_t subgroupSizeControl; uint32_t computeFullSubgroups; } vkc_subgroup_size_control_features;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t queueFamilyIndex; uint32_t queueCount;
+	const float* pQueuePriorities; } vkc_device_queue_create_info;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t queueCreateInfoCount;
+	const vkc_device_queue_create_info* pQueueCreateInfos; uint32_t enabledLayerCount; const char* const* ppEnabledLayerNames;
+	uint32_t enabledExtensionCount; const char* const* ppEnabledExtensionNames; const uint32_t* pEnabledFeatures; } vkc_device_create_info;
+typedef int32_t (*vkc_create_device_fn)(void*, const vkc_device_create_info*, const void*, void**);
+
+#define VKC_FEATURE_COUNT 55 // VkBool32 members of VkPhysicalDeviceFeatures
+#define VKC_FEATURE_SHADER_FLOAT64 39
+#define VKC_FEATURE_SHADER_INT64 40
+
+// vkc_create_device creates a device with one queue of family, the
+// push-descriptor extension, and the optional features asked for.
+// sizeControlExt adds VK_EXT_subgroup_size_control (before Vulkan 1.3).
+static int32_t vkc_create_device(void* fn, void* pd, uint32_t family, int int64, int float64,
+	int sizeControl, int sizeControlExt, void** device) {
+	static const float priority = 1.0f;
+	const char* exts[2] = { "VK_KHR_push_descriptor", "VK_EXT_subgroup_size_control" };
+	uint32_t features[VKC_FEATURE_COUNT];
+	memset(features, 0, sizeof features);
+	features[VKC_FEATURE_SHADER_INT64] = int64 ? 1 : 0;
+	features[VKC_FEATURE_SHADER_FLOAT64] = float64 ? 1 : 0;
+	vkc_subgroup_size_control_features ctl = { 1000225002, NULL, 1, 1 }; // ..._SUBGROUP_SIZE_CONTROL_FEATURES
+	vkc_device_queue_create_info queue = { 2, NULL, 0, family, 1, &priority }; // VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+	vkc_device_create_info info;
+	memset(&info, 0, sizeof info);
+	info.sType = 3; // VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+	info.pNext = sizeControl ? &ctl : NULL;
+	info.queueCreateInfoCount = 1;
+	info.pQueueCreateInfos = &queue;
+	info.enabledExtensionCount = sizeControlExt ? 2 : 1;
+	info.ppEnabledExtensionNames = exts;
+	info.pEnabledFeatures = features;
+	return ((vkc_create_device_fn)fn)(pd, &info, NULL, device);
+}
+
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; size_t codeSize; const uint32_t* pCode; } vkc_shader_module_create_info;
+typedef int32_t (*vkc_create_shader_module_fn)(void*, const vkc_shader_module_create_info*, const void*, uint64_t*);
+
+static int32_t vkc_create_shader_module(void* fn, void* device, const uint32_t* code, size_t size, uint64_t* module) {
+	vkc_shader_module_create_info info = { 16, NULL, 0, size, code }; // VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
+	return ((vkc_create_shader_module_fn)fn)(device, &info, NULL, module);
+}
+
+typedef struct { uint32_t binding; int32_t descriptorType; uint32_t descriptorCount; uint32_t stageFlags; const void* pImmutableSamplers; } vkc_descriptor_set_layout_binding;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t bindingCount; const vkc_descriptor_set_layout_binding* pBindings; } vkc_descriptor_set_layout_create_info;
+typedef int32_t (*vkc_create_set_layout_fn)(void*, const vkc_descriptor_set_layout_create_info*, const void*, uint64_t*);
+
+// vkc_create_push_set_layout creates a push-descriptor set layout of count
+// storage buffers for the compute stage, at bindings 0..count-1.
+static int32_t vkc_create_push_set_layout(void* fn, void* device, uint32_t count, uint64_t* layout) {
+	vkc_descriptor_set_layout_binding b[VKC_MAX_BINDINGS];
+	if (count > VKC_MAX_BINDINGS) return -13;
+	for (uint32_t i = 0; i < count; i++) {
+		b[i].binding = i;
+		b[i].descriptorType = 7; // VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+		b[i].descriptorCount = 1;
+		b[i].stageFlags = 0x20; // VK_SHADER_STAGE_COMPUTE_BIT
+		b[i].pImmutableSamplers = NULL;
+	}
+	// VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, ..._PUSH_DESCRIPTOR_BIT_KHR
+	vkc_descriptor_set_layout_create_info info = { 32, NULL, 0x1, count, b };
+	return ((vkc_create_set_layout_fn)fn)(device, &info, NULL, layout);
+}
+
+typedef struct { uint32_t stageFlags; uint32_t offset; uint32_t size; } vkc_push_constant_range;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t setLayoutCount; const uint64_t* pSetLayouts;
+	uint32_t pushConstantRangeCount; const vkc_push_constant_range* pPushConstantRanges; } vkc_pipeline_layout_create_info;
+typedef int32_t (*vkc_create_pipeline_layout_fn)(void*, const vkc_pipeline_layout_create_info*, const void*, uint64_t*);
+
+static int32_t vkc_create_pipeline_layout(void* fn, void* device, uint64_t setLayout, uint32_t pushSize, uint64_t* layout) {
+	vkc_push_constant_range range = { 0x20, 0, pushSize }; // VK_SHADER_STAGE_COMPUTE_BIT
+	vkc_pipeline_layout_create_info info = { 30, NULL, 0, 1, &setLayout, pushSize > 0 ? 1 : 0, &range }; // ..._PIPELINE_LAYOUT_CREATE_INFO
+	return ((vkc_create_pipeline_layout_fn)fn)(device, &info, NULL, layout);
+}
 */
 import "C"
 
@@ -445,6 +558,9 @@ type deviceFuncs struct {
 	createComputePipelines unsafe.Pointer
 	flushMemory            unsafe.Pointer
 	invalidateMemory       unsafe.Pointer
+	createShaderModule     unsafe.Pointer
+	createSetLayout        unsafe.Pointer
+	createPipelineLayout   unsafe.Pointer
 }
 
 func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, error) {
@@ -465,6 +581,9 @@ func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, err
 		createComputePipelines: get("vkCreateComputePipelines"),
 		flushMemory:            get("vkFlushMappedMemoryRanges"),
 		invalidateMemory:       get("vkInvalidateMappedMemoryRanges"),
+		createShaderModule:     get("vkCreateShaderModule"),
+		createSetLayout:        get("vkCreateDescriptorSetLayout"),
+		createPipelineLayout:   get("vkCreatePipelineLayout"),
 	}
 	if f.pushDescriptorSet == nil {
 		return f, fmt.Errorf("%w: vkCmdPushDescriptorSetKHR is not available: enable the %s device extension",
@@ -472,7 +591,9 @@ func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, err
 	}
 	for name, p := range map[string]unsafe.Pointer{"vkCmdPipelineBarrier": f.pipelineBarrier, "vkQueueSubmit": f.queueSubmit,
 		"vkCmdCopyBuffer": f.cmdCopyBuffer, "vkCreateComputePipelines": f.createComputePipelines,
-		"vkFlushMappedMemoryRanges": f.flushMemory, "vkInvalidateMappedMemoryRanges": f.invalidateMemory} {
+		"vkFlushMappedMemoryRanges": f.flushMemory, "vkInvalidateMappedMemoryRanges": f.invalidateMemory,
+		"vkCreateShaderModule": f.createShaderModule, "vkCreateDescriptorSetLayout": f.createSetLayout,
+		"vkCreatePipelineLayout": f.createPipelineLayout} {
 		if p == nil {
 			return f, errors.New("vk: vkGetDeviceProcAddr gave no " + name)
 		}
@@ -609,4 +730,67 @@ func createComputePipeline(f *deviceFuncs, device vkb.Device, stageFlags uint32,
 	// A non-dispatchable handle is a pointer-sized C value on 64-bit
 	// platforms; convert it back through a C-typed cell.
 	return *(*vkb.Pipeline)(unsafe.Pointer(&out)), int32(r)
+}
+
+// createInstanceC creates an instance (see vkc_create_instance).
+func createInstanceC(apiVersion uint32, validate bool) (vkb.Instance, error) {
+	fn := instanceProc(nil, "vkCreateInstance")
+	if fn == nil {
+		return nil, errors.New("vk: the loader has no vkCreateInstance")
+	}
+	v := C.int(0)
+	if validate {
+		v = 1
+	}
+	var h unsafe.Pointer
+	r := C.vkc_create_instance(fn, C.uint32_t(apiVersion), v, &h)
+	return vkb.Instance(h), check("vkCreateInstance", vkb.Result(r))
+}
+
+// deviceOptions are what createDeviceC enables.
+type deviceOptions struct {
+	family                      uint32
+	int64, float64              bool
+	sizeControl, sizeControlExt bool
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// createDeviceC creates a device (see vkc_create_device).
+func createDeviceC(instance vkb.Instance, pd vkb.PhysicalDevice, o deviceOptions) (vkb.Device, error) {
+	fn := instanceProc(instance, "vkCreateDevice")
+	if fn == nil {
+		return nil, errors.New("vk: the loader has no vkCreateDevice")
+	}
+	var h unsafe.Pointer
+	r := C.vkc_create_device(fn, unsafe.Pointer(pd), C.uint32_t(o.family), cbool(o.int64), cbool(o.float64),
+		cbool(o.sizeControl), cbool(o.sizeControlExt), &h)
+	return vkb.Device(h), check("vkCreateDevice", vkb.Result(r))
+}
+
+// A non-dispatchable handle comes back from C as a 64-bit value; on 64-bit
+// platforms the binding's handle types are pointer-sized C values, read
+// here through a C-typed cell.
+
+func createShaderModuleC(f *deviceFuncs, device vkb.Device, code []uint32) (vkb.ShaderModule, int32) {
+	var out C.uint64_t
+	r := C.vkc_create_shader_module(f.createShaderModule, unsafe.Pointer(device), (*C.uint32_t)(unsafe.Pointer(&code[0])), C.size_t(4*len(code)), &out)
+	return *(*vkb.ShaderModule)(unsafe.Pointer(&out)), int32(r)
+}
+
+func createPushSetLayoutC(f *deviceFuncs, device vkb.Device, bindings int) (vkb.DescriptorSetLayout, int32) {
+	var out C.uint64_t
+	r := C.vkc_create_push_set_layout(f.createSetLayout, unsafe.Pointer(device), C.uint32_t(bindings), &out)
+	return *(*vkb.DescriptorSetLayout)(unsafe.Pointer(&out)), int32(r)
+}
+
+func createPipelineLayoutC(f *deviceFuncs, device vkb.Device, set vkb.DescriptorSetLayout, pushSize uint32) (vkb.PipelineLayout, int32) {
+	var out C.uint64_t
+	r := C.vkc_create_pipeline_layout(f.createPipelineLayout, unsafe.Pointer(device), C.uint64_t(handle(unsafe.Pointer(set))), C.uint32_t(pushSize), &out)
+	return *(*vkb.PipelineLayout)(unsafe.Pointer(&out)), int32(r)
 }

@@ -11,11 +11,9 @@ import (
 )
 
 const (
-	validationLayer       = "VK_LAYER_KHRONOS_validation"
-	extDebugReport        = "VK_EXT_debug_report"
-	extValidationFeatures = "VK_EXT_validation_features"
-	extPushDescriptor     = "VK_KHR_push_descriptor"
-	extSubgroupSizeCtl    = "VK_EXT_subgroup_size_control"
+	validationLayer    = "VK_LAYER_KHRONOS_validation"
+	extPushDescriptor  = "VK_KHR_push_descriptor"
+	extSubgroupSizeCtl = "VK_EXT_subgroup_size_control"
 
 	// minAPIVersion is the oldest Vulkan the library runs on.
 	minAPIVersion = 1<<22 | 1<<12 // 1.1.0
@@ -120,17 +118,6 @@ func createInstance(validate bool) (*instance, error) {
 	if version < minAPIVersion {
 		return nil, fmt.Errorf("%w: the Vulkan loader offers version %s; vkcompact needs 1.1 or later", ErrUnsupported, versionString(version))
 	}
-	app := &vkb.ApplicationInfo{
-		SType:            vkb.StructureTypeApplicationInfo,
-		PApplicationName: "vkcompact\x00",
-		PEngineName:      "vkcompact\x00",
-		ApiVersion:       version,
-	}
-	info := &vkb.InstanceCreateInfo{
-		SType:            vkb.StructureTypeInstanceCreateInfo,
-		PApplicationInfo: app,
-	}
-	var features *vkb.ValidationFeatures
 	if validate {
 		found, err := hasInstanceLayer(validationLayer)
 		if err != nil {
@@ -139,26 +126,9 @@ func createInstance(validate bool) (*instance, error) {
 		if !found {
 			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)
 		}
-		info.EnabledLayerCount = 1
-		info.PpEnabledLayerNames = []string{validationLayer + "\x00"}
-		info.EnabledExtensionCount = 2
-		info.PpEnabledExtensionNames = []string{extDebugReport + "\x00", extValidationFeatures + "\x00"}
-		features = &vkb.ValidationFeatures{
-			SType:                         vkb.StructureTypeValidationFeatures,
-			EnabledValidationFeatureCount: 1,
-			PEnabledValidationFeatures:    []vkb.ValidationFeatureEnable{vkb.ValidationFeatureEnableSynchronizationValidation},
-		}
-		ref, _ := features.PassRef()
-		info.PNext = unsafe.Pointer(ref)
 	}
-	var h vkb.Instance
-	r := vkb.CreateInstance(info, nil, &h)
-	info.Free()
-	app.Free()
-	if features != nil {
-		features.Free()
-	}
-	if err := check("vkCreateInstance", r); err != nil {
+	h, err := createInstanceC(version, validate)
+	if err != nil {
 		return nil, err
 	}
 	// The binding resolves every entry point through vkGetInstanceProcAddr;

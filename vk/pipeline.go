@@ -61,58 +61,21 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 		}
 	}()
 
-	mi := &vkb.ShaderModuleCreateInfo{
-		SType:    vkb.StructureTypeShaderModuleCreateInfo,
-		CodeSize: uint64(4 * len(d.Code)),
-		PCode:    d.Code,
+	module, r := createShaderModuleC(&c.fns, c.device, d.Code)
+	if err := check("vkCreateShaderModule", vkb.Result(r)); err != nil {
+		return nil, err
 	}
-	var module vkb.ShaderModule // a local: cgo checks the whole object an output pointer points into
-	r := vkb.CreateShaderModule(c.device, mi, nil, &module)
-	mi.Free()
 	p.module = module
-	if err := check("vkCreateShaderModule", r); err != nil {
+	setSpec, r := createPushSetLayoutC(&c.fns, c.device, d.Bindings)
+	if err := check("vkCreateDescriptorSetLayout", vkb.Result(r)); err != nil {
 		return nil, err
 	}
-
-	bindings := make([]vkb.DescriptorSetLayoutBinding, d.Bindings)
-	for i := range bindings {
-		bindings[i] = vkb.DescriptorSetLayoutBinding{
-			Binding:         uint32(i),
-			DescriptorType:  vkb.DescriptorTypeStorageBuffer,
-			DescriptorCount: 1,
-			StageFlags:      vkb.ShaderStageFlags(vkb.ShaderStageComputeBit),
-		}
-	}
-	li := &vkb.DescriptorSetLayoutCreateInfo{
-		SType:        vkb.StructureTypeDescriptorSetLayoutCreateInfo,
-		Flags:        vkb.DescriptorSetLayoutCreateFlags(vkb.DescriptorSetLayoutCreatePushDescriptorBit),
-		BindingCount: uint32(d.Bindings),
-		PBindings:    bindings,
-	}
-	var setSpec vkb.DescriptorSetLayout
-	r = vkb.CreateDescriptorSetLayout(c.device, li, nil, &setSpec)
-	li.Free()
 	p.setSpec = setSpec
-	if err := check("vkCreateDescriptorSetLayout", r); err != nil {
+	layout, r := createPipelineLayoutC(&c.fns, c.device, p.setSpec, d.PushSize)
+	if err := check("vkCreatePipelineLayout", vkb.Result(r)); err != nil {
 		return nil, err
 	}
-
-	pl := &vkb.PipelineLayoutCreateInfo{
-		SType:          vkb.StructureTypePipelineLayoutCreateInfo,
-		SetLayoutCount: 1,
-		PSetLayouts:    []vkb.DescriptorSetLayout{p.setSpec},
-	}
-	if d.PushSize > 0 {
-		pl.PushConstantRangeCount = 1
-		pl.PPushConstantRanges = []vkb.PushConstantRange{{StageFlags: vkb.ShaderStageFlags(vkb.ShaderStageComputeBit), Size: d.PushSize}}
-	}
-	var layout vkb.PipelineLayout
-	r = vkb.CreatePipelineLayout(c.device, pl, nil, &layout)
-	pl.Free()
 	p.layout = layout
-	if err := check("vkCreatePipelineLayout", r); err != nil {
-		return nil, err
-	}
 
 	var flags uint32
 	if d.FullSubgroups && c.fullSubgroups {
