@@ -707,19 +707,7 @@ func TestReleaseWhileRecording(t *testing.T) {
 // error, not a hang.
 func TestTimerUnwritten(t *testing.T) {
 	ctx := vktest.Open(t)
-	timer, err := ctx.NewTimer(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = ctx.Submit(func(cb vk.CommandBuffer) error {
-		timer.Reset(cb)
-		timer.Stamp(cb, 0)
-		timer.Stamp(cb, 1)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	timer := stampedTimer(t, ctx, 3)
 	if _, err := timer.Nanoseconds(0, 1); err != nil {
 		t.Errorf("written stamps: %v", err)
 	}
@@ -765,19 +753,7 @@ func hasMessage(ctx *vk.Context, text string) bool {
 func TestTimerReadVersusRelease(t *testing.T) {
 	ctx := vktest.Open(t)
 	for range 300 {
-		timer, err := ctx.NewTimer(2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = ctx.Submit(func(cb vk.CommandBuffer) error {
-			timer.Reset(cb)
-			timer.Stamp(cb, 0)
-			timer.Stamp(cb, 1)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		timer := stampedTimer(t, ctx, 2)
 		done := make(chan error)
 		go func() { _, err := timer.Ticks(); done <- err }()
 		timer.Release()
@@ -845,4 +821,23 @@ func TestSubmitCallbackPanics(t *testing.T) {
 	if err := ctx.Submit(func(vk.CommandBuffer) error { return nil }); err != nil {
 		t.Errorf("Submit after a panicking callback: %v", err)
 	}
+}
+
+// stampedTimer makes a timer of count timestamps and writes stamps 0 and 1.
+func stampedTimer(t *testing.T, ctx *vk.Context, count uint32) *vk.Timer {
+	t.Helper()
+	timer, err := ctx.NewTimer(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ctx.Submit(func(cb vk.CommandBuffer) error {
+		timer.Reset(cb)
+		timer.Stamp(cb, 0)
+		timer.Stamp(cb, 1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return timer
 }
