@@ -58,6 +58,36 @@ static int32_t vkc_enumerate_instance_version(void* fn, uint32_t* v) {
 typedef void (*vkc_pd_query_fn)(void* pd, void* out);
 static void vkc_pd_query(void* fn, void* pd, void* out) { ((vkc_pd_query_fn)fn)(pd, out); }
 
+// vkc_compute_units reads the number of compute units (NVIDIA SMs, AMD CUs)
+// from VK_NV_shader_sm_builtins or VK_AMD_shader_core_properties, through
+// vkGetPhysicalDeviceProperties2 (fn). It leaves *units 0 when neither is
+// offered.
+typedef struct { int32_t sType; void* pNext; uint32_t shaderSMCount; uint32_t shaderWarpsPerSM; } vkc_sm_builtins_props;
+typedef struct { int32_t sType; void* pNext; uint32_t shaderEngineCount; uint32_t shaderArraysPerEngineCount;
+	uint32_t computeUnitsPerShaderArray; uint32_t simdPerComputeUnit; uint32_t wavefrontsPerSimd; uint32_t wavefrontSize;
+	uint32_t rest[8]; } vkc_amd_core_props;
+typedef struct { int32_t sType; void* pNext; uint64_t properties[103]; } vkc_properties2; // VkPhysicalDeviceProperties is 824 bytes
+static void vkc_compute_units(void* fn, void* pd, int nv, int amd, uint32_t* units, uint32_t* perUnit) {
+	vkc_sm_builtins_props sm = { 1000154001, NULL, 0, 0 };
+	vkc_amd_core_props core;
+	memset(&core, 0, sizeof core);
+	core.sType = 1000185000;
+	vkc_properties2 p2;
+	memset(&p2, 0, sizeof p2);
+	p2.sType = 1000059001; // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+	p2.pNext = nv ? (void*)&sm : amd ? (void*)&core : NULL;
+	((vkc_pd_query_fn)fn)(pd, &p2);
+	*units = 0;
+	*perUnit = 0;
+	if (nv) {
+		*units = sm.shaderSMCount;
+		*perUnit = sm.shaderWarpsPerSM;
+	} else if (amd) {
+		*units = core.shaderEngineCount * core.shaderArraysPerEngineCount * core.computeUnitsPerShaderArray;
+		*perUnit = core.simdPerComputeUnit * core.wavefrontsPerSimd;
+	}
+}
+
 typedef struct {
 	uint64_t buffer;
 	uint64_t offset;
@@ -547,6 +577,24 @@ func physicalDeviceQuery(instance vkb.Instance, pd vkb.PhysicalDevice, name stri
 	}
 	C.vkc_pd_query(fn, unsafe.Pointer(pd), out)
 	return true
+}
+
+// computeUnits reports the device's compute units and the subgroups each
+// keeps resident, where an extension says (see vkc_compute_units).
+func computeUnits(instance vkb.Instance, pd vkb.PhysicalDevice, nv, amd bool) (units, perUnit uint32) {
+	if !nv && !amd {
+		return 0, 0
+	}
+	fn := instanceProc(instance, "vkGetPhysicalDeviceProperties2")
+	if fn == nil {
+		fn = instanceProc(instance, "vkGetPhysicalDeviceProperties2KHR")
+	}
+	if fn == nil {
+		return 0, 0
+	}
+	var u, p C.uint32_t
+	C.vkc_compute_units(fn, unsafe.Pointer(pd), cbool(nv), cbool(amd), &u, &p)
+	return uint32(u), uint32(p)
 }
 
 // deviceFuncs holds the device-level entry points the C layer calls.

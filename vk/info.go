@@ -2,6 +2,7 @@ package vk
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	vkb "github.com/goki/vulkan"
@@ -38,6 +39,15 @@ type DeviceInfo struct {
 	TimestampPeriod                 float32   `json:"timestamp_period_ns"`  // nanoseconds per timestamp tick
 	TimestampValidBits              uint32    `json:"timestamp_valid_bits"` // of the compute queue family; 0: no timestamps
 	ComputeQueueFamily              int       `json:"compute_queue_family"` // -1 when there is none
+
+	// ComputeUnits is the number of streaming multiprocessors or compute
+	// units where the driver says (VK_NV_shader_sm_builtins,
+	// VK_AMD_shader_core_properties), the host's CPU count for a CPU
+	// device, and 0 when unknown. SubgroupsPerUnit is how many subgroups
+	// one unit keeps resident, 0 when unknown. The compaction sizes its
+	// processor count from them.
+	ComputeUnits     uint32 `json:"compute_units"`
+	SubgroupsPerUnit uint32 `json:"subgroups_per_unit"`
 
 	ShaderInt64    bool `json:"shader_int64"`
 	ShaderFloat64  bool `json:"shader_float64"`
@@ -160,6 +170,12 @@ func queryDevice(inst vkb.Instance, instVersion uint32, pd vkb.PhysicalDevice, i
 		return d, err
 	}
 	d.PushDescriptor = exts[extPushDescriptor]
+	if d.apiVersion >= minAPIVersion {
+		d.ComputeUnits, d.SubgroupsPerUnit = computeUnits(inst, pd, exts["VK_NV_shader_sm_builtins"], exts["VK_AMD_shader_core_properties"])
+	}
+	if d.ComputeUnits == 0 && d.Type == "cpu" {
+		d.ComputeUnits = uint32(runtime.NumCPU())
+	}
 
 	if d.apiVersion >= minAPIVersion {
 		queryDevice11(inst, pd, &d, exts)

@@ -40,6 +40,9 @@ var cMirrors = map[string]struct {
 	"vkc_descriptor_set_layout_binding":     {"VkDescriptorSetLayoutBinding", []string{"binding", "descriptorType", "descriptorCount", "stageFlags", "pImmutableSamplers"}},
 	"vkc_descriptor_set_layout_create_info": {"VkDescriptorSetLayoutCreateInfo", []string{"sType", "pNext", "flags", "bindingCount", "pBindings"}},
 	"vkc_push_constant_range":               {"VkPushConstantRange", []string{"stageFlags", "offset", "size"}},
+	"vkc_sm_builtins_props":                 {"VkPhysicalDeviceShaderSMBuiltinsPropertiesNV", []string{"sType", "pNext", "shaderSMCount", "shaderWarpsPerSM"}},
+	"vkc_amd_core_props":                    {"VkPhysicalDeviceShaderCorePropertiesAMD", []string{"sType", "pNext", "shaderEngineCount", "shaderArraysPerEngineCount", "computeUnitsPerShaderArray", "simdPerComputeUnit", "wavefrontsPerSimd", "wavefrontSize"}},
+	"vkc_properties2":                       {"VkPhysicalDeviceProperties2", []string{"sType", "pNext", "properties"}},
 	"vkc_pipeline_layout_create_info":       {"VkPipelineLayoutCreateInfo", []string{"sType", "pNext", "flags", "setLayoutCount", "pSetLayouts", "pushConstantRangeCount", "pPushConstantRanges"}},
 }
 
