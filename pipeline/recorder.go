@@ -24,11 +24,15 @@ import (
 // descriptors and push constants: the caller's bound compute state is not
 // preserved.
 type Recorder struct {
-	cb      vk.CommandBuffer
-	ctx     *vk.Context
-	err     error
-	written []vk.Range // written since the last barrier
-	read    []vk.Range // read since the last barrier
+	cb           vk.CommandBuffer
+	ctx          *vk.Context
+	err          error
+	written      []vk.Range // written since the last barrier
+	read         []vk.Range // read since the last barrier
+	indirectRead bool       // some of read were indirect arguments
+	// flushed were written before the last barrier, which made them
+	// visible to compute shaders but not to indirect-command reads.
+	flushed []vk.Range
 	nDisp   int
 	nBarr   int
 }
@@ -94,42 +98,82 @@ func (r *Recorder) checkBinding(k *Kernel, i int, b vk.Range) error {
 // to bindings[i]. A barrier is recorded first if the dispatch depends on an
 // earlier one of the sequence. groups == 0 records nothing.
 func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings ...vk.Range) {
-	if r.err != nil {
+	if !r.check(p, push, bindings) {
 		return
-	}
-	if p == nil || p.ctx != r.ctx {
-		r.err = fmt.Errorf("pipeline: dispatch of a pipeline from another context, or nil")
-		return
-	}
-	k := p.Kernel
-	if len(bindings) != len(k.Bindings) {
-		r.err = fmt.Errorf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
-		return
-	}
-	if len(push) != k.PushWords {
-		r.err = fmt.Errorf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
-		return
-	}
-	for i, b := range bindings {
-		if err := r.checkBinding(k, i, b); err != nil {
-			r.err = err
-			return
-		}
 	}
 	grid, err := GridFor(r.ctx.Info(), groups)
 	if err != nil {
-		r.err = fmt.Errorf("pipeline %s: %w", k.Name, err)
+		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
 		return
 	}
 	if groups == 0 {
 		return
 	}
-	r.barrierFor(k, bindings)
+	r.barrierFor(p.Kernel, bindings, nil)
+	r.bindAndPush(p, push, bindings)
+	r.cb.Dispatch(grid.X, grid.Y, 1)
+	r.noteAccesses(p.Kernel, bindings)
+}
+
+// DispatchIndirect records p with its workgroup counts read on the GPU
+// from the VkDispatchIndirectCommand at args (12 bytes, offset a multiple
+// of 4), which an earlier dispatch of the sequence may have written: the
+// barrier before it then covers the indirect-command read.
+func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, bindings ...vk.Range) {
+	if !r.check(p, push, bindings) {
+		return
+	}
+	if err := args.Check(); err != nil {
+		r.err = fmt.Errorf("pipeline %s: indirect arguments: %w", p.Kernel.Name, err)
+		return
+	}
+	if args.Buffer.Context() != r.ctx || args.Offset%4 != 0 || args.Size < 12 {
+		r.err = fmt.Errorf("pipeline %s: indirect arguments at offset %d, %d bytes: need 12 bytes at a multiple of 4 in a buffer of this context", p.Kernel.Name, args.Offset, args.Size)
+		return
+	}
+	r.barrierFor(p.Kernel, bindings, &args)
+	r.bindAndPush(p, push, bindings)
+	r.cb.DispatchIndirect(args)
+	r.noteAccesses(p.Kernel, bindings)
+	r.read = append(r.read, args)
+	r.indirectRead = true
+}
+
+// check validates a dispatch's pipeline, push constants and bindings.
+func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
+	if r.err != nil {
+		return false
+	}
+	if p == nil || p.ctx != r.ctx {
+		r.err = fmt.Errorf("pipeline: dispatch of a pipeline from another context, or nil")
+		return false
+	}
+	k := p.Kernel
+	if len(bindings) != len(k.Bindings) {
+		r.err = fmt.Errorf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
+		return false
+	}
+	if len(push) != k.PushWords {
+		r.err = fmt.Errorf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
+		return false
+	}
+	for i, b := range bindings {
+		if err := r.checkBinding(k, i, b); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Recorder) bindAndPush(p *Pipeline, push []uint32, bindings []vk.Range) {
 	r.cb.Bind(p.p)
 	r.cb.PushStorageBuffers(p.p, bindings...)
 	r.cb.PushConstants(p.p, push)
-	r.cb.Dispatch(grid.X, grid.Y, 1)
 	r.nDisp++
+}
+
+func (r *Recorder) noteAccesses(k *Kernel, bindings []vk.Range) {
 	for i, b := range bindings {
 		if k.Bindings[i]&Write != 0 {
 			r.written = append(r.written, b)
@@ -140,9 +184,10 @@ func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings 
 	}
 }
 
-// barrierFor records the barrier the next dispatch needs, if any.
-func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range) {
-	hazard, war := false, false
+// barrierFor records the barrier the next dispatch needs, if any; args is
+// its indirect-argument range, if it has one.
+func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range, args *vk.Range) {
+	hazard, war, indirect := false, false, false
 	for i, b := range bindings {
 		if anyOverlap(r.written, b) {
 			hazard = true
@@ -151,19 +196,40 @@ func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range) {
 			war = true
 		}
 	}
+	if args != nil && anyOverlap(r.written, *args) {
+		hazard, indirect = true, true
+	}
+	if args != nil && !indirect && anyOverlap(r.flushed, *args) {
+		// Written before an earlier barrier that covered compute shaders
+		// only: one more barrier makes the arguments visible to the
+		// indirect read (chained through the compute stage).
+		r.cb.BufferBarrier(vk.StageComputeShader, vk.StageDrawIndirect, vk.AccessShaderWrite, vk.AccessIndirectCommandRead, *args)
+		r.nBarr++
+	}
 	if !hazard && !war {
 		return
 	}
 	if len(r.written) > 0 {
-		r.cb.BufferBarrier(vk.StageComputeShader, vk.StageComputeShader,
-			vk.AccessShaderWrite, vk.AccessShaderRead|vk.AccessShaderWrite, r.written...)
+		dstStage, dstAccess := vk.StageComputeShader, vk.AccessShaderRead|vk.AccessShaderWrite
+		if indirect {
+			dstStage |= vk.StageDrawIndirect
+			dstAccess |= vk.AccessIndirectCommandRead
+		}
+		r.cb.BufferBarrier(vk.StageComputeShader, dstStage, vk.AccessShaderWrite, dstAccess, r.written...)
 	}
 	if war {
 		// Write-after-read needs only an execution dependency: no access.
-		r.cb.BufferBarrier(vk.StageComputeShader, vk.StageComputeShader, 0, 0, r.read...)
+		srcStage := vk.StageComputeShader
+		if r.indirectRead {
+			srcStage |= vk.StageDrawIndirect
+		}
+		r.cb.BufferBarrier(srcStage, vk.StageComputeShader, 0, 0, r.read...)
 	}
 	r.nBarr++
-	r.written, r.read = r.written[:0], r.read[:0]
+	if !indirect {
+		r.flushed = append(r.flushed, r.written...)
+	}
+	r.written, r.read, r.indirectRead = r.written[:0], r.read[:0], false
 }
 
 // Run records a sequence into a command buffer of ctx's own, submits it and

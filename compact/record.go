@@ -1,0 +1,167 @@
+package compact
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Record records the selection into r's command buffer: count, scan and
+// move dispatches with a buffer barrier between each (and, in place, a
+// copy back). Errors, such as a range too small, are kept by r and
+// returned by r.Err or pipeline.Run.
+//
+// Synchronisation contract. The first accesses are compute-shader reads of
+// Src and Flags (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Dst, Result and
+// Scratch (VK_ACCESS_SHADER_WRITE_BIT; Src too with InPlace): the caller
+// makes its earlier writes of Src and Flags available to them, and orders
+// its earlier uses of the written ranges before them. The last accesses
+// are compute-shader writes of Dst (Src with InPlace), Result and Scratch:
+// the caller orders its later reads after them, and to use the result
+// block as indirect arguments it records a barrier from
+// VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_WRITE_BIT to
+// VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT /
+// VK_ACCESS_INDIRECT_COMMAND_READ_BIT. Recording binds pipelines, push
+// descriptors and push constants: the caller's compute state is not kept.
+//
+// uint8 flags are read as 4-byte words: when n is not a multiple of 4 the
+// last word's padding bytes, up to n rounded up to 4, must lie inside the
+// flags buffer (their values are ignored).
+func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	if r.Err() != nil {
+		return
+	}
+	if err := p.check(r, &b); err != nil {
+		r.Fail(err)
+		return
+	}
+	info := p.ctx.Info()
+	counts := b.Scratch.Sub(0, uint64(p.procs+1)*4)
+	args := b.Scratch.Sub(p.argsOff, uint64(max(p.pieces, 1))*16)
+	out := b.Dst
+	if p.sel.InPlace {
+		out = b.Scratch.Sub(p.tmpOff, uint64(p.n)*p.size)
+	}
+	n := uint64(p.n)
+	seg := uint64(p.segElems)
+	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
+
+	// Phase 1: count, one dispatch per segment.
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.chunk))
+		src := b.Src.Sub(first*p.size, elems*p.size)
+		r.Dispatch(p.count, ceilDiv(nc, perGroup),
+			[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), p.cLo, p.cHi},
+			src, src, p.flagsFor(b, src, first, elems), counts)
+	}
+	// Phase 2: scan the counts; write the result block.
+	r.Dispatch(p.scan, 1, []uint32{p.nChunks, p.n, p.sel.GroupSize, info.MaxWorkgroupCount[0],
+		p.segElems, p.pieces, p.wg * 4}, counts, b.Result.Sub(0, ResultSize), args)
+	// Phase 3: move, one dispatch per segment and destination page.
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.chunk))
+		src := b.Src.Sub(first*p.size, elems*p.size)
+		flags := p.flagsFor(b, src, first, elems)
+		for page := uint64(0); page < n; page += seg {
+			count := min(seg, n-page)
+			dst := out.Sub(page*p.size, count*p.size)
+			r.Dispatch(p.move, ceilDiv(nc, perGroup),
+				[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), uint32(first),
+					uint32(page), uint32(count), p.cLo, p.cHi},
+				src, src, flags, counts, dst, dst)
+		}
+	}
+	if !p.sel.InPlace || n == 0 {
+		return
+	}
+	// In place: copy back what the move wrote to scratch.
+	if p.sel.Split {
+		RecordCopy(r, b.Src.Sub(0, n*p.size), out, CopyOptions{})
+		return
+	}
+	for i := uint32(0); i < p.pieces; i++ {
+		first := uint64(i) * seg
+		count := min(seg, n-first)
+		from, to := out.Sub(first*p.size, count*p.size), b.Src.Sub(first*p.size, count*p.size)
+		r.DispatchIndirect(p.copyback, args.Sub(uint64(i)*16, 16), []uint32{uint32(first), uint32(count)},
+			from, to, from, to, counts)
+	}
+}
+
+// flagsFor returns the flags of the segment [first, first+elems), or src
+// when the predicate reads no flags (the binding must hold something).
+func (p *Plan) flagsFor(b Buffers, src vk.Range, first, elems uint64) vk.Range {
+	if p.sel.Keep.Op != Flagged {
+		return src
+	}
+	fb := uint64(p.sel.Keep.FlagBytes)
+	return vk.Range{Buffer: b.Flags.Buffer, Offset: b.Flags.Offset + first*fb, Size: alignUp(elems*fb, 4)}
+}
+
+// check validates the buffers against the plan.
+func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return invalid("compact: the plan was made for another context")
+	}
+	n := uint64(p.n)
+	type named struct {
+		name string
+		r    vk.Range
+		need uint64
+	}
+	list := []named{{"source", b.Src, n * p.size}, {"result", b.Result, ResultSize}, {"scratch", b.Scratch, p.scratch}}
+	if p.sel.InPlace {
+		if b.Dst.Buffer != nil && b.Dst != b.Src {
+			return invalid("compact: in place, the destination must be the source or left empty")
+		}
+	} else {
+		list = append(list, named{"destination", b.Dst, n * p.size})
+	}
+	if p.sel.Keep.Op == Flagged {
+		list = append(list, named{"flags", b.Flags, n * uint64(p.sel.Keep.FlagBytes)})
+	}
+	align := p.ctx.Info().MinStorageBufferOffsetAlignment
+	for _, x := range list {
+		if x.r.Buffer == nil {
+			return invalid("compact: no %s buffer", x.name)
+		}
+		if err := x.r.Check(); err != nil {
+			return fmt.Errorf("compact: %s: %w", x.name, err)
+		}
+		if x.r.Buffer.Context() != p.ctx {
+			return invalid("compact: %s: %v", x.name, errForeign)
+		}
+		if x.r.Size < x.need {
+			return invalid("compact: %s range of %d bytes: %d needed", x.name, x.r.Size, x.need)
+		}
+		if align > 0 && x.r.Offset%align != 0 {
+			return invalid("compact: %s offset %d is not a multiple of minStorageBufferOffsetAlignment %d", x.name, x.r.Offset, align)
+		}
+	}
+	if p.sel.Keep.Op == Flagged && p.sel.Keep.FlagBytes == 1 && n%4 != 0 {
+		if end := b.Flags.Offset + alignUp(n, 4); end > b.Flags.Buffer.Size() {
+			return invalid("compact: uint8 flags are read in 4-byte words: the flags buffer needs %d bytes after offset %d (n rounded up to 4), it has %d",
+				alignUp(n, 4), b.Flags.Offset, b.Flags.Buffer.Size()-b.Flags.Offset)
+		}
+	}
+	// No range may overlap one that is written, except Src and Dst in place.
+	for i := range list {
+		for j := i + 1; j < len(list); j++ {
+			a, c := list[i], list[j]
+			if a.r.Buffer == c.r.Buffer && a.r.Offset < c.r.Offset+c.need && c.r.Offset < a.r.Offset+a.need {
+				if a.name == "source" && c.name == "destination" {
+					return invalid("compact: source and destination overlap; set InPlace to compact a buffer in place")
+				}
+				if a.name == "source" && c.name == "flags" || a.name == "flags" && c.name == "source" {
+					continue // both only read
+				}
+				return invalid("compact: the %s and %s ranges overlap", a.name, c.name)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package compact
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// ReadResult reads the result block at r (ResultSize bytes, written by a
+// recorded selection whose submission has completed).
+func ReadResult(r vk.Range) (Result, error) {
+	var w [3]uint32
+	if err := vk.Download(r.Sub(ResultKeptOffset, 12), w[:]); err != nil {
+		return Result{}, err
+	}
+	return Result{Kept: w[0], Rejected: w[1], Total: w[2]}, nil
+}
+
+// Run records the selection on the context's own queue, waits, and reads
+// the result block back. A zero Result or Scratch range is allocated for
+// the call and released after it.
+func (p *Plan) Run(b Buffers) (Result, error) {
+	var temps []*vk.Buffer
+	defer func() {
+		for _, t := range temps {
+			t.Release()
+		}
+	}()
+	alloc := func(r *vk.Range, size uint64) error {
+		if r.Buffer != nil {
+			return nil
+		}
+		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, buf)
+		*r = buf.Range(0, size)
+		return nil
+	}
+	if err := alloc(&b.Result, ResultSize); err != nil {
+		return Result{}, err
+	}
+	if err := alloc(&b.Scratch, p.scratch); err != nil {
+		return Result{}, err
+	}
+	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return Result{}, err
+	}
+	return ReadResult(b.Result)
+}
+
+// Select plans and runs a selection of n elements (see NewPlan, Plan.Run).
+func Select(ctx *vk.Context, n uint64, sel Selection, b Buffers) (Result, error) {
+	p, err := NewPlan(ctx, n, sel)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.Run(b)
+}
+
+// Slice runs sel over data on the GPU and returns the output: the kept
+// elements, or with sel.Split all of them, kept first. T is the element:
+// a key type, or a struct whose size is sel.Elem's stride (a zero Stride
+// takes T's size). InPlace is honoured on the GPU; data is not modified.
+func Slice[T any](ctx *vk.Context, data []T, sel Selection) ([]T, Result, error) {
+	if sel.Keep.Op == Flagged {
+		return nil, Result{}, invalid("compact: a flagged selection takes its flags: use SliceFlagged")
+	}
+	return slice[T, uint32](ctx, data, nil, sel)
+}
+
+// SliceFlagged is Slice keeping the elements whose flag is nonzero; flags
+// has one entry per element. sel.Keep is set to KeepFlagged.
+func SliceFlagged[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
+	if len(flags) != len(data) {
+		return nil, Result{}, invalid("compact: %d flags for %d elements", len(flags), len(data))
+	}
+	var f F
+	sel.Keep = KeepFlagged(uint32(unsafe.Sizeof(f)))
+	return slice(ctx, data, flags, sel)
+}
+
+func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
+	var zero T
+	size := uint32(unsafe.Sizeof(zero))
+	if sel.Elem.Stride == 0 {
+		sel.Elem.Stride = size
+	}
+	if sel.Elem.Stride != size {
+		return nil, Result{}, invalid("compact: elements of %d bytes in a slice of %d-byte %T", sel.Elem.Stride, size, zero)
+	}
+	n := uint64(len(data))
+	p, err := NewPlan(ctx, n, sel)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	var bufs []*vk.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	newBuf := func(size uint64) (vk.Range, error) {
+		b, err := ctx.NewBuffer(max(alignUp(size, 4), 16), vk.DeviceLocal)
+		if err != nil {
+			return vk.Range{}, err
+		}
+		bufs = append(bufs, b)
+		return b.Range(0, size), nil
+	}
+	bytes := n * uint64(size)
+	var b Buffers
+	if b.Src, err = newBuf(bytes); err != nil {
+		return nil, Result{}, err
+	}
+	if err := vk.Upload(b.Src, data); err != nil {
+		return nil, Result{}, err
+	}
+	b.Dst = b.Src
+	if !sel.InPlace {
+		if b.Dst, err = newBuf(bytes); err != nil {
+			return nil, Result{}, err
+		}
+	}
+	if flags != nil {
+		if b.Flags, err = newBuf(uint64(len(flags)) * uint64(unsafe.Sizeof(flags[0]))); err != nil {
+			return nil, Result{}, err
+		}
+		if err := vk.Upload(b.Flags, flags); err != nil {
+			return nil, Result{}, err
+		}
+	}
+	res, err := p.Run(b)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	if res.Total != uint32(n) || uint64(res.Kept) > n {
+		return nil, res, fmt.Errorf("compact: the GPU reported %d kept of %d for %d elements", res.Kept, res.Total, n)
+	}
+	outLen := uint64(res.Kept)
+	if sel.Split {
+		outLen = n
+	}
+	out := make([]T, outLen)
+	if err := vk.Download(b.Dst.Sub(0, outLen*uint64(size)), out); err != nil {
+		return nil, res, err
+	}
+	return out, res, nil
+}

@@ -1,0 +1,362 @@
+package compact
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The three phases, and the copy-back of an in-place compaction. All need
+// full subgroups: every subgroup is one processor walking one chunk.
+var (
+	countKernel = &pipeline.Kernel{
+		Name:          "select_count",
+		SPIRV:         shaders.MustSPIRV("select_count"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write},
+		PushWords:     6,
+		FullSubgroups: true,
+	}
+	scanKernel = &pipeline.Kernel{
+		Name:          "select_scan",
+		SPIRV:         shaders.MustSPIRV("select_scan"),
+		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Write},
+		PushWords:     7,
+		FullSubgroups: true,
+	}
+	moveKernel = &pipeline.Kernel{
+		Name:          "select_move",
+		SPIRV:         shaders.MustSPIRV("select_move"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords:     9,
+		FullSubgroups: true,
+	}
+	copybackKernel = &pipeline.Kernel{
+		Name:      "select_copyback",
+		SPIRV:     shaders.MustSPIRV("select_copyback"),
+		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
+		PushWords: 2,
+	}
+)
+
+// MaxElements is the largest element count a selection takes: slots and
+// counts are 32-bit on the GPU.
+const MaxElements = math.MaxUint32
+
+// Result block layout: the scan writes ResultSize bytes to Buffers.Result.
+const (
+	ResultSize = 48
+	// ResultKeptOffset holds the kept count (uint32), followed by the
+	// rejected count and the total.
+	ResultKeptOffset = 0
+	// ResultDispatchOffset holds a VkDispatchIndirectCommand covering the
+	// kept elements with Options.GroupSize invocations per workgroup: x
+	// workgroups, or x*y >= the workgroups needed when they exceed
+	// maxComputeWorkGroupCount[0] (the shader then linearises
+	// gl_WorkGroupID and bounds itself by the kept count).
+	ResultDispatchOffset = 16
+	// ResultDrawOffset holds a VkDrawIndirectCommand: vertexCount = kept,
+	// instanceCount = 1, firstVertex = firstInstance = 0.
+	ResultDrawOffset = 32
+)
+
+// Write chooses how the move phase writes.
+type Write uint8
+
+const (
+	// WriteAuto picks per device and element (see defaultWrite).
+	WriteAuto Write = iota
+	// WriteScattered stores each element at its slot from the lane that
+	// holds it.
+	WriteScattered
+	// WriteStaged gathers each step's output in shared memory first, then
+	// stores it in contiguous spans.
+	WriteStaged
+)
+
+// String names the strategy.
+func (w Write) String() string {
+	switch w {
+	case WriteScattered:
+		return "scattered"
+	case WriteStaged:
+		return "staged"
+	}
+	return "auto"
+}
+
+// Options tunes a selection. Zero values take per-device defaults.
+type Options struct {
+	// Processors is Billeter's P: the input is cut into at most this many
+	// chunks, each walked by one subgroup. Default: the device's compute
+	// units times the subgroups each keeps resident, halved; 4 workgroups
+	// per unit where the residency is unknown.
+	Processors uint32
+	// WorkgroupSize is the invocations per workgroup of the count and move
+	// phases: a multiple of the largest subgroup size. Default 256.
+	WorkgroupSize uint32
+	// LoadsPerLane is the loads each lane issues per step before using
+	// any: uvec4s for elements of 4, 8 and 16 bytes, elements otherwise.
+	LoadsPerLane uint32
+	// Write chooses scattered or staged stores.
+	Write Write
+	// GroupSize is the invocations per workgroup of the caller's next
+	// pass, for the dispatch arguments in the result block. Default 64.
+	GroupSize uint32
+}
+
+// Selection describes a compaction or split.
+type Selection struct {
+	Elem Elem
+	Keep Keep
+	// Split writes every element, the kept ones first; the kept count is
+	// the split point. Otherwise only the kept elements are written.
+	Split bool
+	// InPlace makes the source the destination. The move then writes to
+	// scratch and a last pass copies the result back (ScratchSize counts
+	// the extra n elements).
+	InPlace bool
+	Options
+}
+
+// Buffers are the ranges a recorded selection uses. Every offset must be a
+// multiple of the device's minStorageBufferOffsetAlignment.
+type Buffers struct {
+	Src     vk.Range // n elements, read
+	Dst     vk.Range // room for n elements, written; unused (zero) with InPlace
+	Flags   vk.Range // Flagged: n flags; uint8 flags are read in 4-byte words, see Plan.Record
+	Result  vk.Range // ResultSize bytes, written
+	Scratch vk.Range // Plan.ScratchSize bytes, read and written
+}
+
+// Result is the result block as read back.
+type Result struct {
+	Kept, Rejected, Total uint32
+}
+
+// Plan is a selection of n elements checked, tuned and sized for one
+// context. It is immutable and safe for concurrent use.
+type Plan struct {
+	ctx  *vk.Context
+	sel  Selection
+	n    uint32
+	size uint64 // bytes per element
+	pred uint32
+	cLo  uint32
+	cHi  uint32
+
+	wg, vecs, procs   uint32
+	chunk, nChunks    uint32
+	segElems          uint32 // elements per segment, and per destination page
+	staged            bool
+	count, scan, move *pipeline.Pipeline
+	copyback          *pipeline.Pipeline
+
+	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
+	pieces                                           uint32
+}
+
+const chunkAlign = 256 // elements: keeps every segment offset a multiple of 256 bytes
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
+
+// NewPlan checks sel for n elements on ctx, picks its tuning and creates
+// its pipelines.
+func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
+	p, err := newPlan(ctx, n, sel)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
+}
+
+func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
+	if ctx == nil {
+		return nil, invalid("compact: nil context")
+	}
+	if err := ctx.Usable(); err != nil {
+		return nil, err
+	}
+	if err := sel.Elem.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+	}
+	if n > MaxElements {
+		return nil, invalid("compact: %d elements: at most %d", n, uint64(MaxElements))
+	}
+	pred, lo, hi, err := sel.Keep.encode(sel.Elem.Key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+	}
+	info := ctx.Info()
+	p := &Plan{ctx: ctx, sel: sel, n: uint32(n), size: uint64(sel.Elem.Size()), pred: pred, cLo: lo, cHi: hi}
+	words := uint32(p.size / 4)
+	epv := uint32(1)
+	switch words {
+	case 1:
+		epv = 4
+	case 2:
+		epv = 2
+	}
+	o := sel.Options
+	p.wg = o.WorkgroupSize
+	if p.wg == 0 {
+		p.wg = max(256, info.MaxSubgroupSize)
+	}
+	if p.wg%info.MaxSubgroupSize != 0 {
+		return nil, invalid("compact: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
+	}
+	p.vecs = o.LoadsPerLane
+	if p.vecs == 0 {
+		p.vecs = defaultLoads(words)
+	}
+	if p.vecs > 16 {
+		return nil, invalid("compact: %d loads per lane: at most 16", p.vecs)
+	}
+	if o.GroupSize == 0 {
+		p.sel.GroupSize = 64
+	}
+	p.procs = o.Processors
+	if p.procs == 0 {
+		p.procs = defaultProcessors(info, p.wg)
+	}
+	stageWords := uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
+	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
+	switch o.Write {
+	case WriteStaged:
+		if !fits {
+			return nil, invalid("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
+				stageWords*4, p.wg, p.vecs, p.size, info.MaxSharedMemory)
+		}
+		p.staged = true
+	case WriteAuto:
+		p.staged = defaultWrite(info, words) == WriteStaged && fits
+	case WriteScattered:
+	default:
+		return nil, invalid("compact: unknown write strategy %d", o.Write)
+	}
+	if !p.staged {
+		stageWords = 1
+	}
+
+	// Chunks, and segments of whole chunks that fit one binding.
+	maxSeg := (uint64(info.MaxStorageBufferRange) / p.size) &^ (chunkAlign - 1)
+	if maxSeg == 0 {
+		return nil, invalid("compact: %d-byte elements do not fit the device's maxStorageBufferRange %d", p.size, info.MaxStorageBufferRange)
+	}
+	chunk := max(alignUp(ceilDiv(n, uint64(p.procs)), chunkAlign), chunkAlign)
+	chunk = min(chunk, maxSeg)
+	p.chunk = uint32(chunk)
+	p.nChunks = uint32(ceilDiv(n, chunk))
+	p.procs = max(p.procs, p.nChunks)
+	p.segElems = uint32((maxSeg / chunk) * chunk)
+
+	// Scratch: counts, copy-back arguments, and the in-place copy.
+	p.countsBytes = alignUp(uint64(p.procs+1)*4, 256)
+	if sel.InPlace && !sel.Split {
+		p.pieces = uint32(ceilDiv(n, uint64(p.segElems)))
+	}
+	p.argsOff = p.countsBytes
+	p.argsBytes = alignUp(uint64(max(p.pieces, 1))*16, 256)
+	p.tmpOff = p.argsOff + p.argsBytes
+	p.scratch = p.tmpOff
+	if sel.InPlace {
+		p.scratch += alignUp(n*p.size, 256)
+	}
+
+	flagBytes := sel.Keep.FlagBytes
+	if flagBytes == 0 {
+		flagBytes = 4
+	}
+	split, staged := uint32(0), uint32(0)
+	if sel.Split {
+		split = 1
+	}
+	if p.staged {
+		staged = 1
+	}
+	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), pred, flagBytes, p.vecs}
+	cache := pipeline.For(ctx)
+	if p.count, err = cache.Get(countKernel, common...); err != nil {
+		return nil, err
+	}
+	if p.move, err = cache.Get(moveKernel, append(common, split, staged, uint32(stageWords))...); err != nil {
+		return nil, err
+	}
+	if p.scan, err = cache.Get(scanKernel, scanWorkgroup(info), p.procs, words); err != nil {
+		return nil, err
+	}
+	if p.pieces > 0 {
+		if p.copyback, err = cache.Get(copybackKernel, p.wg, 1, words, p.procs); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// defaultLoads is the loads per lane per step: enough to keep several
+// requests in flight per lane.
+func defaultLoads(words uint32) uint32 {
+	if words <= 4 {
+		return 2
+	}
+	return 4
+}
+
+// defaultWrite is the write strategy WriteAuto takes.
+func defaultWrite(info vk.DeviceInfo, words uint32) Write {
+	return WriteScattered
+}
+
+// defaultProcessors is P for a device: enough subgroups to fill it.
+func defaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
+	perGroup := max(wg/info.MaxSubgroupSize, 1)
+	switch {
+	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
+		return max(info.ComputeUnits*info.SubgroupsPerUnit/2, perGroup)
+	case info.ComputeUnits > 0:
+		return info.ComputeUnits * 4 * perGroup
+	}
+	return 64 * perGroup
+}
+
+// scanWorkgroup is the single scan workgroup's size: up to 1024, a
+// multiple of the largest subgroup, with at most 256 subgroups.
+func scanWorkgroup(info vk.DeviceInfo) uint32 {
+	wg := min(1024, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0], 256*max(info.MinSubgroupSize, 1))
+	return max(wg/info.MaxSubgroupSize, 1) * info.MaxSubgroupSize
+}
+
+// N returns the element count the plan was made for.
+func (p *Plan) N() uint64 { return uint64(p.n) }
+
+// ScratchSize returns the bytes of scratch Record needs: per-chunk counts,
+// and with InPlace the n elements the move writes before copying back.
+func (p *Plan) ScratchSize() uint64 { return p.scratch }
+
+// Tuning reports the choices the plan made.
+func (p *Plan) Tuning() Tuning {
+	w := WriteScattered
+	if p.staged {
+		w = WriteStaged
+	}
+	return Tuning{Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
+}
+
+// Tuning is what a Plan chose.
+type Tuning struct {
+	Processors, Chunk, Chunks   uint32
+	WorkgroupSize, LoadsPerLane uint32
+	Write                       Write
+	SegmentElems                uint32 // elements bound at once (maxStorageBufferRange)
+}
+
+// errForeign reports a range of another context.
+var errForeign = errors.New("the buffer belongs to another context")

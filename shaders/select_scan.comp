@@ -1,0 +1,101 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+// select_scan: phase 2 of the compaction, one workgroup. An exclusive
+// prefix sum turns the per-chunk counts into each chunk's first output
+// slot, in tiles of the workgroup size (subgroup scans, then one
+// invocation combines the subgroup totals and carries the running total
+// to the next tile), so any number of chunks works. It then writes the
+// total to counts[nChunks] and counts[PROCS] (the move reads them), the
+// result block, and the indirect arguments of the in-place copy-back.
+//
+// Bindings: 0 counts (PROCS + 1 words), 1 the result block (12 words),
+// 2 the copy-back arguments (4 words per piece).
+
+#include "select.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, binding = 0) buffer Counts { uint counts[]; };
+layout(std430, binding = 1) writeonly buffer Result { uint result[]; };
+layout(std430, binding = 2) writeonly buffer Args { uvec4 args[]; };
+
+layout(push_constant) uniform Push {
+    uint nChunks;   // chunks holding elements
+    uint n;         // elements in all
+    uint groupSize; // the caller's invocations per workgroup, for result[4..6]
+    uint maxX;      // maxComputeWorkGroupCount[0]
+    uint pieceElems; // elements per copy-back piece
+    uint pieces;    // copy-back pieces; 0 when there is no copy-back
+    uint copyTile;  // words per copy-back workgroup
+} pc;
+
+shared uint sums[256]; // one per subgroup: 1024 invocations of subgroups of 4 at most
+shared uint carry;
+
+// grid spreads groups over x and y within maxX.
+uvec3 grid(uint groups) {
+    if (groups == 0) {
+        return uvec3(0, 1, 1);
+    }
+    uint y = (groups - 1) / pc.maxX + 1;
+    return uvec3((groups - 1) / y + 1, y, 1);
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    if (lid == 0) {
+        carry = 0;
+    }
+    barrier();
+    for (uint base = 0; base < pc.nChunks; base += gl_WorkGroupSize.x) {
+        uint i = base + lid;
+        uint v = i < pc.nChunks ? counts[i] : 0;
+        uint incl = subgroupInclusiveAdd(v);
+        uint sum = subgroupAdd(v);
+        if (subgroupElect()) {
+            sums[gl_SubgroupID] = sum;
+        }
+        barrier();
+        if (lid == 0) {
+            uint run = carry;
+            for (uint s = 0; s < gl_NumSubgroups; s++) {
+                uint t = sums[s];
+                sums[s] = run;
+                run += t;
+            }
+            carry = run;
+        }
+        barrier();
+        if (i < pc.nChunks) {
+            counts[i] = sums[gl_SubgroupID] + incl - v;
+        }
+        barrier(); // sums is rewritten by the next tile
+    }
+    uint kept = carry;
+    if (lid == 0) {
+        counts[pc.nChunks] = kept;
+        counts[PROCS] = kept;
+        result[0] = kept;
+        result[1] = pc.n - kept;
+        result[2] = pc.n;
+        result[3] = 0;
+        uvec3 g = grid(kept == 0 ? 0 : (kept - 1) / pc.groupSize + 1);
+        result[4] = g.x;
+        result[5] = g.y;
+        result[6] = g.z;
+        result[7] = 0;
+        result[8] = kept; // VkDrawIndirectCommand: vertexCount
+        result[9] = 1;    // instanceCount
+        result[10] = 0;   // firstVertex
+        result[11] = 0;   // firstInstance
+    }
+    for (uint p = lid; p < pc.pieces; p += gl_WorkGroupSize.x) {
+        uint first = p * pc.pieceElems;
+        uint elems = kept > first ? min(pc.pieceElems, kept - first) : 0;
+        // elems * STRIDE words fit: a piece is one binding of at most 4 GiB.
+        uint words = elems * STRIDE;
+        args[p] = uvec4(grid(words == 0 ? 0 : (words - 1) / pc.copyTile + 1), 0);
+    }
+}
