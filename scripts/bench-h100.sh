@@ -2,26 +2,38 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-reps 30] [-sweep]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-tests]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
 #   .bench/cub_anchor.cu  a copy of the CUB reference program (shared/anchors/)
 #   .gl/*.deb             libvulkan1 and the GLVND libraries (libegl1 libglvnd0 libopengl0
 #                         libgl1 libglx0 libgles2) NVIDIA's Vulkan driver loads through
+#   .bench/tests/*.test   (for -tests) test binaries: go test -c -o .bench/tests/ ./compact ...
+#   .bench/layer/*.deb    (for -tests) Debian's vulkan-validationlayers
 # Writes $OUT/bench.csv (vkcompact and cub rows in one file) and prints the
-# merged table: our time over CUB's, and for copy our bandwidth as a share
-# of CUB's memcpy. -sweep also times the copy kernel's tuning grid at 2^28.
+# merged table: our time over CUB's; for copy our bandwidth as a share of
+# CUB's memcpy; for select_if and partition_if our time over the
+# three-phase byte floor, (2+p)*4n bytes for select (3*4n for partition) at
+# the best copy bandwidth of the run. -sweep also times the compaction's
+# tuning grid at 2^28, keep 0.5; -tests runs the test binaries under the
+# validation layer first.
 set -euo pipefail
 sizes=20,24,26,28
+keeps=0.1,0.5,0.9
 reps=30
+ops=copy,select_if,partition_if
 sweep=0
+tests=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) sizes=$2; shift 2 ;;
+	-keep) keeps=$2; shift 2 ;;
 	-reps) reps=$2; shift 2 ;;
+	-ops) ops=$2; shift 2 ;;
 	-sweep) sweep=1; shift ;;
-	*) echo "usage: $0 [-n LIST] [-reps N] [-sweep]" >&2; exit 2 ;;
+	-tests) tests=1; shift ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-tests]" >&2; exit 2 ;;
 	esac
 done
 out=${OUT:-/tmp/vkcompact-bench}
@@ -41,38 +53,61 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 echo "== vkcompact devices"
 "$bin/vkcompact" devices | tee "$out/devices.txt"
 
+if [ "$tests" = 1 ]; then
+	echo "== test binaries under the validation layer (synchronisation validation on)"
+	for f in .bench/layer/*.deb; do dpkg -x "$f" /; done
+	export VK_LAYER_PATH=/usr/share/vulkan/explicit_layer.d
+	for t in .bench/tests/*.test; do
+		pkg=$(basename "$t" .test)
+		dir=$pkg
+		[ -d "$dir" ] || dir=cmd/$pkg
+		(cd "$dir" && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 "$OLDPWD/$t" -test.short -test.v 2>&1) |
+			grep -E '^(--- |ok|FAIL|PASS|panic)|validation' | tee -a "$out/tests.txt" || true
+	done
+fi
+
 echo "== building the CUB anchor"
 nvcc -O3 -arch=sm_90 -o "$bin/cub_anchor" "$bin/cub_anchor.cu"
 
 echo "== running"
-"$bin/vkcompact" bench -ops copy -n "$sizes" -reps "$reps" >"$out/vkcompact.csv"
-"$bin/cub_anchor" -n "$sizes" -keep 0.5 -reps "$reps" >"$out/cub.csv"
+"$bin/vkcompact" bench -ops "$ops" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/vkcompact.csv"
+"$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
 
 if [ "$sweep" = 1 ]; then
-	echo "== copy tuning sweep at 2^28 (workgroup size x uvec4 per invocation)"
-	echo "wg,vecs,ms_median,gelem_per_s" >"$out/copy-sweep.csv"
-	for wg in 128 256 512 1024; do
-		for v in 1 2 4 8; do
-			row=$("$bin/vkcompact" bench -ops copy -n 28 -reps "$reps" -copy-wg $wg -copy-vecs $v | tail -n 1)
-			echo "$wg,$v,$(echo "$row" | cut -d, -f5,6)" >>"$out/copy-sweep.csv"
+	echo "== compaction tuning sweep at 2^28, keep 0.5 (processors x loads per lane x write)"
+	echo "procs,loads,write,ms_median,gelem_per_s" >"$out/select-sweep.csv"
+	for w in scattered staged; do
+		for l in 1 2 4; do
+			row=$("$bin/vkcompact" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-loads $l -select-write $w | tail -n 1)
+			echo "default,$l,$w,$(echo "$row" | cut -d, -f5,6)" >>"$out/select-sweep.csv"
 		done
 	done
-	cat "$out/copy-sweep.csv"
+	for p in 1056 2112 8448 16896; do
+		row=$("$bin/vkcompact" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-procs $p | tail -n 1)
+		echo "$p,default,auto,$(echo "$row" | cut -d, -f5,6)" >>"$out/select-sweep.csv"
+	done
+	cat "$out/select-sweep.csv"
 fi
 
 echo "== merged (same run, same GPU)"
 awk -F, '
 NR == 1 { next }
-$1 == "cub" { cub[$2 "," $3] = $5; if ($2 == "copy") cubcopy[$3] = $5; next }
+$2 == "copy" { bw = 8 * $3 / $5; if (bw > best) best = bw } # bytes per ms, read + write
+$1 == "cub" { cub[$2 "," $3 "," $4] = $5; if ($2 == "copy") cubcopy[$3] = $5; next }
 $1 == "vkcompact" { ours[++n] = $0 }
 END {
-	printf "%-20s %11s %6s %12s %12s %9s %14s\n", "op", "n", "keep", "vkcompact_ms", "cub_ms", "ours/cub", "copy_bw_share"
+	printf "# floor: three-phase bytes at the best copy bandwidth of this run, %.3f TB/s\n", best / 1e9
+	printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", "op", "n", "keep", "vkcompact_ms", "cub_ms", "ours/cub", "copy_bw_share", "ours/floor"
 	for (i = 1; i <= n; i++) {
 		split(ours[i], f, ",")
-		c = cub[f[2] "," f[3]]
+		c = cub[f[2] "," f[3] "," f[4]]
+		if (f[2] == "copy") c = cubcopy[f[3]]
 		ratio = (c > 0) ? sprintf("%.3f", f[5] / c) : "-"
 		share = (f[2] == "copy" && cubcopy[f[3]] > 0) ? sprintf("%.1f%%", 100 * cubcopy[f[3]] / f[5]) : "-"
-		printf "%-20s %11s %6s %12s %12s %9s %14s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share
+		floor = "-"
+		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((2 + f[4]) * 4 * f[3] / best))
+		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
+		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}
 }' "$out/bench.csv" | tee "$out/merged.txt"

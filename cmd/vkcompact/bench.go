@@ -25,14 +25,21 @@ type benchRow struct {
 	GelemPerS float64 `json:"gelem_per_s"`
 }
 
-// benchOps lists the operations bench can time today.
-var benchOps = map[string]func(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error){
-	"copy": benchCopy,
+// benchOps lists the operations bench can time today. keep is the keep
+// ratio (ignored by copy).
+var benchOps = map[string]func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error){
+	"copy":         benchCopy,
+	"select_if":    benchSelect(false),
+	"partition_if": benchSelect(true),
 }
+
+// keeps reports whether an operation runs once per keep ratio.
+func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
 
 type benchConfig struct {
 	reps, warmup int
 	copyOpts     compact.CopyOptions
+	selectOpts   compact.Options
 }
 
 // rotateBytes: inputs smaller than this are rotated over several buffer
@@ -42,8 +49,13 @@ const rotateBytes = 128 << 20
 
 func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench", stderr)
-	ops := fs.String("ops", "copy", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
+	ops := fs.String("ops", "copy,select_if,partition_if", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
 	sizes := fs.String("n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
+	keepList := fs.String("keep", "0.1,0.5,0.9", "comma-separated keep ratios for select_if and partition_if")
+	procs := fs.Uint("select-procs", 0, "compaction processors (Billeter's P; 0: per device)")
+	loads := fs.Uint("select-loads", 0, "compaction loads per lane per step (0: default)")
+	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
+	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
@@ -69,6 +81,27 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		opList = append(opList, o)
 	}
+	var ratios []float64
+	for _, s := range strings.Split(*keepList, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || v < 0 || v > 1 {
+			return usagef("-keep: %q is not a ratio between 0 and 1", s)
+		}
+		ratios = append(ratios, v)
+	}
+	var selWrite compact.Write
+	switch *write {
+	case "auto":
+	case "scattered":
+		selWrite = compact.WriteScattered
+	case "staged":
+		selWrite = compact.WriteStaged
+	default:
+		return usagef("-select-write: %q is not auto, scattered or staged", *write)
+	}
+	if *procs > 1<<24 || *loads > 16 || *selWG > 1<<16 {
+		return usagef("-select-procs, -select-loads or -select-wg out of range")
+	}
 	if *reps < 1 || *warmup < 0 {
 		return usagef("-reps must be at least 1 and -warmup at least 0")
 	}
@@ -84,7 +117,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
 	cfg := benchConfig{reps: *reps, warmup: *warmup,
-		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)}}
+		copyOpts:   compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
+		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite}}
 	if err := compact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
 		return usageError{err}
 	}
@@ -97,14 +131,20 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	for _, lg := range logs {
 		for _, op := range opList {
-			row, err := benchOps[op](ctx, 1<<lg, cfg)
-			if err != nil {
-				return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
+			rs := []float64{1}
+			if keeps(op) {
+				rs = ratios
 			}
-			if *asJSON {
-				rows = append(rows, row)
-			} else {
-				fmt.Fprintf(stdout, "%s,%s,%d,%.3f,%.5f,%.2f\n", row.Impl, row.Op, row.N, row.KeepRatio, row.MsMedian, row.GelemPerS)
+			for _, keep := range rs {
+				row, err := benchOps[op](ctx, 1<<lg, keep, cfg)
+				if err != nil {
+					return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
+				}
+				if *asJSON {
+					rows = append(rows, row)
+				} else {
+					fmt.Fprintf(stdout, "%s,%s,%d,%.3f,%.5f,%.2f\n", row.Impl, row.Op, row.N, row.KeepRatio, row.MsMedian, row.GelemPerS)
+				}
 			}
 		}
 	}
@@ -115,7 +155,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 }
 
 // benchCopy times the uvec4 copy of n uint32 and checks its output.
-func benchCopy(ctx *vk.Context, n uint64, cfg benchConfig) (benchRow, error) {
+func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
 	bytes := 4 * n
 	sets := int(min(max(rotateBytes/(2*bytes), 1), 16))
 	type pair struct{ src, dst *vk.Buffer }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// benchSelect returns the timing of compaction (select_if) or split
+// (partition_if) of n uint32 keeping x != 0. Inputs follow the CUB
+// anchor's recipe: each element kept with probability keep, a kept one a
+// random odd number, a dropped one 0 (with Go's PCG generator, not the
+// anchor's mt19937: the same distribution, not the same numbers). Inputs
+// under rotateBytes rotate over several buffer sets; the output of every
+// set that ran is checked against a Go reference.
+func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error) {
+	return func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error) {
+		op := "select_if"
+		if split {
+			op = "partition_if"
+		}
+		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: split, Options: cfg.selectOpts}
+		plan, err := compact.NewPlan(ctx, n, sel)
+		if err != nil {
+			return benchRow{}, err
+		}
+		bytes := 4 * n
+		nSets := int(min(max(rotateBytes/(2*bytes), 1), 16))
+		var bufs []*vk.Buffer
+		defer func() {
+			for _, b := range bufs {
+				b.Release()
+			}
+		}()
+		alloc := func(size uint64) (*vk.Buffer, error) {
+			b, err := ctx.NewBuffer(size, vk.DeviceLocal)
+			if err == nil {
+				bufs = append(bufs, b)
+			}
+			return b, err
+		}
+		rng := rand.New(rand.NewPCG(42, n^uint64(keep*1e6)))
+		in := make([]uint32, n)
+		var want []uint32
+		for i := range in {
+			if rng.Float64() < keep {
+				in[i] = rng.Uint32() | 1
+				want = append(want, in[i])
+			}
+		}
+		kept := len(want)
+		if split {
+			for _, v := range in {
+				if v == 0 {
+					want = append(want, 0)
+				}
+			}
+		}
+		var inputs []compact.Buffers
+		for range nSets {
+			var b compact.Buffers
+			src, err := alloc(bytes)
+			if err != nil {
+				return benchRow{}, err
+			}
+			dst, err := alloc(bytes)
+			if err != nil {
+				return benchRow{}, err
+			}
+			res, err := alloc(compact.ResultSize)
+			if err != nil {
+				return benchRow{}, err
+			}
+			scratch, err := alloc(max(plan.ScratchSize(), 16))
+			if err != nil {
+				return benchRow{}, err
+			}
+			b.Src, b.Dst, b.Result, b.Scratch = src.All(), dst.All(), res.All(), scratch.Range(0, plan.ScratchSize())
+			if err := vk.Upload(b.Src, in); err != nil {
+				return benchRow{}, err
+			}
+			if err := poison(ctx, dst); err != nil {
+				return benchRow{}, err
+			}
+			inputs = append(inputs, b)
+		}
+		timer, err := ctx.NewTimer(2)
+		if err != nil {
+			return benchRow{}, err
+		}
+		defer timer.Release()
+		var ms []float64
+		for i := range cfg.warmup + cfg.reps {
+			b := inputs[i%len(inputs)]
+			err := ctx.Submit(func(cb vk.CommandBuffer) error {
+				cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
+				timer.Reset(cb)
+				timer.Stamp(cb, 0)
+				r := pipeline.Record(cb)
+				plan.Record(r, b)
+				timer.Stamp(cb, 1)
+				cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+				return r.Err()
+			})
+			if err != nil {
+				return benchRow{}, err
+			}
+			if i >= cfg.warmup {
+				ns, err := timer.Nanoseconds(0, 1)
+				if err != nil {
+					return benchRow{}, err
+				}
+				ms = append(ms, ns/1e6)
+			}
+		}
+		for _, b := range inputs[:min(len(inputs), cfg.warmup+cfg.reps)] {
+			res, err := compact.ReadResult(b.Result)
+			if err != nil {
+				return benchRow{}, err
+			}
+			if int(res.Kept) != kept || uint64(res.Total) != n {
+				return benchRow{}, fmt.Errorf("%s kept %d of %d, want %d of %d", op, res.Kept, res.Total, kept, n)
+			}
+			got := make([]uint32, len(want))
+			if err := vk.Download(b.Dst.Sub(0, 4*uint64(len(want))), got); err != nil {
+				return benchRow{}, err
+			}
+			if !slices.Equal(got, want) {
+				i := firstDiff(got, want)
+				return benchRow{}, fmt.Errorf("%s output wrong at element %d: got %#x, want %#x", op, i, got[i], want[i])
+			}
+		}
+		med := median(ms)
+		return benchRow{Impl: "vkcompact", Op: op, N: n, KeepRatio: keep, MsMedian: med, GelemPerS: float64(n) / med / 1e6}, nil
+	}
+}
