@@ -3,6 +3,22 @@
 //
 //	vkcompact devices [-json]
 //	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
+//	vkcompact compact -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact split -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//
+// compact writes the elements of the input that EXPR (or the flags) keeps,
+// in order; split writes all of them, the kept ones first, each part in
+// order. T is u32, i32, f32, u64, i64 or f64; with -stride and -key the
+// elements are structs of BYTES bytes with a key of type T at byte OFFSET.
+// EXPR is nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK.
+// An input is raw little-endian, or a NumPy .npy array (format 1.0, 2.0 or
+// 3.0, C order): 1-D of the dtype of -type ('<u4', '<i4', '<f4', '<u8',
+// '<i8', '<f8'), or for structs of S bytes 1-D of '|VS', or bytes ('|u1')
+// of shape (n, S) or (S*n,). A flags file holds one byte per element, or is
+// a 1-D .npy of '|b1', '|u1' or '<u4'. The output is a .npy file (format
+// 1.0, the dtype of -type, or '|VS' for structs) when its name ends in .npy,
+// raw otherwise; it is written to a temporary file and renamed once
+// complete, so that a failed run leaves none.
 //
 // Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
 // device or driver failure. Errors go to stderr, prefixed "vkcompact:".
@@ -32,6 +48,8 @@ var commands = []struct {
 }{
 	{"devices", "list Vulkan devices and mark the default", runDevices},
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
+	{"compact", "keep the elements of a file that pass a test, in order", runCompact},
+	{"split", "split a file's elements: those that pass a test first, in order", runSplit},
 }
 
 func usage(w io.Writer) {

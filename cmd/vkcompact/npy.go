@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// NumPy .npy files: a magic string, a format version, a header that is a
+// Python dict literal ({'descr': '<f4', 'fortran_order': False, 'shape':
+// (3,), }) and the array's bytes. The reader takes versions 1.0, 2.0 and
+// 3.0; the writer writes 1.0.
+
+// npyMagic starts every .npy file.
+const npyMagic = "\x93NUMPY"
+
+// npyMaxHeader bounds the header length the reader accepts (NumPy's own
+// reader stops at 10,000 bytes by default), so that a corrupt length does
+// not make it allocate gigabytes.
+const npyMaxHeader = 1 << 20
+
+// npyHeader is a parsed .npy header.
+type npyHeader struct {
+	descr    string   // the dtype, e.g. "<f4", "|b1", "|V32"
+	itemSize uint64   // bytes per item, from descr
+	fortran  bool     // fortran_order
+	shape    []uint64 // the dimensions
+	count    uint64   // items: the product of shape
+	dataOff  int64    // the data's offset in the file
+}
+
+// shapeString writes the shape as Python does: (), (3,), (3, 4).
+func (h *npyHeader) shapeString() string {
+	if len(h.shape) == 1 {
+		return fmt.Sprintf("(%d,)", h.shape[0])
+	}
+	s := make([]string, len(h.shape))
+	for i, d := range h.shape {
+		s[i] = strconv.FormatUint(d, 10)
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// readNpyHeader reads the header of a .npy file of size bytes from r,
+// positioned at the file's start, and leaves r at the data. It checks the
+// header's syntax, that its dtype is a little-endian (or byte-sized)
+// simple type, and that exactly the data the shape calls for follows.
+func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
+	var pre [12]byte
+	if size < 10 {
+		return nil, errors.New("corrupt .npy file: too short for a header")
+	}
+	if _, err := io.ReadFull(r, pre[:8]); err != nil {
+		return nil, fmt.Errorf("reading the .npy header: %w", err)
+	}
+	if string(pre[:6]) != npyMagic {
+		return nil, errors.New("not a .npy file: no \\x93NUMPY magic string")
+	}
+	major, minor := pre[6], pre[7]
+	var hlen, off int64
+	switch {
+	case minor != 0 || major < 1 || major > 3:
+		return nil, fmt.Errorf(".npy format version %d.%d: only 1.0, 2.0 and 3.0 are supported", major, minor)
+	case major == 1:
+		if _, err := io.ReadFull(r, pre[8:10]); err != nil {
+			return nil, fmt.Errorf("reading the .npy header: %w", err)
+		}
+		hlen, off = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	default:
+		if size < 12 {
+			return nil, errors.New("corrupt .npy file: truncated header length")
+		}
+		if _, err := io.ReadFull(r, pre[8:12]); err != nil {
+			return nil, fmt.Errorf("reading the .npy header: %w", err)
+		}
+		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
+	}
+	if hlen > npyMaxHeader {
+		return nil, fmt.Errorf("corrupt .npy file: a header of %d bytes (at most %d accepted)", hlen, npyMaxHeader)
+	}
+	if off+hlen > size {
+		return nil, fmt.Errorf("corrupt .npy file: a header of %d bytes in a file of %d", hlen, size)
+	}
+	text := make([]byte, hlen)
+	if _, err := io.ReadFull(r, text); err != nil {
+		return nil, fmt.Errorf("reading the .npy header: %w", err)
+	}
+	h, err := parseNpyDict(string(text))
+	if err != nil {
+		return nil, fmt.Errorf("corrupt .npy header: %w", err)
+	}
+	if h.itemSize, err = descrSize(h.descr); err != nil {
+		return nil, err
+	}
+	h.dataOff = off + hlen
+	hi, data := bits.Mul64(h.count, h.itemSize)
+	if hi != 0 || data != uint64(size-h.dataOff) {
+		return nil, fmt.Errorf("corrupt .npy file: shape %s of '%s' is %d items of %d bytes; the file has %d bytes after its header",
+			h.shapeString(), h.descr, h.count, h.itemSize, size-h.dataOff)
+	}
+	return h, nil
+}
+
+// parseNpyDict parses a header's dict: exactly the keys descr,
+// fortran_order and shape.
+func parseNpyDict(text string) (*npyHeader, error) {
+	p := &pyParser{s: text}
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.skipSpace(); p.i < len(p.s) {
+		return nil, fmt.Errorf("unexpected %q after the dict", p.s[p.i:min(p.i+10, len(p.s))])
+	}
+	dict, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("the header is not a dict")
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if _, ok := dict[k]; !ok || len(dict) != 3 {
+			return nil, errors.New("the header's keys are not exactly descr, fortran_order and shape")
+		}
+	}
+	h := &npyHeader{}
+	switch d := dict["descr"].(type) {
+	case string:
+		h.descr = d
+	case pyList:
+		return nil, errors.New("structured dtypes are not supported: save the structs as raw bytes (a.tofile) or as void items (a.view(f'V{a.itemsize}'))")
+	default:
+		return nil, errors.New("descr is not a string")
+	}
+	if h.fortran, ok = dict["fortran_order"].(bool); !ok {
+		return nil, errors.New("fortran_order is not True or False")
+	}
+	shape, ok := dict["shape"].(pyTuple)
+	if !ok {
+		return nil, errors.New("shape is not a tuple")
+	}
+	h.count = 1
+	for _, d := range shape {
+		n, ok := d.(uint64)
+		if !ok {
+			return nil, errors.New("shape holds something other than integers")
+		}
+		h.shape = append(h.shape, n)
+		hi, lo := bits.Mul64(h.count, n)
+		if hi != 0 {
+			return nil, fmt.Errorf("shape %s: too many items", h.shapeString())
+		}
+		h.count = lo
+	}
+	return h, nil
+}
+
+// descrSize checks a simple dtype string (byte order, kind, size) and
+// returns its item size. Big-endian dtypes are refused: everything here is
+// little-endian.
+func descrSize(d string) (uint64, error) {
+	if len(d) < 3 || !strings.ContainsRune("<>|=", rune(d[0])) || !strings.ContainsRune("biufcmMOSUV", rune(d[1])) {
+		return 0, fmt.Errorf("dtype '%s' is not supported: want a simple one such as '<f4'", d)
+	}
+	size, err := strconv.ParseUint(d[2:], 10, 32)
+	if err != nil || size == 0 {
+		return 0, fmt.Errorf("dtype '%s' is not supported: want a simple one such as '<f4'", d)
+	}
+	if d[0] == '>' {
+		return 0, fmt.Errorf("big-endian dtype '%s' is not supported: save the array little-endian (a.astype('<%s'))", d, d[1:])
+	}
+	return size, nil
+}
+
+// npyHeaderBytes returns a version 1.0 header for a C-order 1-D array of n
+// items of dtype descr, padded with spaces so that the data starts at a
+// multiple of 64 bytes, as NumPy writes it.
+func npyHeaderBytes(descr string, n uint64) []byte {
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", descr, n)
+	hlen := len(dict) + 1 // and the final newline
+	hlen += (64 - (10+hlen)%64) % 64
+	b := make([]byte, 0, 10+hlen)
+	b = append(b, npyMagic...)
+	b = append(b, 1, 0)
+	b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
+	b = append(b, dict...)
+	b = append(b, bytes.Repeat([]byte{' '}, hlen-len(dict)-1)...)
+	return append(b, '\n')
+}
+
+// pyParser parses the subset of Python literals a .npy header uses: dicts
+// with string keys, tuples, lists, strings without escapes, non-negative
+// integers and True, False and None.
+type pyParser struct {
+	s string
+	i int
+}
+
+// pyTuple and pyList are Python's tuple and list.
+type (
+	pyTuple []any
+	pyList  []any
+)
+
+// pyMaxDepth bounds the nesting of containers.
+const pyMaxDepth = 16
+
+func (p *pyParser) skipSpace() {
+	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+// value parses one literal at nesting depth.
+func (p *pyParser) value(depth int) (any, error) {
+	if depth > pyMaxDepth {
+		return nil, errors.New("nested too deeply")
+	}
+	p.skipSpace()
+	if p.i == len(p.s) {
+		return nil, errors.New("unexpected end of the header")
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.dict(depth)
+	case c == '(' || c == '[':
+		return p.sequence(depth)
+	case c == '\'' || c == '"':
+		end := strings.IndexByte(p.s[p.i+1:], c)
+		if end < 0 {
+			return nil, errors.New("unterminated string")
+		}
+		s := p.s[p.i+1 : p.i+1+end]
+		if strings.ContainsAny(s, "\\\n") {
+			return nil, fmt.Errorf("string %q: escapes are not supported", s)
+		}
+		p.i += end + 2
+		return s, nil
+	case c >= '0' && c <= '9':
+		j := p.i
+		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+			j++
+		}
+		n, err := strconv.ParseUint(p.s[p.i:j], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("integer %s is too large", p.s[p.i:j])
+		}
+		if j < len(p.s) && p.s[j] == 'L' { // Python 2 wrote long integers as 3L
+			j++
+		}
+		p.i = j
+		return n, nil
+	}
+	for _, w := range []struct {
+		word string
+		v    any
+	}{{"True", true}, {"False", false}, {"None", nil}} {
+		if strings.HasPrefix(p.s[p.i:], w.word) {
+			p.i += len(w.word)
+			return w.v, nil
+		}
+	}
+	return nil, fmt.Errorf("unexpected %q", p.s[p.i:min(p.i+10, len(p.s))])
+}
+
+// dict parses {key: value, ...} with string keys, each at most once.
+func (p *pyParser) dict(depth int) (any, error) {
+	p.i++ // {
+	d := map[string]any{}
+	for {
+		p.skipSpace()
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			return d, nil
+		}
+		k, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		key, ok := k.(string)
+		if !ok {
+			return nil, errors.New("a dict key is not a string")
+		}
+		if _, dup := d[key]; dup {
+			return nil, fmt.Errorf("key %q appears twice", key)
+		}
+		if p.skipSpace(); p.i == len(p.s) || p.s[p.i] != ':' {
+			return nil, fmt.Errorf("no ':' after key %q", key)
+		}
+		p.i++
+		if d[key], err = p.value(depth + 1); err != nil {
+			return nil, err
+		}
+		if !p.separator('}') {
+			return nil, errors.New("expected ',' or '}' in the dict")
+		}
+	}
+}
+
+// sequence parses a tuple (...) or a list [...]. A parenthesised value
+// without a comma is that value, as in Python.
+func (p *pyParser) sequence(depth int) (any, error) {
+	open := p.s[p.i]
+	closing := byte(')')
+	if open == '[' {
+		closing = ']'
+	}
+	p.i++
+	var items []any
+	comma := false
+	for {
+		p.skipSpace()
+		if p.i < len(p.s) && p.s[p.i] == closing {
+			p.i++
+			switch {
+			case open == '[':
+				return pyList(items), nil
+			case len(items) == 1 && !comma:
+				return items[0], nil
+			}
+			return pyTuple(items), nil
+		}
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+		if p.skipSpace(); p.i < len(p.s) && p.s[p.i] == ',' {
+			comma = true
+		}
+		if !p.separator(closing) {
+			return nil, fmt.Errorf("expected ',' or '%c'", closing)
+		}
+	}
+}
+
+// separator consumes a ',' after an item, or checks that closing follows
+// (and leaves it for the caller).
+func (p *pyParser) separator(closing byte) bool {
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == ',' {
+		p.i++
+		return true
+	}
+	return p.i < len(p.s) && p.s[p.i] == closing
+}
