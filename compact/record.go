@@ -30,6 +30,25 @@ import (
 // last word's padding bytes, up to n rounded up to 4, must lie inside the
 // flags buffer (their values are ignored).
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, nil)
+}
+
+// RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
+// are written before the count, after it, after the scan and at the end.
+// t needs 4 queries and must be reset (Timer.Reset) earlier in the
+// command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	p.record(r, b, func(i uint32) {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), i)
+		}
+	})
+}
+
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+	if stamp == nil {
+		stamp = func(uint32) {}
+	}
 	if r.Err() != nil {
 		return
 	}
@@ -48,6 +67,7 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	seg := uint64(p.segElems)
 	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
 
+	stamp(0)
 	// Phase 1: count, one dispatch per segment.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
@@ -57,9 +77,11 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 			[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), p.cLo, p.cHi},
 			src, src, p.flagsFor(b, src, first, elems), counts)
 	}
+	stamp(1)
 	// Phase 2: scan the counts; write the result block.
 	r.Dispatch(p.scan, 1, []uint32{p.nChunks, p.n, p.sel.GroupSize, info.MaxWorkgroupCount[0],
 		p.segElems, p.pieces, p.wg * 4}, counts, b.Result.Sub(0, ResultSize), args)
+	stamp(2)
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
@@ -75,6 +97,7 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 				src, src, flags, counts, dst, dst)
 		}
 	}
+	defer stamp(3)
 	if !p.sel.InPlace || n == 0 {
 		return
 	}

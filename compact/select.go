@@ -42,6 +42,10 @@ var (
 	}
 )
 
+// MaxLoadsPerLane bounds Options.LoadsPerLane: the kernels keep each load
+// in its own register, unrolled by hand.
+const MaxLoadsPerLane = 4
+
 // MaxElements is the largest element count a selection takes: slots and
 // counts are 32-bit on the GPU.
 const MaxElements = math.MaxUint32
@@ -91,8 +95,8 @@ func (w Write) String() string {
 // Options tunes a selection. Zero values take per-device defaults.
 type Options struct {
 	// Processors is Billeter's P: the input is cut into at most this many
-	// chunks, each walked by one subgroup. Default: the device's compute
-	// units times the subgroups each keeps resident, halved; 4 workgroups
+	// chunks, each walked by one subgroup. Default: twice the device's
+	// compute units times the subgroups each keeps resident; 4 workgroups
 	// per unit where the residency is unknown.
 	Processors uint32
 	// WorkgroupSize is the invocations per workgroup of the count and move
@@ -101,7 +105,8 @@ type Options struct {
 	// LoadsPerLane is the loads each lane issues per step before using
 	// any: uvec4s for elements of 4, 8 and 16 bytes, elements otherwise.
 	LoadsPerLane uint32
-	// Write chooses scattered or staged stores.
+	// Write chooses scattered or staged stores. WriteAuto takes staged
+	// where the stage fits shared memory.
 	Write Write
 	// GroupSize is the invocations per workgroup of the caller's next
 	// pass, for the dispatch arguments in the result block. Default 64.
@@ -217,8 +222,8 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if p.vecs == 0 {
 		p.vecs = defaultLoads(words)
 	}
-	if p.vecs > 16 {
-		return nil, invalid("compact: %d loads per lane: at most 16", p.vecs)
+	if p.vecs > MaxLoadsPerLane {
+		return nil, invalid("compact: %d loads per lane: at most %d", p.vecs, MaxLoadsPerLane)
 	}
 	if o.GroupSize == 0 {
 		p.sel.GroupSize = 64
@@ -252,7 +257,7 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		return nil, invalid("compact: %d-byte elements do not fit the device's maxStorageBufferRange %d", p.size, info.MaxStorageBufferRange)
 	}
 	chunk := max(alignUp(ceilDiv(n, uint64(p.procs)), chunkAlign), chunkAlign)
-	chunk = min(chunk, maxSeg)
+	chunk = min(chunk, maxSeg, maxChunk(info, p.vecs, epv, words, p.staged))
 	p.chunk = uint32(chunk)
 	p.nChunks = uint32(ceilDiv(n, chunk))
 	p.procs = max(p.procs, p.nChunks)
@@ -301,6 +306,21 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	return p, nil
 }
 
+// maxChunk bounds a chunk so that one subgroup's walk stays under 32768
+// loop iterations, the staged write-out's inner iterations included.
+// lavapipe stops a shader's loops after 65535 iterations (its guard
+// against endless loops): a longer walk silently lost the end of its
+// output there. Longer inputs get more processors instead.
+func maxChunk(info vk.DeviceInfo, vecs, epv, words uint32, staged bool) uint64 {
+	perStep := uint64(1)
+	if staged {
+		perStep += uint64(vecs * epv * words)
+	}
+	steps := 32768 / perStep
+	step := uint64(max(info.MinSubgroupSize, 1) * vecs * epv)
+	return max((steps*step)&^(chunkAlign-1), chunkAlign)
+}
+
 // defaultLoads is the loads per lane per step: enough to keep several
 // requests in flight per lane.
 func defaultLoads(words uint32) uint32 {
@@ -310,9 +330,11 @@ func defaultLoads(words uint32) uint32 {
 	return 4
 }
 
-// defaultWrite is the write strategy WriteAuto takes.
+// defaultWrite is the write strategy WriteAuto takes where the stage fits
+// shared memory: staged, the faster on the H100 at every size measured
+// for uint32 (BENCHMARKS.md).
 func defaultWrite(info vk.DeviceInfo, words uint32) Write {
-	return WriteScattered
+	return WriteStaged
 }
 
 // defaultProcessors is P for a device: enough subgroups to fill it.
@@ -320,7 +342,9 @@ func defaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
 	perGroup := max(wg/info.MaxSubgroupSize, 1)
 	switch {
 	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
-		return max(info.ComputeUnits*info.SubgroupsPerUnit/2, perGroup)
+		// Two subgroups per resident slot: on the H100 (132 x 64) 16896
+		// ran faster than 4224 or 8448 at 2^28 (BENCHMARKS.md).
+		return max(info.ComputeUnits*info.SubgroupsPerUnit*2, perGroup)
 	case info.ComputeUnits > 0:
 		return info.ComputeUnits * 4 * perGroup
 	}

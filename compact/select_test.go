@@ -168,12 +168,17 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	}
 	out := got[off : off+uint64(len(want))]
 	if !bytes.Equal(out, want) {
-		for i := range want {
-			if out[i] != want[i] {
-				return fmt.Errorf("output differs from the reference first at byte %d (element %d of %d, %d kept): got % x, want % x",
-					i, i/size, len(want)/size, kept, out[i/size*size:(i/size+1)*size], want[i/size*size:(i/size+1)*size])
+		first, bad := -1, 0
+		for i := 0; i < len(want); i += size {
+			if !bytes.Equal(out[i:i+size], want[i:i+size]) {
+				if first < 0 {
+					first = i
+				}
+				bad++
 			}
 		}
+		return fmt.Errorf("output differs from the reference at %d of %d elements (%d kept), first at element %d: got % x, want % x",
+			bad, len(want)/size, kept, first/size, out[first:first+size], want[first:first+size])
 	}
 	pre, post := got[:off], got[off+uint64(len(want)):]
 	if c.sel.InPlace {
@@ -418,10 +423,12 @@ func TestSelectTuning(t *testing.T) {
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, o := range []compact.Options{
 		{Processors: 1},
+		{Processors: 1, Write: compact.WriteStaged}, // one long walk: see maxChunk
+		{Processors: 2, Write: compact.WriteScattered},
 		{Processors: 3000},
 		{Processors: 5000, LoadsPerLane: 1},
 		{LoadsPerLane: 3, Write: compact.WriteStaged},
-		{LoadsPerLane: 16, WorkgroupSize: sg},
+		{LoadsPerLane: 4, WorkgroupSize: sg},
 		{WorkgroupSize: 1024, Write: compact.WriteStaged},
 		{GroupSize: 1},
 		{GroupSize: 1000},
@@ -551,7 +558,7 @@ func TestSelectBadInput(t *testing.T) {
 		{"flags of 2 bytes", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepFlagged(2)}},
 		{"unknown op", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.Keep{Op: 42}}},
 		{"workgroup not a subgroup multiple", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
-		{"too many loads", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Options: compact.Options{LoadsPerLane: 17}}},
+		{"too many loads", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Options: compact.Options{LoadsPerLane: 5}}},
 	} {
 		_, err := compact.NewPlan(ctx, c.n, c.sel)
 		if !errors.Is(err, vk.ErrInvalid) {
@@ -567,7 +574,7 @@ func TestSelectBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := newBuf(t, ctx, 4096)
-	other := newBuf(t, ctx, 4096)
+	other := newBuf(t, ctx, p.ScratchSize())
 	good := compact.Buffers{Src: buf.Range(0, 400), Dst: buf.Range(1024, 400), Result: buf.Range(2048, 48), Scratch: other.Range(0, p.ScratchSize())}
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, c := range []struct {

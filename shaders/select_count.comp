@@ -34,6 +34,18 @@ layout(push_constant) uniform Push {
 const bool LOAD_DATA = false;
 #include "select_load.glsl"
 
+// countUnit counts the kept elements of unit v, whose first element is at
+// position first of the chunk starting at start (len elements).
+uint countUnit(uvec4 v, uint start, uint first, uint len, bool full, uvec2 c) {
+    uint kept = 0;
+    [[unroll]] for (uint j = 0; j < 4; j++) {
+        if (j < EPV && (full || first + j < len) && keepUnit(v, j, start + first + j, c)) {
+            kept++;
+        }
+    }
+    return kept;
+}
+
 void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
@@ -46,19 +58,29 @@ void main() {
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {
             bool full = len - s >= step;
-            uvec4 v[VECS];
-            // Issue every load of the step before using any.
-            [[unroll]] for (uint k = 0; k < VECS; k++) {
-                uint first = s + (k * sg + lane) * EPV; // chunk-relative
-                v[k] = loadUnit(start + first, full || first + EPV <= len, len - min(first, len));
+            // Every load of the step is issued before any is used; each
+            // stays in its own variable (no array a compiler might spill).
+            uint f0 = s + lane * EPV, f1 = f0 + sg * EPV, f2 = f1 + sg * EPV, f3 = f2 + sg * EPV;
+            uvec4 v0 = loadUnit(start + f0, full || f0 + EPV <= len, len - min(f0, len));
+            uvec4 v1 = uvec4(0), v2 = uvec4(0), v3 = uvec4(0);
+            if (VECS > 1) {
+                v1 = loadUnit(start + f1, full || f1 + EPV <= len, len - min(f1, len));
             }
-            [[unroll]] for (uint k = 0; k < VECS; k++) {
-                uint first = s + (k * sg + lane) * EPV;
-                [[unroll]] for (uint j = 0; j < EPV; j++) {
-                    if ((full || first + j < len) && keepUnit(v[k], j, start + first + j, c)) {
-                        kept++;
-                    }
-                }
+            if (VECS > 2) {
+                v2 = loadUnit(start + f2, full || f2 + EPV <= len, len - min(f2, len));
+            }
+            if (VECS > 3) {
+                v3 = loadUnit(start + f3, full || f3 + EPV <= len, len - min(f3, len));
+            }
+            kept += countUnit(v0, start, f0, len, full, c);
+            if (VECS > 1) {
+                kept += countUnit(v1, start, f1, len, full, c);
+            }
+            if (VECS > 2) {
+                kept += countUnit(v2, start, f2, len, full, c);
+            }
+            if (VECS > 3) {
+                kept += countUnit(v3, start, f3, len, full, c);
             }
         }
         kept = subgroupAdd(kept);

@@ -31,7 +31,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0;
 layout(constant_id = 9) const uint STAGED = 0;
-layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged
+layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged; VECS <= 4
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -92,6 +92,53 @@ void store(uint slot, uvec4 v, uint j, uint e) {
     }
 }
 
+// moveUnit places the elements of unit v, whose first element is at
+// position first of the step (s) of the chunk starting at start: one
+// ballot per element of the unit ranks the kept ones. kb is the number of
+// kept elements before the unit, in the whole input; it leaves counting
+// the unit's. With staging, kbStep is kb at the step's start and m the
+// step's element count.
+void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec2 c,
+              uint total, uint kbStep, uint m, inout uint kb) {
+    bvec4 keep = bvec4(false), valid = bvec4(false);
+    uint below = 0, kept = 0;
+    [[unroll]] for (uint j = 0; j < 4; j++) {
+        if (j < EPV) {
+            valid[j] = full || first + j < len;
+            keep[j] = valid[j] && keepUnit(v, j, start + first + j, c);
+            uvec4 b = subgroupBallot(keep[j]);
+            below += subgroupBallotExclusiveBitCount(b);
+            kept += subgroupBallotBitCount(b);
+        }
+    }
+    uint own = kb + below; // kept before element j of this lane
+    [[unroll]] for (uint j = 0; j < 4; j++) {
+        if (j < EPV) {
+            uint e = start + first + j;
+            if (STAGED == 0) {
+                if (keep[j]) {
+                    store(own, v, j, e);
+                } else if (SPLIT != 0 && valid[j]) {
+                    store(total + (pc.segFirst + e) - own, v, j, e);
+                }
+            } else if (keep[j] || (SPLIT != 0 && valid[j])) {
+                // Step order in the stage: kept elements from the front,
+                // rejected ones from the back (reversed).
+                uint p = first + j - s; // position in the step
+                uint at = keep[j] ? own - kbStep : m - 1 - (p - (own - kbStep));
+                uint stageBase = gl_SubgroupID * gl_SubgroupSize * VECS * EPV * STRIDE;
+                [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                    stage[stageBase + at * STRIDE + w] = word(v, j, e, w);
+                }
+            }
+            if (keep[j]) {
+                own++;
+            }
+        }
+    }
+    kb += kept;
+}
+
 void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
@@ -112,48 +159,29 @@ void main() {
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {
             bool full = len - s >= step;
-            uvec4 v[VECS];
-            [[unroll]] for (uint k = 0; k < VECS; k++) {
-                uint first = s + (k * sg + lane) * EPV;
-                v[k] = loadUnit(start + first, full || first + EPV <= len, len - min(first, len));
+            uint f0 = s + lane * EPV, f1 = f0 + sg * EPV, f2 = f1 + sg * EPV, f3 = f2 + sg * EPV;
+            uvec4 v0 = loadUnit(start + f0, full || f0 + EPV <= len, len - min(f0, len));
+            uvec4 v1 = uvec4(0), v2 = uvec4(0), v3 = uvec4(0);
+            if (VECS > 1) {
+                v1 = loadUnit(start + f1, full || f1 + EPV <= len, len - min(f1, len));
+            }
+            if (VECS > 2) {
+                v2 = loadUnit(start + f2, full || f2 + EPV <= len, len - min(f2, len));
+            }
+            if (VECS > 3) {
+                v3 = loadUnit(start + f3, full || f3 + EPV <= len, len - min(f3, len));
             }
             uint kbStep = kb;
             uint m = min(step, len - s); // elements in the step
-            [[unroll]] for (uint k = 0; k < VECS; k++) {
-                uint first = s + (k * sg + lane) * EPV;
-                bool keep[EPV];
-                bool valid[EPV];
-                uint below = 0, kept = 0;
-                [[unroll]] for (uint j = 0; j < EPV; j++) {
-                    valid[j] = full || first + j < len;
-                    keep[j] = valid[j] && keepUnit(v[k], j, start + first + j, c);
-                    uvec4 b = subgroupBallot(keep[j]);
-                    below += subgroupBallotExclusiveBitCount(b);
-                    kept += subgroupBallotBitCount(b);
-                }
-                uint own = kb + below; // kept before element j of this lane
-                [[unroll]] for (uint j = 0; j < EPV; j++) {
-                    uint e = start + first + j;
-                    if (STAGED == 0) {
-                        if (keep[j]) {
-                            store(own, v[k], j, e);
-                        } else if (SPLIT != 0 && valid[j]) {
-                            store(total + (pc.segFirst + e) - own, v[k], j, e);
-                        }
-                    } else if (keep[j] || (SPLIT != 0 && valid[j])) {
-                        // Step order in the stage: kept elements from the
-                        // front, rejected ones from the back (reversed).
-                        uint p = first + j - s; // position in the step
-                        uint at = keep[j] ? own - kbStep : m - 1 - (p - (own - kbStep));
-                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                            stage[stageBase + at * STRIDE + w] = word(v[k], j, e, w);
-                        }
-                    }
-                    if (keep[j]) {
-                        own++;
-                    }
-                }
-                kb += kept;
+            moveUnit(v0, start, s, f0, len, full, c, total, kbStep, m, kb);
+            if (VECS > 1) {
+                moveUnit(v1, start, s, f1, len, full, c, total, kbStep, m, kb);
+            }
+            if (VECS > 2) {
+                moveUnit(v2, start, s, f2, len, full, c, total, kbStep, m, kb);
+            }
+            if (VECS > 3) {
+                moveUnit(v3, start, s, f3, len, full, c, total, kbStep, m, kb);
             }
             if (STAGED != 0) {
                 subgroupBarrier(); // the stage is written

@@ -1,12 +1,14 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 // select_scan: phase 2 of the compaction, one workgroup. An exclusive
 // prefix sum turns the per-chunk counts into each chunk's first output
-// slot, in tiles of the workgroup size (subgroup scans, then one
-// invocation combines the subgroup totals and carries the running total
-// to the next tile), so any number of chunks works. It then writes the
+// slot, in tiles of four counts per invocation (a serial sum per
+// invocation, subgroup scans, then the first subgroup scans the subgroup
+// totals and carries the running total to the next tile), so any number
+// of chunks works. It then writes the
 // total to counts[nChunks] and counts[PROCS] (the move reads them), the
 // result block, and the indirect arguments of the in-place copy-back.
 //
@@ -45,33 +47,53 @@ uvec3 grid(uint groups) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
+    uint lane = gl_SubgroupInvocationID;
     if (lid == 0) {
         carry = 0;
     }
     barrier();
-    for (uint base = 0; base < pc.nChunks; base += gl_WorkGroupSize.x) {
-        uint i = base + lid;
-        uint v = i < pc.nChunks ? counts[i] : 0;
-        uint incl = subgroupInclusiveAdd(v);
-        uint sum = subgroupAdd(v);
+    // Each tile holds 4 counts per invocation, consecutive per invocation.
+    for (uint base = 0; base < pc.nChunks; base += 4 * gl_WorkGroupSize.x) {
+        uint i0 = base + 4 * lid;
+        uvec4 c = uvec4(0);
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            if (i0 + j < pc.nChunks) {
+                c[j] = counts[i0 + j];
+            }
+        }
+        uint mine = c.x + c.y + c.z + c.w;
+        uint incl = subgroupInclusiveAdd(mine);
+        uint sum = subgroupAdd(mine);
         if (subgroupElect()) {
             sums[gl_SubgroupID] = sum;
         }
         barrier();
-        if (lid == 0) {
+        if (gl_SubgroupID == 0) {
+            // The first subgroup scans the subgroup totals, a subgroup at
+            // a time, starting from the carry of the tiles before.
             uint run = carry;
-            for (uint s = 0; s < gl_NumSubgroups; s++) {
-                uint t = sums[s];
-                sums[s] = run;
-                run += t;
+            for (uint s0 = 0; s0 < gl_NumSubgroups; s0 += gl_SubgroupSize) {
+                uint s = s0 + lane;
+                uint v = s < gl_NumSubgroups ? sums[s] : 0;
+                uint ex = subgroupExclusiveAdd(v);
+                if (s < gl_NumSubgroups) {
+                    sums[s] = run + ex;
+                }
+                run += subgroupAdd(v);
             }
-            carry = run;
+            if (subgroupElect()) {
+                carry = run;
+            }
         }
         barrier();
-        if (i < pc.nChunks) {
-            counts[i] = sums[gl_SubgroupID] + incl - v;
+        uint first = sums[gl_SubgroupID] + incl - mine;
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            if (i0 + j < pc.nChunks) {
+                counts[i0 + j] = first;
+            }
+            first += c[j];
         }
-        barrier(); // sums is rewritten by the next tile
+        barrier(); // sums and carry are rewritten by the next tile
     }
     uint kept = carry;
     if (lid == 0) {

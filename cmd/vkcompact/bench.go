@@ -40,6 +40,7 @@ type benchConfig struct {
 	reps, warmup int
 	copyOpts     compact.CopyOptions
 	selectOpts   compact.Options
+	phases       io.Writer // where per-phase times go, or nil
 }
 
 // rotateBytes: inputs smaller than this are rotated over several buffer
@@ -56,6 +57,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	loads := fs.Uint("select-loads", 0, "compaction loads per lane per step (0: default)")
 	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
 	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
+	phases := fs.Bool("phases", false, "print each compaction phase's median time to stderr")
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
@@ -119,6 +121,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	cfg := benchConfig{reps: *reps, warmup: *warmup,
 		copyOpts:   compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite}}
+	if *phases {
+		cfg.phases = stderr
+	}
 	if err := compact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
 		return usageError{err}
 	}

@@ -88,21 +88,20 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 			}
 			inputs = append(inputs, b)
 		}
-		timer, err := ctx.NewTimer(2)
+		timer, err := ctx.NewTimer(4)
 		if err != nil {
 			return benchRow{}, err
 		}
 		defer timer.Release()
 		var ms []float64
+		var phases [3][]float64
 		for i := range cfg.warmup + cfg.reps {
 			b := inputs[i%len(inputs)]
 			err := ctx.Submit(func(cb vk.CommandBuffer) error {
 				cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
 				timer.Reset(cb)
-				timer.Stamp(cb, 0)
 				r := pipeline.Record(cb)
-				plan.Record(r, b)
-				timer.Stamp(cb, 1)
+				plan.RecordTimed(r, b, timer)
 				cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
 				return r.Err()
 			})
@@ -110,12 +109,24 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 				return benchRow{}, err
 			}
 			if i >= cfg.warmup {
-				ns, err := timer.Nanoseconds(0, 1)
+				ns, err := timer.Nanoseconds(0, 3)
 				if err != nil {
 					return benchRow{}, err
 				}
 				ms = append(ms, ns/1e6)
+				for k := range phases {
+					ns, err := timer.Nanoseconds(uint32(k), uint32(k+1))
+					if err != nil {
+						return benchRow{}, err
+					}
+					phases[k] = append(phases[k], ns/1e6)
+				}
 			}
+		}
+		if cfg.phases != nil {
+			t := plan.Tuning()
+			fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: count %.5f, scan %.5f, move %.5f ms (medians); %d chunks of %d, %d loads per lane, %s writes\n",
+				op, n, keep, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane, t.Write)
 		}
 		for _, b := range inputs[:min(len(inputs), cfg.warmup+cfg.reps)] {
 			res, err := compact.ReadResult(b.Result)

@@ -110,10 +110,25 @@ func TestBenchCopy(t *testing.T) {
 			t.Errorf("row %v", r)
 		}
 	}
-	code, out, _ = runCLI(t, "bench", "-n", "8", "-reps", "2", "-json")
+	// The default operations: copy, then compaction and split at each
+	// keep ratio, each checked against the input by bench itself.
+	code, out, errOut = runCLI(t, "bench", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-json", "-phases")
 	var rowsJSON []benchRow
-	if code != 0 || json.Unmarshal([]byte(out), &rowsJSON) != nil || len(rowsJSON) != 1 || rowsJSON[0].N != 256 {
-		t.Errorf("bench -json: exit %d, %s", code, out)
+	if code != 0 || json.Unmarshal([]byte(out), &rowsJSON) != nil || len(rowsJSON) != 14 {
+		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
+	}
+	ops := map[string]int{}
+	for _, r := range rowsJSON {
+		ops[r.Op]++
+		if r.MsMedian <= 0 || (r.N != 256 && r.N != 8192) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if ops["copy"] != 2 || ops["select_if"] != 6 || ops["partition_if"] != 6 {
+		t.Errorf("operations %v", ops)
+	}
+	if !strings.Contains(errOut, "count ") || !strings.Contains(errOut, "move ") {
+		t.Errorf("-phases printed no phase times: %s", errOut)
 	}
 }
 
