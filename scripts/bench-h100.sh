@@ -70,7 +70,14 @@ echo "== building the CUB anchor"
 nvcc -O3 -arch=sm_90 -o "$bin/cub_anchor" "$bin/cub_anchor.cu"
 
 echo "== running"
-"$bin/vkcompact" bench -ops "$ops" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/vkcompact.csv"
+# One process per size: in one long process, buffers allocated after large
+# ones were freed ran slower on the H100 (BENCHMARKS.md), which would charge
+# the later sizes for the earlier ones.
+echo "impl,op,n,keep_ratio,ms_median,gelem_per_s" >"$out/vkcompact.csv"
+for lg in ${sizes//,/ }; do
+	"$bin/vkcompact" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases 2>>"$out/phases.txt" | tail -n +2 >>"$out/vkcompact.csv"
+done
+grep -v '^# device' "$out/phases.txt" || true
 "$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
 

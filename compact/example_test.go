@@ -1,0 +1,112 @@
+package compact_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Particle is a 32-byte particle: position, velocity, age and lifetime.
+type Particle struct {
+	Pos  [3]float32
+	Vel  [3]float32
+	Age  float32
+	Life float32 // seconds left; the particle is dead at 0 or below
+}
+
+// The particle case: dead particles are removed in place, on the GPU, and
+// the result block's dispatch arguments size the next pass with no read
+// back. Here the "next pass" is the library's own copy, dispatched
+// indirectly by a recorder just like an engine's own shader would be.
+func Example_particles() {
+	ctx, err := vk.Open(vk.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Release()
+
+	ps := make([]Particle, 1000)
+	for i := range ps {
+		ps[i].Age = float32(i)
+		ps[i].Life = float32(i%4) - 1 // every fourth particle has 2 s left, ...
+	}
+	particles, err := ctx.NewBuffer(uint64(len(ps))*32, vk.DeviceLocal)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer particles.Release()
+	if err := vk.Upload(particles.All(), ps); err != nil {
+		log.Fatal(err)
+	}
+
+	// Keep particles whose Life (byte 28, float32) is above 0; in place.
+	sel := compact.Selection{
+		Elem:    compact.Struct(32, 28, compact.Float32),
+		Keep:    compact.KeepIf(compact.Greater, compact.Float(0)),
+		InPlace: true,
+		Options: compact.Options{GroupSize: 64}, // the next pass's workgroup size
+	}
+	plan, err := compact.NewPlan(ctx, uint64(len(ps)), sel)
+	if err != nil {
+		log.Fatal(err)
+	}
+	result, err := ctx.NewBuffer(compact.ResultSize, vk.DeviceLocal)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer result.Release()
+	scratch, err := ctx.NewBuffer(plan.ScratchSize(), vk.DeviceLocal)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer scratch.Release()
+
+	// One submission: compaction, then whatever the engine records next,
+	// sized by result.Range(compact.ResultDispatchOffset, 12).
+	err = pipeline.Run(ctx, func(r *pipeline.Recorder) {
+		plan.Record(r, compact.Buffers{Src: particles.All(), Result: result.All(), Scratch: scratch.Range(0, plan.ScratchSize())})
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Reading the count back is optional; here it shows the result.
+	res, err := compact.ReadResult(result.All())
+	if err != nil {
+		log.Fatal(err)
+	}
+	var dispatch [3]uint32
+	if err := vk.Download(result.Range(compact.ResultDispatchOffset, 12), dispatch[:]); err != nil {
+		log.Fatal(err)
+	}
+	alive := make([]Particle, res.Kept)
+	if err := vk.Download(particles.Range(0, uint64(res.Kept)*32), alive); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("alive:", res.Kept, "of", res.Total)
+	fmt.Println("next dispatch:", dispatch)
+	fmt.Println("first survivors' ages:", alive[0].Age, alive[1].Age, alive[2].Age)
+	// Output:
+	// alive: 500 of 1000
+	// next dispatch: [8 1 1]
+	// first survivors' ages: 2 3 6
+}
+
+// Compacting a host slice: the kept values come back in input order.
+func ExampleSlice() {
+	ctx, err := vk.Open(vk.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Release()
+	data := []float32{0.5, -1, 0, 2, float32(0) * -1, 3.25}
+	kept, res, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepNonZero()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(kept, res.Kept, res.Total)
+	// Output: [0.5 -1 2 3.25] 4 6
+}
