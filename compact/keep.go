@@ -43,8 +43,7 @@ func (t Type) Size() uint32 {
 	return 0
 }
 
-func (t Type) float() bool  { return t == Float32 || t == Float64 }
-func (t Type) signed() bool { return t == Int32 || t == Int64 }
+func (t Type) float() bool { return t == Float32 || t == Float64 }
 
 // ParseType parses a short type name (u32, i32, f32, u64, i64, f64).
 func ParseType(s string) (Type, error) {
