@@ -71,7 +71,8 @@ const (
 type Write uint8
 
 const (
-	// WriteAuto picks per device and element (see defaultWrite).
+	// WriteAuto picks staged where the stage fits shared memory,
+	// scattered otherwise.
 	WriteAuto Write = iota
 	// WriteScattered stores each element at its slot from the lane that
 	// holds it.
@@ -172,18 +173,6 @@ func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 // NewPlan checks sel for n elements on ctx, picks its tuning and creates
 // its pipelines.
 func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
-	p, err := newPlan(ctx, n, sel)
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
-}
-
-func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("compact: nil context")
 	}
@@ -242,7 +231,7 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		}
 		p.staged = true
 	case WriteAuto:
-		p.staged = defaultWrite(info, words) == WriteStaged && fits
+		p.staged = fits // staged was the faster everywhere measured (BENCHMARKS.md)
 	case WriteScattered:
 	default:
 		return nil, invalid("compact: unknown write strategy %d", o.Write)
@@ -306,6 +295,10 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	return p, nil
 }
 
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
+}
+
 // maxChunk bounds a chunk so that one subgroup's walk stays under 32768
 // loop iterations, the staged write-out's inner iterations included.
 // lavapipe stops a shader's loops after 65535 iterations (its guard
@@ -328,13 +321,6 @@ func defaultLoads(words uint32) uint32 {
 		return 2
 	}
 	return 4
-}
-
-// defaultWrite is the write strategy WriteAuto takes where the stage fits
-// shared memory: staged, the faster on the H100 at every size measured
-// for uint32 (BENCHMARKS.md).
-func defaultWrite(info vk.DeviceInfo, words uint32) Write {
-	return WriteStaged
 }
 
 // defaultProcessors is P for a device: enough subgroups to fill it.
