@@ -1,8 +1,7 @@
 package compact
 
 import (
-	"fmt"
-
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -131,59 +130,26 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		return invalid("compact: the plan was made for another context")
 	}
 	n := uint64(p.n)
-	type named struct {
-		name string
-		r    vk.Range
-		need uint64
-	}
-	list := []named{{"source", b.Src, n * p.size}, {"result", b.Result, ResultSize}, {"scratch", b.Scratch, p.scratch}}
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n * p.size, Write: p.sel.InPlace},
+		{Name: "result", Range: b.Result, Need: ResultSize, Write: true},
+		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
 	if p.sel.InPlace {
 		if b.Dst.Buffer != nil && b.Dst != b.Src {
 			return invalid("compact: in place, the destination must be the source or left empty")
 		}
 	} else {
-		list = append(list, named{"destination", b.Dst, n * p.size})
+		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.size, Write: true})
 	}
 	if p.sel.Keep.Op == Flagged {
-		list = append(list, named{"flags", b.Flags, n * uint64(p.sel.Keep.FlagBytes)})
+		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(p.sel.Keep.FlagBytes)})
 	}
-	align := p.ctx.Info().MinStorageBufferOffsetAlignment
-	for _, x := range list {
-		if x.r.Buffer == nil {
-			return invalid("compact: no %s buffer", x.name)
-		}
-		if err := x.r.Check(); err != nil {
-			return fmt.Errorf("compact: %s: %w", x.name, err)
-		}
-		if x.r.Buffer.Context() != p.ctx {
-			return invalid("compact: %s: %v", x.name, errForeign)
-		}
-		if x.r.Size < x.need {
-			return invalid("compact: %s range of %d bytes: %d needed", x.name, x.r.Size, x.need)
-		}
-		if align > 0 && x.r.Offset%align != 0 {
-			return invalid("compact: %s offset %d is not a multiple of minStorageBufferOffsetAlignment %d", x.name, x.r.Offset, align)
-		}
+	if err := bufcheck.Check("compact", p.ctx, list); err != nil {
+		return err
 	}
 	if p.sel.Keep.Op == Flagged && p.sel.Keep.FlagBytes == 1 && n%4 != 0 {
 		if end := b.Flags.Offset + alignUp(n, 4); end > b.Flags.Buffer.Size() {
 			return invalid("compact: uint8 flags are read in 4-byte words: the flags buffer needs %d bytes after offset %d (n rounded up to 4), it has %d",
 				alignUp(n, 4), b.Flags.Offset, b.Flags.Buffer.Size()-b.Flags.Offset)
-		}
-	}
-	// No range may overlap one that is written, except Src and Dst in place.
-	for i := range list {
-		for j := i + 1; j < len(list); j++ {
-			a, c := list[i], list[j]
-			if a.r.Buffer == c.r.Buffer && a.r.Offset < c.r.Offset+c.need && c.r.Offset < a.r.Offset+a.need {
-				if a.name == "source" && c.name == "destination" {
-					return invalid("compact: source and destination overlap; set InPlace to compact a buffer in place")
-				}
-				if a.name == "source" && c.name == "flags" || a.name == "flags" && c.name == "source" {
-					continue // both only read
-				}
-				return invalid("compact: the %s and %s ranges overlap", a.name, c.name)
-			}
 		}
 	}
 	return nil

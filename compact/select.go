@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -200,26 +199,11 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		epv = 2
 	}
 	o := sel.Options
-	p.wg = o.WorkgroupSize
-	if p.wg == 0 {
-		p.wg = max(256, info.MaxSubgroupSize)
-	}
-	if p.wg%info.MaxSubgroupSize != 0 {
-		return nil, invalid("compact: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
-	}
-	p.vecs = o.LoadsPerLane
-	if p.vecs == 0 {
-		p.vecs = defaultLoads(words)
-	}
-	if p.vecs > MaxLoadsPerLane {
-		return nil, invalid("compact: %d loads per lane: at most %d", p.vecs, MaxLoadsPerLane)
+	if p.wg, p.vecs, p.procs, err = o.resolve(info, words); err != nil {
+		return nil, err
 	}
 	if o.GroupSize == 0 {
 		p.sel.GroupSize = 64
-	}
-	p.procs = o.Processors
-	if p.procs == 0 {
-		p.procs = defaultProcessors(info, p.wg)
 	}
 	stageWords := uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
 	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
@@ -240,17 +224,11 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		stageWords = 1
 	}
 
-	// Chunks, and segments of whole chunks that fit one binding.
-	maxSeg := (uint64(info.MaxStorageBufferRange) / p.size) &^ (chunkAlign - 1)
-	if maxSeg == 0 {
-		return nil, invalid("compact: %d-byte elements do not fit the device's maxStorageBufferRange %d", p.size, info.MaxStorageBufferRange)
+	c, err := cutChunks(info, n, p.size, p.procs, maxChunk(info, p.vecs, epv, words, p.staged))
+	if err != nil {
+		return nil, err
 	}
-	chunk := max(alignUp(ceilDiv(n, uint64(p.procs)), chunkAlign), chunkAlign)
-	chunk = min(chunk, maxSeg, maxChunk(info, p.vecs, epv, words, p.staged))
-	p.chunk = uint32(chunk)
-	p.nChunks = uint32(ceilDiv(n, chunk))
-	p.procs = max(p.procs, p.nChunks)
-	p.segElems = uint32((maxSeg / chunk) * chunk)
+	p.procs, p.chunk, p.nChunks, p.segElems = c.procs, c.chunk, c.nChunks, c.segElems
 
 	// Scratch: counts, copy-back arguments, and the in-place copy.
 	p.countsBytes = alignUp(uint64(p.procs+1)*4, 256)
@@ -293,6 +271,56 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// resolve applies the per-device defaults to the options shared by the
+// selection and the prefix sum, and checks them.
+func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, vecs, procs uint32, err error) {
+	wg = o.WorkgroupSize
+	if wg == 0 {
+		wg = max(256, info.MaxSubgroupSize)
+	}
+	if wg%info.MaxSubgroupSize != 0 {
+		return 0, 0, 0, invalid("compact: workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
+	}
+	vecs = o.LoadsPerLane
+	if vecs == 0 {
+		vecs = defaultLoads(words)
+	}
+	if vecs > MaxLoadsPerLane {
+		return 0, 0, 0, invalid("compact: %d loads per lane: at most %d", vecs, MaxLoadsPerLane)
+	}
+	procs = o.Processors
+	if procs == 0 {
+		procs = defaultProcessors(info, wg)
+	}
+	return wg, vecs, procs, nil
+}
+
+// chunks is Billeter's cut of the input: nChunks chunks of chunk elements
+// (the last shorter), each walked by one subgroup, bound segElems
+// elements (whole chunks) at a time so that no binding exceeds
+// maxStorageBufferRange.
+type chunks struct {
+	procs, chunk, nChunks, segElems uint32
+}
+
+// cutChunks cuts n elements of size bytes for about procs processors, with
+// chunks of at most limit elements (more processors where needed).
+func cutChunks(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (chunks, error) {
+	maxSeg := (uint64(info.MaxStorageBufferRange) / size) &^ (chunkAlign - 1)
+	if maxSeg == 0 {
+		return chunks{}, invalid("compact: %d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
+	}
+	chunk := max(alignUp(ceilDiv(n, uint64(procs)), chunkAlign), chunkAlign)
+	chunk = min(chunk, maxSeg, limit)
+	nChunks := ceilDiv(n, chunk)
+	return chunks{
+		procs:    max(procs, uint32(nChunks)),
+		chunk:    uint32(chunk),
+		nChunks:  uint32(nChunks),
+		segElems: uint32((maxSeg / chunk) * chunk),
+	}, nil
 }
 
 func invalid(format string, args ...any) error {
@@ -367,6 +395,3 @@ type Tuning struct {
 	Write                       Write
 	SegmentElems                uint32 // elements bound at once (maxStorageBufferRange)
 }
-
-// errForeign reports a range of another context.
-var errForeign = errors.New("the buffer belongs to another context")

@@ -30,6 +30,8 @@ uvec4 loadUnit(uint e, bool whole, uint avail) {
     return uvec4(srcWord[base], WIDE ? srcWord[base + 1] : 0, 0, 0);
 }
 
+#ifndef LOAD_ONLY // the prefix sum loads elements but tests none
+
 bool flagAt(uint e) {
     if (FLAG_BYTES == 1) {
         return ((flags[e >> 2] >> ((e & 3) * 8)) & 0xffu) != 0;
@@ -53,3 +55,5 @@ bool keepUnit(uvec4 v, uint j, uint e, uvec2 c) {
     }
     return keepKey(lo, hi, c);
 }
+
+#endif // LOAD_ONLY

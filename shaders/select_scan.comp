@@ -4,11 +4,8 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 // select_scan: phase 2 of the compaction, one workgroup. An exclusive
-// prefix sum turns the per-chunk counts into each chunk's first output
-// slot, in tiles of four counts per invocation (a serial sum per
-// invocation, subgroup scans, then the first subgroup scans the subgroup
-// totals and carries the running total to the next tile), so any number
-// of chunks works. It then writes the
+// prefix sum (block_scan.glsl) turns the per-chunk counts into each
+// chunk's first output slot. It then writes the
 // total to counts[nChunks] and counts[PROCS] (the move reads them), the
 // result block, and the indirect arguments of the in-place copy-back.
 //
@@ -17,11 +14,16 @@
 
 #include "select.glsl"
 
+
 layout(local_size_x_id = 0) in;
 
 layout(std430, binding = 0) buffer Counts { uint counts[]; };
 layout(std430, binding = 1) writeonly buffer Result { uint result[]; };
 layout(std430, binding = 2) writeonly buffer Args { uvec4 args[]; };
+
+#define SCAN_DATA counts
+const bool SCAN_FLOAT = false;
+#include "block_scan.glsl"
 
 layout(push_constant) uniform Push {
     uint nChunks;   // chunks holding elements
@@ -32,9 +34,6 @@ layout(push_constant) uniform Push {
     uint pieces;    // copy-back pieces; 0 when there is no copy-back
     uint copyTile;  // words per copy-back workgroup
 } pc;
-
-shared uint sums[256]; // one per subgroup: 1024 invocations of subgroups of 4 at most
-shared uint carry;
 
 // grid spreads groups over x and y within maxX.
 uvec3 grid(uint groups) {
@@ -47,55 +46,7 @@ uvec3 grid(uint groups) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
-    uint lane = gl_SubgroupInvocationID;
-    if (lid == 0) {
-        carry = 0;
-    }
-    barrier();
-    // Each tile holds 4 counts per invocation, consecutive per invocation.
-    for (uint base = 0; base < pc.nChunks; base += 4 * gl_WorkGroupSize.x) {
-        uint i0 = base + 4 * lid;
-        uvec4 c = uvec4(0);
-        [[unroll]] for (uint j = 0; j < 4; j++) {
-            if (i0 + j < pc.nChunks) {
-                c[j] = counts[i0 + j];
-            }
-        }
-        uint mine = c.x + c.y + c.z + c.w;
-        uint incl = subgroupInclusiveAdd(mine);
-        uint sum = subgroupAdd(mine);
-        if (subgroupElect()) {
-            sums[gl_SubgroupID] = sum;
-        }
-        barrier();
-        if (gl_SubgroupID == 0) {
-            // The first subgroup scans the subgroup totals, a subgroup at
-            // a time, starting from the carry of the tiles before.
-            uint run = carry;
-            for (uint s0 = 0; s0 < gl_NumSubgroups; s0 += gl_SubgroupSize) {
-                uint s = s0 + lane;
-                uint v = s < gl_NumSubgroups ? sums[s] : 0;
-                uint ex = subgroupExclusiveAdd(v);
-                if (s < gl_NumSubgroups) {
-                    sums[s] = run + ex;
-                }
-                run += subgroupAdd(v);
-            }
-            if (subgroupElect()) {
-                carry = run;
-            }
-        }
-        barrier();
-        uint first = sums[gl_SubgroupID] + incl - mine;
-        [[unroll]] for (uint j = 0; j < 4; j++) {
-            if (i0 + j < pc.nChunks) {
-                counts[i0 + j] = first;
-            }
-            first += c[j];
-        }
-        barrier(); // sums and carry are rewritten by the next tile
-    }
-    uint kept = carry;
+    uint kept = scanExclusive(0, pc.nChunks);
     if (lid == 0) {
         counts[pc.nChunks] = kept;
         counts[PROCS] = kept;

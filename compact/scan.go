@@ -1,0 +1,326 @@
+package compact
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The prefix sum's three phases: the same chunking as the selection, with
+// sums in place of counts.
+var (
+	reduceKernel = &pipeline.Kernel{
+		Name:          "scan_reduce",
+		SPIRV:         shaders.MustSPIRV("scan_reduce"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Write},
+		PushWords:     4,
+		FullSubgroups: true,
+	}
+	sumsKernel = &pipeline.Kernel{
+		Name:          "scan_sums",
+		SPIRV:         shaders.MustSPIRV("scan_sums"),
+		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write},
+		PushWords:     1,
+		FullSubgroups: true,
+	}
+	applyKernel = &pipeline.Kernel{
+		Name:          "scan_apply",
+		SPIRV:         shaders.MustSPIRV("scan_apply"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords:     4,
+		FullSubgroups: true,
+	}
+)
+
+// ScanTotalSize is the size of the total a prefix sum writes: one element.
+const ScanTotalSize = 4
+
+// Scan describes a prefix sum of uint32, int32 or float32 elements.
+//
+// Integer sums wrap modulo 2^32 (int32 in two's complement). float32 sums
+// are computed in float32 in a tree order (per lane, per subgroup, per
+// chunk), not left to right, so they differ from a serial float32 loop by
+// rounding: the error bound is that of pairwise summation, usually
+// smaller than the serial loop's. Infinities and NaNs propagate as in any
+// order of IEEE additions.
+type Scan struct {
+	Type Type // Uint32, Int32 or Float32
+	// Inclusive makes element i the sum of elements 0..i; otherwise
+	// (exclusive) of 0..i-1, with element 0 zero.
+	Inclusive bool
+	// InPlace writes the sums over the source; Dst stays empty.
+	InPlace bool
+	// Options tunes the phases as for a selection: Processors,
+	// WorkgroupSize and LoadsPerLane apply; Write and GroupSize must be
+	// left zero.
+	Options
+}
+
+// ScanBuffers are the ranges a recorded prefix sum uses. Every offset must
+// be a multiple of the device's minStorageBufferOffsetAlignment.
+type ScanBuffers struct {
+	Src     vk.Range // n elements, read (and written in place)
+	Dst     vk.Range // n elements, written; empty in place
+	Total   vk.Range // ScanTotalSize bytes, written: the sum of all n elements
+	Scratch vk.Range // ScanPlan.ScratchSize bytes
+}
+
+// ScanPlan is a prefix sum of n elements checked, tuned and sized for one
+// context. It is immutable and safe for concurrent use.
+type ScanPlan struct {
+	ctx  *vk.Context
+	scan Scan
+	n    uint32
+	wg   uint32
+	vecs uint32
+	chunks
+	reduce, sums, apply *pipeline.Pipeline
+}
+
+// NewScanPlan checks s for n elements on ctx, picks its tuning and creates
+// its pipelines.
+func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
+	if ctx == nil {
+		return nil, invalid("compact: nil context")
+	}
+	if err := ctx.Usable(); err != nil {
+		return nil, err
+	}
+	switch s.Type {
+	case Uint32, Int32, Float32:
+	default:
+		return nil, invalid("compact: a prefix sum of %v: the element type must be u32, i32 or f32", s.Type)
+	}
+	if n > MaxElements {
+		return nil, invalid("compact: %d elements: at most %d", n, uint64(MaxElements))
+	}
+	if s.Write != WriteAuto || s.GroupSize != 0 {
+		return nil, invalid("compact: Options.Write and Options.GroupSize do not apply to a prefix sum")
+	}
+	info := ctx.Info()
+	p := &ScanPlan{ctx: ctx, scan: s, n: uint32(n)}
+	var procs uint32
+	var err error
+	if p.wg, p.vecs, procs, err = s.Options.resolve(info, 1); err != nil {
+		return nil, err
+	}
+	if p.chunks, err = cutChunks(info, n, 4, procs, maxChunk(info, p.vecs, 4, 1, false)); err != nil {
+		return nil, err
+	}
+	float := uint32(0)
+	if s.Type == Float32 {
+		float = 1
+	}
+	inclusive := uint32(0)
+	if s.Inclusive {
+		inclusive = 1
+	}
+	cache := pipeline.For(ctx)
+	// Constants as select.glsl numbers them: 1 PROCS, 2 STRIDE, ..., 7
+	// VECS; 11 the float flag, 12 inclusive.
+	common := []uint32{p.wg, p.procs, 1, 0, 0, 0, 4, p.vecs, 0, 0, 0, float}
+	if p.reduce, err = cache.Get(reduceKernel, common...); err != nil {
+		return nil, err
+	}
+	if p.apply, err = cache.Get(applyKernel, append(common, inclusive)...); err != nil {
+		return nil, err
+	}
+	if p.sums, err = cache.Get(sumsKernel, scanWorkgroup(info), float); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// N returns the element count the plan was made for.
+func (p *ScanPlan) N() uint64 { return uint64(p.n) }
+
+// ScratchSize returns the bytes of scratch Record needs: one sum per chunk
+// and the total.
+func (p *ScanPlan) ScratchSize() uint64 { return alignUp(uint64(p.nChunks+1)*4, 256) }
+
+// Tuning reports the choices the plan made (Write is unused).
+func (p *ScanPlan) Tuning() Tuning {
+	return Tuning{Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, SegmentElems: p.segElems}
+}
+
+// Record records the prefix sum into r's command buffer: reduce, scan of
+// the chunk sums, and apply, with a buffer barrier between each. Errors
+// are kept by r.
+//
+// Synchronisation contract, as for Plan.Record: the first accesses are
+// compute-shader reads of Src (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch, Total
+// and Dst (Src in place); the last are compute-shader writes of Dst (Src
+// in place) and Total. The caller orders its earlier writes of Src before
+// the recording and its later reads of Dst and Total after it. Recording
+// binds pipelines, push descriptors and push constants.
+func (p *ScanPlan) Record(r *pipeline.Recorder, b ScanBuffers) {
+	p.record(r, b, nil)
+}
+
+// RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
+// are written before the reduce, after it, after the scan of the sums and
+// at the end. t needs 4 queries, reset earlier in the command buffer.
+func (p *ScanPlan) RecordTimed(r *pipeline.Recorder, b ScanBuffers, t *vk.Timer) {
+	p.record(r, b, func(i uint32) {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), i)
+		}
+	})
+}
+
+func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32)) {
+	if stamp == nil {
+		stamp = func(uint32) {}
+	}
+	if r.Err() != nil {
+		return
+	}
+	if err := p.check(r, &b); err != nil {
+		r.Fail(err)
+		return
+	}
+	info := p.ctx.Info()
+	n := uint64(p.n)
+	sums := b.Scratch.Sub(0, uint64(p.nChunks+1)*4)
+	seg := uint64(p.segElems)
+	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
+	stamp(0)
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.chunk))
+		src := b.Src.Sub(first*4, elems*4)
+		r.Dispatch(p.reduce, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems)},
+			src, src, sums)
+	}
+	stamp(1)
+	// With n == 0 this writes a zero total (nChunks is 0).
+	r.Dispatch(p.sums, 1, []uint32{p.nChunks}, sums, b.Total.Sub(0, ScanTotalSize))
+	stamp(2)
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.chunk))
+		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
+		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems)},
+			src, src, sums, dst, dst)
+	}
+	stamp(3)
+}
+
+func (p *ScanPlan) check(r *pipeline.Recorder, b *ScanBuffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return invalid("compact: the plan was made for another context")
+	}
+	n := uint64(p.n) * 4
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n, Write: p.scan.InPlace},
+		{Name: "total", Range: b.Total, Need: ScanTotalSize, Write: true},
+		{Name: "scratch", Range: b.Scratch, Need: p.ScratchSize(), Write: true}}
+	if p.scan.InPlace {
+		if b.Dst.Buffer != nil && b.Dst != b.Src {
+			return invalid("compact: in place, the destination must be the source or left empty")
+		}
+		b.Dst = b.Src
+	} else {
+		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n, Write: true})
+	}
+	return bufcheck.Check("compact", p.ctx, list)
+}
+
+// Run records the prefix sum on the context's own queue and waits. A zero
+// Total or Scratch range is allocated for the call and released after it.
+// It returns the total (the bits of a float32 total for Float32).
+func (p *ScanPlan) Run(b ScanBuffers) (uint32, error) {
+	var temps []*vk.Buffer
+	defer func() {
+		for _, t := range temps {
+			t.Release()
+		}
+	}()
+	for _, x := range []struct {
+		r    *vk.Range
+		size uint64
+	}{{&b.Total, ScanTotalSize}, {&b.Scratch, p.ScratchSize()}} {
+		if x.r.Buffer != nil {
+			continue
+		}
+		buf, err := p.ctx.NewBuffer(max(x.size, 16), vk.DeviceLocal)
+		if err != nil {
+			return 0, err
+		}
+		temps = append(temps, buf)
+		*x.r = buf.Range(0, x.size)
+	}
+	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return 0, err
+	}
+	var total [1]uint32
+	if err := vk.Download(b.Total.Sub(0, ScanTotalSize), total[:]); err != nil {
+		return 0, err
+	}
+	return total[0], nil
+}
+
+// ScanSlice runs a prefix sum of data on the GPU and returns the sums and
+// the total. T decides the element type (s.Type is ignored). InPlace is
+// honoured on the GPU; data is not modified.
+func ScanSlice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Scan) ([]T, T, error) {
+	var zero T
+	var t Type
+	switch any(zero).(type) {
+	case uint32:
+		t = Uint32
+	case int32:
+		t = Int32
+	default:
+		t = Float32
+	}
+	s.Type = t
+	n := uint64(len(data))
+	p, err := NewScanPlan(ctx, n, s)
+	if err != nil {
+		return nil, zero, err
+	}
+	src, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
+	if err != nil {
+		return nil, zero, err
+	}
+	defer src.Release()
+	b := ScanBuffers{Src: src.Range(0, n*4)}
+	if err := vk.Upload(b.Src, data); err != nil {
+		return nil, zero, err
+	}
+	if !s.InPlace {
+		dst, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
+		if err != nil {
+			return nil, zero, err
+		}
+		defer dst.Release()
+		b.Dst = dst.Range(0, n*4)
+	}
+	total, err := p.Run(b)
+	if err != nil {
+		return nil, zero, err
+	}
+	out := make([]T, n)
+	dst := b.Dst
+	if s.InPlace {
+		dst = b.Src
+	}
+	if err := vk.Download(dst, out); err != nil {
+		return nil, zero, err
+	}
+	return out, *(*T)(unsafe.Pointer(&total)), nil
+}
+
+// String names the scan ("exclusive u32").
+func (s Scan) String() string {
+	kind := "exclusive"
+	if s.Inclusive {
+		kind = "inclusive"
+	}
+	return fmt.Sprintf("%s %v", kind, s.Type)
+}

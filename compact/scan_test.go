@@ -1,0 +1,355 @@
+package compact_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// scanCase is one prefix sum to run and check.
+type scanCase struct {
+	scan           compact.Scan
+	data           []uint32 // element bits
+	srcOff, dstOff uint64
+}
+
+func (c scanCase) String() string {
+	return fmt.Sprintf("n=%d %v inplace=%v %+v", len(c.data), c.scan, c.scan.InPlace, c.scan.Options)
+}
+
+// refScan is the reference: exact wrapping sums for integers; for float32,
+// float64 sums with the running sum of magnitudes, for the tolerance.
+func refScan(c scanCase) (sums []uint32, f64, abs []float64, total uint32, ftotal float64) {
+	n := len(c.data)
+	sums = make([]uint32, n)
+	f64, abs = make([]float64, n), make([]float64, n)
+	var run uint32
+	var frun, arun float64
+	for i, x := range c.data {
+		if !c.scan.Inclusive {
+			sums[i], f64[i], abs[i] = run, frun, arun
+		}
+		run += x
+		v := float64(math.Float32frombits(x))
+		frun += v
+		arun += math.Abs(v)
+		if c.scan.Inclusive {
+			sums[i], f64[i], abs[i] = run, frun, arun
+		}
+	}
+	return sums, f64, abs, run, frun
+}
+
+// floatClose says whether the float32 got is within rounding of the
+// float64 reference want, whose summands' magnitudes sum to abs: a
+// relative 1e-5 of abs (a tree of float32 additions over at most 2^32
+// elements stays well inside it for the sizes tested), plus an absolute
+// 2^-126 for denormals a device may flush.
+func floatClose(got uint32, want, abs float64) bool {
+	g := float64(math.Float32frombits(got))
+	switch {
+	case math.IsNaN(want):
+		return math.IsNaN(g)
+	case math.IsInf(want, 0):
+		return g == want
+	}
+	return math.Abs(g-want) <= 1e-5*abs+0x1p-126
+}
+
+func runScan(t *testing.T, ctx *vk.Context, c scanCase) {
+	t.Helper()
+	if err := tryRunScan(ctx, c, t); err != nil {
+		t.Fatalf("%v: %v", c, err)
+	}
+}
+
+func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
+	n := uint64(len(c.data))
+	p, err := compact.NewScanPlan(ctx, n, c.scan)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	const guard = 64
+	src := newBuf(t, ctx, c.srcOff+4*n+guard)
+	b := compact.ScanBuffers{Src: src.Range(c.srcOff, 4*n)}
+	if err := vk.Upload(b.Src, c.data); err != nil {
+		return err
+	}
+	dst, off := src, c.srcOff
+	if !c.scan.InPlace {
+		dst, off = newBuf(t, ctx, c.dstOff+4*n+guard), c.dstOff
+		b.Dst = dst.Range(off, 4*n)
+	}
+	total := newBuf(t, ctx, 16)
+	b.Total = total.Range(0, compact.ScanTotalSize)
+	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return err
+	}
+	raw := make([]byte, dst.Size())
+	if err := vk.Download(dst.All(), raw); err != nil {
+		return err
+	}
+	var tot [1]uint32
+	if err := vk.Download(b.Total, tot[:]); err != nil {
+		return err
+	}
+	want, f64, abs, wantTotal, fTotal := refScan(c)
+	float := c.scan.Type == compact.Float32
+	for i := range n {
+		got := binary.LittleEndian.Uint32(raw[off+4*i:])
+		if float && !floatClose(got, f64[i], abs[i]) || !float && got != want[i] {
+			return fmt.Errorf("element %d: got %#x (%g), want %#x (%g, magnitudes %g)", i, got, math.Float32frombits(got), want[i], f64[i], abs[i])
+		}
+	}
+	absAll := math.Abs(fTotal)
+	for _, x := range c.data {
+		absAll += math.Abs(float64(math.Float32frombits(x)))
+	}
+	if float && !floatClose(tot[0], fTotal, absAll) || !float && tot[0] != wantTotal {
+		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
+	}
+	if !bytes.Equal(raw[:off], poisonBytes(off)) || !bytes.Equal(raw[off+4*n:], poisonBytes(uint64(len(raw))-off-4*n)) {
+		return fmt.Errorf("bytes around the output were written")
+	}
+	return nil
+}
+
+// scanData draws n elements of type t: integers over the whole range, or
+// float32 values that are small integers (so that every order of adding
+// them is exact), or of mixed magnitudes and signs.
+func scanData(rng *rand.Rand, t compact.Type, n int, exact bool) []uint32 {
+	d := make([]uint32, n)
+	for i := range d {
+		switch {
+		case t != compact.Float32:
+			d[i] = rng.Uint32()
+		case exact:
+			d[i] = math.Float32bits(float32(rng.IntN(5) - 2))
+		default:
+			d[i] = math.Float32bits(float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))))
+		}
+	}
+	return d
+}
+
+var scanTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32}
+
+// TestScanSizes runs the sizes for every type, exclusive and
+// inclusive, in place and out of place. The float32 data are small
+// integers, so the sums are exact in any order and are compared bit for
+// bit (as numbers).
+func TestScanSizes(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
+		for _, typ := range scanTypes {
+			for _, mode := range []int{0, 1, 2, 3} {
+				s := compact.Scan{Type: typ, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+				runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true)})
+			}
+		}
+	}
+}
+
+// TestScanFloat checks float32 sums of mixed magnitudes against float64
+// within rounding, and the special values: ±0, ±Inf (an Inf propagates,
+// +Inf + -Inf is NaN), NaN, denormals.
+func TestScanFloat(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	for _, n := range []int{1000, 100003, 1<<20 + 7} {
+		for _, incl := range []bool{false, true} {
+			runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl}, data: scanData(rng, compact.Float32, n, false)})
+		}
+	}
+	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1.5, -2.25}
+	for _, tail := range [][]float32{
+		nil,
+		{float32(math.Inf(1))},
+		{float32(math.Inf(-1))},
+		{float32(math.Inf(1)), float32(math.Inf(-1))},
+		{float32(math.NaN())},
+	} {
+		for _, incl := range []bool{false, true} {
+			n := 5000
+			d := make([]uint32, n)
+			for i := range d {
+				d[i] = math.Float32bits(specials[rng.IntN(len(specials))])
+			}
+			// The special tail values land in the middle, so that both
+			// sides of them are checked.
+			for j, v := range tail {
+				d[n/2+j*97] = math.Float32bits(v)
+			}
+			runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl}, data: d})
+		}
+	}
+}
+
+// TestScanTuning runs the processors, loads and workgroup sizes at their
+// edges, with ranges at nonzero offsets.
+func TestScanTuning(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	sg := ctx.Info().MaxSubgroupSize
+	align := ctx.Info().MinStorageBufferOffsetAlignment
+	for _, o := range []compact.Options{
+		{Processors: 1},
+		{Processors: 2, LoadsPerLane: 1},
+		{Processors: 3000},
+		{LoadsPerLane: 3},
+		{LoadsPerLane: 4, WorkgroupSize: sg},
+		{WorkgroupSize: 1024},
+	} {
+		for _, typ := range scanTypes {
+			n := 300000 + rng.IntN(1000)
+			s := compact.Scan{Type: typ, Inclusive: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
+			runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true),
+				srcOff: align * uint64(rng.IntN(4)), dstOff: align * uint64(rng.IntN(4))})
+		}
+	}
+}
+
+// TestScanAboveMaxRange scans more elements than one binding holds
+// (lavapipe: 2^25 uint32), so the input is cut into segments.
+func TestScanAboveMaxRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	if uint64(info.MaxStorageBufferRange) > 1<<28 {
+		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
+	}
+	rng := newRand(t)
+	n := int(info.MaxStorageBufferRange)/4 + 1234567
+	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Uint32}, data: scanData(rng, compact.Uint32, n, true)})
+	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: true, InPlace: true}, data: scanData(rng, compact.Float32, n, true)})
+}
+
+// TestScanSlice runs the host-slice helper for each type.
+func TestScanSlice(t *testing.T) {
+	ctx := vktest.Open(t)
+	u, tu, err := compact.ScanSlice(ctx, []uint32{1, 2, 3, math.MaxUint32}, compact.Scan{})
+	if err != nil || fmt.Sprint(u, tu) != "[0 1 3 6] 5" {
+		t.Errorf("uint32: %v %v %v, want [0 1 3 6] 5 (wrapping)", u, tu, err)
+	}
+	i, ti, err := compact.ScanSlice(ctx, []int32{-5, 2, math.MaxInt32, 1}, compact.Scan{Inclusive: true, InPlace: true})
+	if err != nil || fmt.Sprint(i, ti) != "[-5 -3 2147483644 2147483645] 2147483645" {
+		t.Errorf("int32: %v %v %v", i, ti, err)
+	}
+	f, tf, err := compact.ScanSlice(ctx, []float32{0.5, 0.25, -1}, compact.Scan{})
+	if err != nil || fmt.Sprint(f, tf) != "[0 0.5 0.75] -0.25" {
+		t.Errorf("float32: %v %v %v", f, tf, err)
+	}
+	e, te, err := compact.ScanSlice(ctx, []float32{}, compact.Scan{})
+	if err != nil || len(e) != 0 || te != 0 {
+		t.Errorf("empty: %v %v %v", e, te, err)
+	}
+}
+
+func TestScanBadInput(t *testing.T) {
+	ctx := vktest.Open(t)
+	for _, c := range []struct {
+		name string
+		n    uint64
+		s    compact.Scan
+	}{
+		{"u64 elements", 10, compact.Scan{Type: compact.Uint64}},
+		{"f64 elements", 10, compact.Scan{Type: compact.Float64}},
+		{"unknown type", 10, compact.Scan{Type: compact.Type(9)}},
+		{"too many elements", 1 << 32, compact.Scan{}},
+		{"a write strategy", 10, compact.Scan{Options: compact.Options{Write: compact.WriteStaged}}},
+		{"a group size", 10, compact.Scan{Options: compact.Options{GroupSize: 64}}},
+		{"workgroup not a subgroup multiple", 10, compact.Scan{Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
+		{"too many loads", 10, compact.Scan{Options: compact.Options{LoadsPerLane: 5}}},
+	} {
+		_, err := compact.NewScanPlan(ctx, c.n, c.s)
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := compact.NewScanPlan(nil, 10, compact.Scan{}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("nil context: %v", err)
+	}
+
+	p, err := compact.NewScanPlan(ctx, 100, compact.Scan{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := newBuf(t, ctx, 4096)
+	other := newBuf(t, ctx, p.ScratchSize())
+	good := compact.ScanBuffers{Src: buf.Range(0, 400), Dst: buf.Range(1024, 400), Total: buf.Range(2048, 4), Scratch: other.Range(0, p.ScratchSize())}
+	align := ctx.Info().MinStorageBufferOffsetAlignment
+	for _, c := range []struct {
+		name string
+		edit func(b *compact.ScanBuffers)
+	}{
+		{"no source", func(b *compact.ScanBuffers) { b.Src = vk.Range{} }},
+		{"source too small", func(b *compact.ScanBuffers) { b.Src.Size = 396 }},
+		{"no destination", func(b *compact.ScanBuffers) { b.Dst = vk.Range{} }},
+		{"destination too small", func(b *compact.ScanBuffers) { b.Dst.Size = 100 }},
+		{"no total", func(b *compact.ScanBuffers) { b.Total = vk.Range{} }},
+		{"scratch too small", func(b *compact.ScanBuffers) { b.Scratch.Size = 4 }},
+		{"overlap", func(b *compact.ScanBuffers) { b.Dst = buf.Range(256, 400) }},
+		{"total in the output", func(b *compact.ScanBuffers) { b.Total = buf.Range(1024, 4) }},
+		{"range past the end", func(b *compact.ScanBuffers) { b.Dst = buf.Range(4000, 400) }},
+		{"unaligned offset", func(b *compact.ScanBuffers) { b.Dst = buf.Range(1024+align/2, 400) }},
+	} {
+		if align < 2 && c.name == "unaligned offset" {
+			continue
+		}
+		b := good
+		c.edit(&b)
+		err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := p.Run(good); err != nil {
+		t.Fatalf("the good buffers: %v", err)
+	}
+	// In place with a different destination.
+	ip, err := compact.NewScanPlan(ctx, 100, compact.Scan{InPlace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ip.Run(good); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("in place with a destination: %v", err)
+	}
+}
+
+// FuzzScan runs random prefix sums, (n, seed, type, mode), against the Go
+// reference. Seeds are in testdata/fuzz/FuzzScan.
+func FuzzScan(f *testing.F) {
+	f.Add(uint32(0), uint64(1), uint8(0), uint8(0))
+	f.Add(uint32(4097), uint64(2), uint8(2), uint8(3))
+	ctx := vktest.Open(f)
+	f.Fuzz(func(t *testing.T, n uint32, seed uint64, typ, mode uint8) {
+		n %= 1 << 18
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		ty := scanTypes[int(typ)%len(scanTypes)]
+		s := compact.Scan{Type: ty, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+		if mode&4 != 0 {
+			s.Processors = 1 + rng.Uint32N(4000)
+		}
+		c := scanCase{scan: s, data: scanData(rng, ty, int(n), mode&8 == 0)}
+		if err := tryRunScan(ctx, c, t); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+	})
+}

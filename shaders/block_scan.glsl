@@ -1,0 +1,99 @@
+// A workgroup-wide exclusive prefix sum over a range of a uint buffer, in
+// place: select_scan scans the compaction's chunk counts with it,
+// scan_sums the prefix sum's chunk sums, radix_scan one digit's row of
+// per-processor counts.
+//
+// The includer defines SCAN_DATA, the buffer array to scan, and
+// SCAN_FLOAT, a constant bool: true adds the words as float32 bits,
+// false as wrapping uint32 (which is also two's complement int32).
+//
+// The range is taken in tiles of four values per invocation: a serial sum
+// per invocation, subgroup scans, then the first subgroup scans the
+// subgroup totals and carries the running total to the next tile, so any
+// length works. Needs full subgroups and at most 256 subgroups.
+
+shared uint scanSums[256]; // one per subgroup
+shared uint scanCarry;
+
+uint scanAdd(uint a, uint b) {
+    if (SCAN_FLOAT) {
+        return floatBitsToUint(uintBitsToFloat(a) + uintBitsToFloat(b));
+    }
+    return a + b;
+}
+
+uint scanSubgroupInclusive(uint v) {
+    if (SCAN_FLOAT) {
+        return floatBitsToUint(subgroupInclusiveAdd(uintBitsToFloat(v)));
+    }
+    return subgroupInclusiveAdd(v);
+}
+
+uint scanSubgroupExclusive(uint v) {
+    if (SCAN_FLOAT) {
+        return floatBitsToUint(subgroupExclusiveAdd(uintBitsToFloat(v)));
+    }
+    return subgroupExclusiveAdd(v);
+}
+
+uint scanSubgroupSum(uint v) {
+    if (SCAN_FLOAT) {
+        return floatBitsToUint(subgroupAdd(uintBitsToFloat(v)));
+    }
+    return subgroupAdd(v);
+}
+
+// scanExclusive replaces SCAN_DATA[first .. first+count) by its exclusive
+// prefix sum and returns the total, in every invocation. All invocations
+// of the workgroup must call it.
+uint scanExclusive(uint first, uint count) {
+    uint lid = gl_LocalInvocationID.x;
+    uint lane = gl_SubgroupInvocationID;
+    if (lid == 0) {
+        scanCarry = 0; // 0.0 as float bits too
+    }
+    barrier();
+    for (uint base = 0; base < count; base += 4 * gl_WorkGroupSize.x) {
+        uint i0 = base + 4 * lid;
+        uvec4 c = uvec4(0);
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            if (i0 + j < count) {
+                c[j] = SCAN_DATA[first + i0 + j];
+            }
+        }
+        uint mine = scanAdd(scanAdd(c.x, c.y), scanAdd(c.z, c.w));
+        uint incl = scanSubgroupInclusive(mine);
+        uint excl = scanSubgroupExclusive(mine);
+        if (lane == gl_SubgroupSize - 1) {
+            scanSums[gl_SubgroupID] = incl;
+        }
+        barrier();
+        if (gl_SubgroupID == 0) {
+            // The first subgroup scans the subgroup totals, a subgroup at
+            // a time, starting from the carry of the tiles before.
+            uint run = scanCarry;
+            for (uint s0 = 0; s0 < gl_NumSubgroups; s0 += gl_SubgroupSize) {
+                uint s = s0 + lane;
+                uint v = s < gl_NumSubgroups ? scanSums[s] : 0;
+                uint ex = scanSubgroupExclusive(v);
+                if (s < gl_NumSubgroups) {
+                    scanSums[s] = scanAdd(run, ex);
+                }
+                run = scanAdd(run, scanSubgroupSum(v));
+            }
+            if (subgroupElect()) {
+                scanCarry = run;
+            }
+        }
+        barrier();
+        uint at = scanAdd(scanSums[gl_SubgroupID], excl);
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            if (i0 + j < count) {
+                SCAN_DATA[first + i0 + j] = at;
+            }
+            at = scanAdd(at, c[j]);
+        }
+        barrier(); // scanSums and scanCarry are rewritten by the next tile
+    }
+    return scanCarry;
+}

@@ -1,0 +1,74 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+// scan_reduce: phase 1 of the prefix sum. Each subgroup is a processor: it
+// walks its chunk of the segment one step at a time (VECS uvec4 loads per
+// lane, issued before any is used), sums the elements, and writes the sum
+// to sums[c0 + chunk]. The chunking is the compaction's (select.glsl,
+// with STRIDE 1).
+//
+// Bindings: 0 the segment's elements as uvec4, 1 the same as uint,
+// 2 sums (one word per chunk).
+
+#include "common.glsl"
+#include "select.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 11) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
+
+layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
+layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
+layout(std430, binding = 2) writeonly buffer Sums { uint sums[]; };
+
+layout(push_constant) uniform Push {
+    uint c0;    // the segment's first chunk
+    uint nc;    // chunks in the segment
+    uint chunk; // elements per chunk
+    uint n;     // elements in the segment
+} pc;
+
+const bool LOAD_DATA = true;
+#define LOAD_ONLY
+#include "select_load.glsl"
+
+void main() {
+    uint lane = gl_SubgroupInvocationID;
+    uint sg = gl_SubgroupSize;
+    uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
+        uint start = ch * pc.chunk;
+        uint len = min(pc.chunk, pc.n - start);
+        uint isum = 0;
+        float fsum = 0.0;
+        uint step = stepElems();
+        for (uint s = 0; s < len; s += step) {
+            bool full = len - s >= step;
+            uint f0 = s + lane * 4, f1 = f0 + sg * 4, f2 = f1 + sg * 4, f3 = f2 + sg * 4;
+            // A unit past the end loads as zeros, which add nothing.
+            uvec4 v0 = loadUnit(start + f0, full || f0 + 4 <= len, len - min(f0, len));
+            uvec4 v1 = uvec4(0), v2 = uvec4(0), v3 = uvec4(0);
+            if (VECS > 1) {
+                v1 = loadUnit(start + f1, full || f1 + 4 <= len, len - min(f1, len));
+            }
+            if (VECS > 2) {
+                v2 = loadUnit(start + f2, full || f2 + 4 <= len, len - min(f2, len));
+            }
+            if (VECS > 3) {
+                v3 = loadUnit(start + f3, full || f3 + 4 <= len, len - min(f3, len));
+            }
+            if (FLOAT_SUM) {
+                vec4 a = uintBitsToFloat(v0) + uintBitsToFloat(v1) + uintBitsToFloat(v2) + uintBitsToFloat(v3);
+                fsum += (a.x + a.y) + (a.z + a.w);
+            } else {
+                uvec4 a = v0 + v1 + v2 + v3;
+                isum += (a.x + a.y) + (a.z + a.w);
+            }
+        }
+        uint total = FLOAT_SUM ? floatBitsToUint(subgroupAdd(fsum)) : subgroupAdd(isum);
+        if (subgroupElect()) {
+            sums[pc.c0 + ch] = total;
+        }
+    }
+}
