@@ -129,7 +129,7 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if p.apply, err = cache.Get(applyKernel, append(common, inclusive)...); err != nil {
 		return nil, err
 	}
-	if p.sums, err = cache.Get(sumsKernel, scanWorkgroup(info), float); err != nil {
+	if p.sums, err = cache.Get(sumsKernel, pipeline.ScanWorkgroup(info), float); err != nil {
 		return nil, err
 	}
 	return p, nil

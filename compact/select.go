@@ -262,7 +262,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if p.move, err = cache.Get(moveKernel, append(common, split, staged, uint32(stageWords))...); err != nil {
 		return nil, err
 	}
-	if p.scan, err = cache.Get(scanKernel, scanWorkgroup(info), p.procs, words); err != nil {
+	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), p.procs, words); err != nil {
 		return nil, err
 	}
 	if p.pieces > 0 {
@@ -363,13 +363,6 @@ func defaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
 		return info.ComputeUnits * 4 * perGroup
 	}
 	return 64 * perGroup
-}
-
-// scanWorkgroup is the single scan workgroup's size: up to 1024, a
-// multiple of the largest subgroup, with at most 256 subgroups.
-func scanWorkgroup(info vk.DeviceInfo) uint32 {
-	wg := min(1024, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0], 256*max(info.MinSubgroupSize, 1))
-	return max(wg/info.MaxSubgroupSize, 1) * info.MaxSubgroupSize
 }
 
 // N returns the element count the plan was made for.

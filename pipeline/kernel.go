@@ -148,6 +148,14 @@ func (c *Cache) release() {
 	c.m = nil
 }
 
+// ScanWorkgroup is the workgroup size for kernels built on
+// shaders/block_scan.glsl: up to 1024 invocations, a multiple of the
+// largest subgroup size, with at most 256 subgroups.
+func ScanWorkgroup(info vk.DeviceInfo) uint32 {
+	wg := min(1024, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0], 256*max(info.MinSubgroupSize, 1))
+	return max(wg/info.MaxSubgroupSize, 1) * info.MaxSubgroupSize
+}
+
 // Grid is a dispatch's workgroup counts in x and y.
 type Grid struct{ X, Y uint32 }
 

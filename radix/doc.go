@@ -1,4 +1,21 @@
-// Package radix will hold a stable LSD radix sort built on the same three
-// phases as package compact: per-processor digit histograms, one scan over
-// them, a stable scatter. It is empty until that work lands.
+// Package radix sorts keys, or key-value pairs, on the GPU with a stable
+// least-significant-digit radix sort built on the same three phases as
+// package compact (Billeter, Olsson and Assarsson, section 5.3): per pass,
+// each processor (a workgroup owning one contiguous chunk) counts its keys
+// per digit; one scan over all the counts, digit-major, gives every
+// (digit, processor) its first slot; each processor walks its chunk again
+// and scatters its keys, ranking equal digits with subgroup ballots so
+// that equal keys keep their input order.
+//
+// Keys are uint32, int32, float32 or uint64, with an optional uint32
+// value per key (an index, typically). Signed keys sort by value; float32
+// keys by IEEE 754 totalOrder: -NaN < -Inf < ... < -0.0 < +0.0 < ... < +Inf
+// < +NaN, so NaNs with the sign bit set come first and the others last
+// (descending reverses that). Descending order is stable too: equal keys
+// keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
+// the order-mapped key only, as CUB's begin_bit and end_bit do.
+//
+// A pass handles Options.DigitBits bits (default 8, so 4 passes for 32-bit
+// keys); the passes ping-pong between the output and scratch so that the
+// result ends in the buffer the caller names.
 package radix

@@ -1,0 +1,116 @@
+package radix
+
+import (
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Key is a key type the sort takes.
+type Key interface {
+	uint32 | int32 | float32 | uint64
+}
+
+// KeyType returns the compact.Type of K.
+func KeyType[K Key]() compact.Type {
+	var k K
+	switch any(k).(type) {
+	case uint32:
+		return compact.Uint32
+	case int32:
+		return compact.Int32
+	case float32:
+		return compact.Float32
+	}
+	return compact.Uint64
+}
+
+// SortSlice sorts keys on the GPU and returns them sorted. K decides
+// s.Key; s.Values must be false (see SortPairs). keys is not modified.
+func SortSlice[K Key](ctx *vk.Context, keys []K, s Sort) ([]K, error) {
+	if s.Values {
+		return nil, invalid("radix: a sort of pairs takes its values: use SortPairs")
+	}
+	out, _, err := sortSlice(ctx, keys, nil, s)
+	return out, err
+}
+
+// SortPairs sorts keys with a uint32 value each on the GPU and returns
+// both, reordered. K decides s.Key; s.Values is set. keys and values are
+// not modified.
+func SortPairs[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
+	if len(values) != len(keys) {
+		return nil, nil, invalid("radix: %d values for %d keys", len(values), len(keys))
+	}
+	s.Values = true
+	return sortSlice(ctx, keys, values, s)
+}
+
+func sortSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
+	s.Key = KeyType[K]()
+	n := uint64(len(keys))
+	p, err := NewPlan(ctx, n, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	var bufs []*vk.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	newRange := func(size uint64) (vk.Range, error) {
+		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+		if err != nil {
+			return vk.Range{}, err
+		}
+		bufs = append(bufs, b)
+		return b.Range(0, size), nil
+	}
+	var k K
+	kb := n * uint64(unsafe.Sizeof(k))
+	var b Buffers
+	if b.Keys, err = newRange(kb); err != nil {
+		return nil, nil, err
+	}
+	if err := vk.Upload(b.Keys, keys); err != nil {
+		return nil, nil, err
+	}
+	if s.Values {
+		if b.Values, err = newRange(4 * n); err != nil {
+			return nil, nil, err
+		}
+		if err := vk.Upload(b.Values, values); err != nil {
+			return nil, nil, err
+		}
+	}
+	outKeys, outVals := b.Keys, b.Values
+	if !s.InPlace {
+		if b.KeysOut, err = newRange(kb); err != nil {
+			return nil, nil, err
+		}
+		outKeys = b.KeysOut
+		if s.Values {
+			if b.ValuesOut, err = newRange(4 * n); err != nil {
+				return nil, nil, err
+			}
+			outVals = b.ValuesOut
+		}
+	}
+	if err := p.Run(b); err != nil {
+		return nil, nil, err
+	}
+	sorted := make([]K, n)
+	if err := vk.Download(outKeys, sorted); err != nil {
+		return nil, nil, err
+	}
+	var vals []uint32
+	if s.Values {
+		vals = make([]uint32, n)
+		if err := vk.Download(outVals, vals); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sorted, vals, nil
+}

@@ -1,0 +1,403 @@
+package radix
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+var (
+	countKernel = &pipeline.Kernel{
+		Name:     "radix_count",
+		SPIRV:    shaders.MustSPIRV("radix_count"),
+		Bindings: []pipeline.Access{pipeline.Read, pipeline.Write},
+		// Shared-memory atomics only: any subgroup size works.
+		PushWords: 5,
+	}
+	scanKernel = &pipeline.Kernel{
+		Name:          "radix_scan",
+		SPIRV:         shaders.MustSPIRV("radix_scan"),
+		Bindings:      []pipeline.Access{pipeline.ReadWrite},
+		PushWords:     1,
+		FullSubgroups: true,
+	}
+	scatterKernel = &pipeline.Kernel{
+		Name:          "radix_scatter",
+		SPIRV:         shaders.MustSPIRV("radix_scatter"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords:     5,
+		FullSubgroups: true,
+	}
+)
+
+// MaxKeysPerLane bounds Options.KeysPerLane.
+const MaxKeysPerLane = 8
+
+// MaxElements is the most keys a sort takes: slots are 32-bit on the GPU.
+// A device's maxStorageBufferRange may allow fewer (see NewPlan).
+const MaxElements = math.MaxUint32
+
+// Options tunes a sort. Zero values take per-device defaults.
+type Options struct {
+	// Processors is the number of workgroups, each owning one contiguous
+	// chunk of the keys. Default: enough to fill the device once.
+	Processors uint32
+	// WorkgroupSize is the invocations per workgroup: a multiple of the
+	// largest subgroup size. Default 256, or less where the per-subgroup
+	// digit counts would not fit shared memory.
+	WorkgroupSize uint32
+	// DigitBits is the bits sorted per pass, 1 to 8. Default 8.
+	DigitBits uint32
+	// KeysPerLane is the keys each lane holds per round, 1 to
+	// MaxKeysPerLane. Default 4.
+	KeysPerLane uint32
+}
+
+// Sort describes a radix sort.
+type Sort struct {
+	Key compact.Type // Uint32, Int32, Float32 or Uint64
+	// Values sorts pairs: a uint32 value per key moves with its key.
+	Values bool
+	// Descending sorts from the largest key; equal keys still keep their
+	// input order.
+	Descending bool
+	// BeginBit and EndBit select the bits [BeginBit, EndBit) of the
+	// order-mapped key to sort by; an EndBit of 0 means the key's width.
+	// Bits outside are ignored (keys equal inside keep their order).
+	BeginBit, EndBit uint32
+	// InPlace leaves the sorted keys (and values) in Keys (and Values);
+	// KeysOut and ValuesOut stay empty.
+	InPlace bool
+	Options
+}
+
+// Buffers are the ranges a recorded sort uses. Every offset must be a
+// multiple of the device's minStorageBufferOffsetAlignment.
+type Buffers struct {
+	Keys   vk.Range // n keys, read (and written in place)
+	Values vk.Range // with Sort.Values: n uint32 values
+	// KeysOut and ValuesOut receive the sorted keys and values; empty in
+	// place.
+	KeysOut, ValuesOut vk.Range
+	Scratch            vk.Range // Plan.ScratchSize bytes
+}
+
+// Plan is a sort of n keys checked, tuned and sized for one context. It is
+// immutable and safe for concurrent use.
+type Plan struct {
+	ctx              *vk.Context
+	sort             Sort
+	n                uint32
+	keyBytes         uint64
+	begin, end, bits uint32
+	passes           uint32
+	wg, kpl          uint32
+	procs, chunk     uint32
+	histWords        uint64
+	keysOff, valsOff uint64
+	scratch          uint64
+	count, scan      *pipeline.Pipeline
+	scatter          *pipeline.Pipeline
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
+
+// keyCode is the shaders' KEY_* number of a key type.
+func keyCode(t compact.Type) (uint32, bool) {
+	switch t {
+	case compact.Uint32:
+		return 0, true
+	case compact.Int32:
+		return 1, true
+	case compact.Float32:
+		return 2, true
+	case compact.Uint64:
+		return 3, true
+	}
+	return 0, false
+}
+
+// NewPlan checks s for n keys on ctx, picks its tuning and creates its
+// pipelines. The keys must fit one binding: n times the key size at most
+// the device's maxStorageBufferRange.
+func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
+	if ctx == nil {
+		return nil, invalid("radix: nil context")
+	}
+	if err := ctx.Usable(); err != nil {
+		return nil, err
+	}
+	code, ok := keyCode(s.Key)
+	if !ok {
+		return nil, invalid("radix: keys of type %v: the key type must be u32, i32, f32 or u64", s.Key)
+	}
+	info := ctx.Info()
+	p := &Plan{ctx: ctx, sort: s, n: uint32(n), keyBytes: uint64(s.Key.Size())}
+	width := 8 * s.Key.Size()
+	p.begin, p.end = s.BeginBit, s.EndBit
+	if p.end == 0 {
+		p.end = width
+	}
+	if p.end > width || p.begin > p.end {
+		return nil, invalid("radix: bit range [%d, %d) of a %d-bit key", s.BeginBit, s.EndBit, width)
+	}
+	if n > MaxElements {
+		return nil, invalid("radix: %d keys: at most %d", n, uint64(MaxElements))
+	}
+	if limit := uint64(info.MaxStorageBufferRange) / p.keyBytes; n > limit {
+		return nil, invalid("radix: %d keys of %d bytes exceed the device's maxStorageBufferRange (%d bytes): at most %d keys here",
+			n, p.keyBytes, info.MaxStorageBufferRange, limit)
+	}
+	o := s.Options
+	p.bits = o.DigitBits
+	if p.bits == 0 {
+		p.bits = 8
+	}
+	if p.bits > 8 {
+		return nil, invalid("radix: %d digit bits: 1 to 8", p.bits)
+	}
+	p.kpl = o.KeysPerLane
+	if p.kpl == 0 {
+		p.kpl = 4
+	}
+	if p.kpl > MaxKeysPerLane {
+		return nil, invalid("radix: %d keys per lane: at most %d", p.kpl, MaxKeysPerLane)
+	}
+	buckets := uint32(1) << p.bits
+	// The scatter keeps two words per subgroup and digit, and one per
+	// digit, in shared memory.
+	maxSubgroups := (info.MaxSharedMemory/4 - buckets) / (2 * buckets)
+	p.wg = o.WorkgroupSize
+	if p.wg == 0 {
+		p.wg = 256
+		for p.wg > info.MaxSubgroupSize && p.wg/max(info.MinSubgroupSize, 1) > maxSubgroups {
+			p.wg /= 2
+		}
+		p.wg = max(p.wg, info.MaxSubgroupSize)
+	}
+	if p.wg%info.MaxSubgroupSize != 0 {
+		return nil, invalid("radix: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
+	}
+	subgroups := p.wg / max(info.MinSubgroupSize, 1)
+	if subgroups > maxSubgroups {
+		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits needs %d bytes of shared memory; the device has %d",
+			p.wg, subgroups, p.bits, 4*(2*subgroups+1)*buckets, info.MaxSharedMemory)
+	}
+	if p.end > p.begin {
+		p.passes = (p.end - p.begin + p.bits - 1) / p.bits
+	}
+
+	// Processors and chunks: whole rounds per chunk, and few enough
+	// rounds that one invocation's loop iterations, inner loops included,
+	// stay under 32768: lavapipe ends a shader's loops after 65535
+	// iterations (its guard against endless loops), which silently lost
+	// the end of a long chunk's output at subgroup size 4. Longer inputs
+	// get more processors instead.
+	round := uint64(p.wg) * uint64(p.kpl)
+	procs := uint64(o.Processors)
+	if procs == 0 {
+		procs = defaultProcessors(info, p.wg)
+	}
+	perRound := 1 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(4+p.bits)
+	chunk := max(alignUp(ceilDiv(n, procs), round), round)
+	chunk = min(chunk, max(32768/perRound, 1)*round)
+	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
+	p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
+
+	// Scratch: the counts (and digit totals), then the other half of the
+	// key and value ping-pong.
+	p.histWords = uint64(buckets) * uint64(p.procs+1)
+	p.keysOff = alignUp(p.histWords*4, 256)
+	p.valsOff = p.keysOff + alignUp(n*p.keyBytes, 256)
+	p.scratch = p.valsOff
+	if s.Values {
+		p.scratch += alignUp(n*4, 256)
+	}
+
+	desc, pairs := uint32(0), uint32(0)
+	if s.Descending {
+		desc = 1
+	}
+	if s.Values {
+		pairs = 1
+	}
+	cache := pipeline.For(ctx)
+	var err error
+	if p.count, err = cache.Get(countKernel, p.wg, code, desc, p.bits, p.kpl); err != nil {
+		return nil, err
+	}
+	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), buckets); err != nil {
+		return nil, err
+	}
+	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// defaultProcessors fills the device once: as many workgroups as it keeps
+// resident, where that is known.
+func defaultProcessors(info vk.DeviceInfo, wg uint32) uint64 {
+	switch {
+	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
+		perUnit := max(info.SubgroupsPerUnit*info.MaxSubgroupSize/wg, 1)
+		return uint64(info.ComputeUnits * perUnit)
+	case info.ComputeUnits > 0:
+		return uint64(info.ComputeUnits) * 4
+	}
+	return 64
+}
+
+// N returns the key count the plan was made for.
+func (p *Plan) N() uint64 { return uint64(p.n) }
+
+// Passes returns the number of digit passes.
+func (p *Plan) Passes() uint32 { return p.passes }
+
+// ScratchSize returns the bytes of scratch Record needs: the per-processor
+// digit counts, and room for n keys (and values) between passes.
+func (p *Plan) ScratchSize() uint64 { return p.scratch }
+
+// Tuning is what a Plan chose.
+type Tuning struct {
+	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
+}
+
+// Tuning reports the choices the plan made.
+func (p *Plan) Tuning() Tuning {
+	return Tuning{Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes}
+}
+
+// Record records the sort into r's command buffer: per pass a count, a
+// scan and a scatter dispatch, with a buffer barrier between each. Errors
+// are kept by r.
+//
+// Synchronisation contract: the first accesses are compute-shader reads
+// of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch and the
+// outputs; the last are compute-shader writes of KeysOut and ValuesOut
+// (Keys and Values in place). The caller orders its earlier writes of the
+// inputs before the recording and its later reads of the outputs after
+// it. Recording binds pipelines, push descriptors and push constants.
+func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	if r.Err() != nil {
+		return
+	}
+	if err := p.check(r, &b); err != nil {
+		r.Fail(err)
+		return
+	}
+	n := uint64(p.n)
+	if n == 0 {
+		return
+	}
+	keyBytes := n * p.keyBytes
+	keys, outKeys := b.Keys.Sub(0, keyBytes), b.KeysOut.Sub(0, keyBytes)
+	tmpKeys := b.Scratch.Sub(p.keysOff, keyBytes)
+	var vals, outVals, tmpVals vk.Range
+	if p.sort.Values {
+		vals, outVals, tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.valsOff, 4*n)
+	}
+	hist := b.Scratch.Sub(0, p.histWords*4)
+	if p.passes == 0 {
+		if !p.sort.InPlace {
+			p.copy(r, outKeys, keys, outVals, vals)
+		}
+		return
+	}
+	// Pass i reads from and writes to alternating buffers so that the last
+	// pass writes the output: backwards from it, output and scratch
+	// alternate. In place, pass 0 must not write the keys it reads: with
+	// an odd number of passes the result then lands in scratch and is
+	// copied back.
+	target := func(i uint32) (vk.Range, vk.Range) {
+		if (p.passes-1-i)%2 == 0 {
+			return outKeys, outVals
+		}
+		return tmpKeys, tmpVals
+	}
+	copyBack := p.sort.InPlace && p.passes%2 == 1
+	if copyBack {
+		target = func(i uint32) (vk.Range, vk.Range) {
+			if i%2 == 0 {
+				return tmpKeys, tmpVals
+			}
+			return keys, vals
+		}
+	}
+	src, srcVals := keys, vals
+	for i := uint32(0); i < p.passes; i++ {
+		dst, dstVals := target(i)
+		shift := p.begin + i*p.bits
+		push := []uint32{p.n, p.chunk, p.procs, shift, min(p.bits, p.end-shift)}
+		r.Dispatch(p.count, uint64(p.procs), push, src, hist)
+		r.Dispatch(p.scan, uint64(1)<<p.bits, []uint32{p.procs}, hist)
+		inVals, outV := srcVals, dstVals
+		if !p.sort.Values {
+			inVals, outV = src, dst // bound, unused
+		}
+		r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV)
+		src, srcVals = dst, dstVals
+	}
+	if copyBack {
+		p.copy(r, keys, src, vals, srcVals)
+	}
+}
+
+func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals vk.Range) {
+	compact.RecordCopy(r, keys, from, compact.CopyOptions{})
+	if p.sort.Values {
+		compact.RecordCopy(r, vals, fromVals, compact.CopyOptions{})
+	}
+}
+
+func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return invalid("radix: the plan was made for another context")
+	}
+	n := uint64(p.n)
+	s := p.sort
+	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
+		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
+	if s.Values {
+		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
+	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {
+		return invalid("radix: values given for a sort of keys only (set Sort.Values)")
+	}
+	if s.InPlace {
+		if b.KeysOut.Buffer != nil && b.KeysOut != b.Keys || b.ValuesOut.Buffer != nil && b.ValuesOut != b.Values {
+			return invalid("radix: in place, the outputs must be the inputs or left empty")
+		}
+		b.KeysOut, b.ValuesOut = b.Keys, b.Values
+	} else {
+		list = append(list, bufcheck.Range{Name: "keys output", Range: b.KeysOut, Need: n * p.keyBytes, Write: true})
+		if s.Values {
+			list = append(list, bufcheck.Range{Name: "values output", Range: b.ValuesOut, Need: 4 * n, Write: true})
+		}
+	}
+	return bufcheck.Check("radix", p.ctx, list)
+}
+
+// Run records the sort on the context's own queue and waits. A zero
+// Scratch range is allocated for the call and released after it.
+func (p *Plan) Run(b Buffers) error {
+	if b.Scratch.Buffer == nil {
+		buf, err := p.ctx.NewBuffer(max(p.scratch, 16), vk.DeviceLocal)
+		if err != nil {
+			return err
+		}
+		defer buf.Release()
+		b.Scratch = buf.Range(0, p.scratch)
+	}
+	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+}

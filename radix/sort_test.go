@@ -1,0 +1,490 @@
+package radix_test
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+const poison = 0xDEADBEEF
+
+func newRand(t testing.TB) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, 13))
+}
+
+func poisonBytes(n uint64) []byte {
+	b := make([]byte, n)
+	for i := 0; i+4 <= len(b); i += 4 {
+		binary.LittleEndian.PutUint32(b[i:], poison)
+	}
+	return b
+}
+
+func newBuf(t testing.TB, ctx *vk.Context, size uint64) *vk.Buffer {
+	t.Helper()
+	b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	if err := vk.Upload(b.All(), poisonBytes(b.Size())); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// mapped is the reference's order-preserving map of a key's bits, written
+// independently of the shader: the key's value order, with float32 in
+// IEEE totalOrder.
+func mapped(t compact.Type, bits uint64) uint64 {
+	switch t {
+	case compact.Int32:
+		return uint64(uint32(int64(int32(bits)) + math.MaxInt32 + 1))
+	case compact.Float32:
+		if bits&(1<<31) != 0 {
+			return uint64(^uint32(bits))
+		}
+		return bits | 1<<31
+	}
+	return bits
+}
+
+// refSort returns the permutation a stable sort by bits [begin, end) of
+// the mapped key gives.
+func refSort(s radix.Sort, keys []uint64) []int {
+	width := 8 * s.Key.Size()
+	end := s.EndBit
+	if end == 0 {
+		end = width
+	}
+	mask := uint64(0)
+	if end > s.BeginBit {
+		mask = (math.MaxUint64 >> (64 - (end - s.BeginBit))) << s.BeginBit
+	}
+	type entry struct {
+		key uint64
+		i   int
+	}
+	e := make([]entry, len(keys))
+	for i, k := range keys {
+		m := mapped(s.Key, k)
+		if s.Descending {
+			m = ^m
+			if width == 32 {
+				m &= math.MaxUint32
+			}
+		}
+		e[i] = entry{m & mask, i}
+	}
+	slices.SortStableFunc(e, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	perm := make([]int, len(keys))
+	for i, x := range e {
+		perm[i] = x.i
+	}
+	return perm
+}
+
+type sortCase struct {
+	sort radix.Sort
+	keys []uint64 // key bits
+	off  uint64   // byte offset of every range in its buffer
+}
+
+func (c sortCase) String() string {
+	return fmt.Sprintf("n=%d %v values=%v desc=%v bits=[%d,%d) inplace=%v %+v", len(c.keys), c.sort.Key, c.sort.Values,
+		c.sort.Descending, c.sort.BeginBit, c.sort.EndBit, c.sort.InPlace, c.sort.Options)
+}
+
+func runSort(t *testing.T, ctx *vk.Context, c sortCase) {
+	t.Helper()
+	if err := tryRunSort(ctx, c, t); err != nil {
+		t.Fatalf("%v: %v", c, err)
+	}
+}
+
+// tryRunSort sorts c's keys (with their indices as values, so that a
+// wrong order among equal keys shows) through Plan.Record, with every
+// written buffer poisoned, and checks the outputs and the bytes around
+// them.
+func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
+	n := uint64(len(c.keys))
+	kb := uint64(c.sort.Key.Size())
+	raw := make([]byte, 0, n*kb)
+	vals := make([]uint32, n)
+	for i, k := range c.keys {
+		if kb == 8 {
+			raw = binary.LittleEndian.AppendUint64(raw, k)
+		} else {
+			raw = binary.LittleEndian.AppendUint32(raw, uint32(k))
+		}
+		vals[i] = uint32(i)
+	}
+	p, err := radix.NewPlan(ctx, n, c.sort)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	const guard = 64
+	keysBuf := newBuf(t, ctx, c.off+n*kb+guard)
+	b := radix.Buffers{Keys: keysBuf.Range(c.off, n*kb)}
+	if err := vk.Upload(b.Keys, raw); err != nil {
+		return err
+	}
+	outKeys, outVals := keysBuf, (*vk.Buffer)(nil)
+	var valsBuf *vk.Buffer
+	if c.sort.Values {
+		valsBuf = newBuf(t, ctx, c.off+4*n+guard)
+		b.Values = valsBuf.Range(c.off, 4*n)
+		if err := vk.Upload(b.Values, vals); err != nil {
+			return err
+		}
+		outVals = valsBuf
+	}
+	if !c.sort.InPlace {
+		outKeys = newBuf(t, ctx, c.off+n*kb+guard)
+		b.KeysOut = outKeys.Range(c.off, n*kb)
+		if c.sort.Values {
+			outVals = newBuf(t, ctx, c.off+4*n+guard)
+			b.ValuesOut = outVals.Range(c.off, 4*n)
+		}
+	}
+	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return err
+	}
+	perm := refSort(c.sort, c.keys)
+	wantKeys := make([]byte, 0, n*kb)
+	wantVals := make([]byte, 0, 4*n)
+	for _, i := range perm {
+		wantKeys = append(wantKeys, raw[uint64(i)*kb:uint64(i+1)*kb]...)
+		wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
+	}
+	check := func(name string, buf *vk.Buffer, want []byte, size uint64) error {
+		got := make([]byte, buf.Size())
+		if err := vk.Download(buf.All(), got); err != nil {
+			return err
+		}
+		out := got[c.off : c.off+uint64(len(want))]
+		if !bytes.Equal(out, want) {
+			for i := uint64(0); i < uint64(len(want)); i += size {
+				if !bytes.Equal(out[i:i+size], want[i:i+size]) {
+					return fmt.Errorf("%s differ from the reference first at %d of %d: got % x, want % x", name, i/size, n, out[i:i+size], want[i:i+size])
+				}
+			}
+		}
+		if !bytes.Equal(got[:c.off], poisonBytes(c.off)) || !bytes.Equal(got[c.off+uint64(len(want)):], poisonBytes(uint64(len(got))-c.off-uint64(len(want)))) {
+			return fmt.Errorf("bytes around the %s were written", name)
+		}
+		return nil
+	}
+	if err := check("keys", outKeys, wantKeys, kb); err != nil {
+		return err
+	}
+	if c.sort.Values {
+		if err := check("values", outVals, wantVals, 4); err != nil {
+			return err
+		}
+	}
+	if !c.sort.InPlace {
+		// The inputs are unchanged.
+		got := make([]byte, n*kb)
+		if err := vk.Download(b.Keys, got); err != nil {
+			return err
+		}
+		if !bytes.Equal(got, raw) {
+			return fmt.Errorf("the input keys changed")
+		}
+	}
+	return nil
+}
+
+var keyTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32, compact.Uint64}
+
+// special float32 values: ±0, ±Inf, denormals, NaNs of both signs, and
+// ordinary values.
+var specialF32 = []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 1, 0x80000001, 0x007fffff, 0x807fffff,
+	0x7fc00000, 0xffc00000, 0x7f800001, 0x3f800000, 0xbf800000, 0x7f7fffff, 0xff7fffff}
+
+// keyData draws n keys of type t in a pattern.
+func keyData(rng *rand.Rand, t compact.Type, n int, pattern string) []uint64 {
+	k := make([]uint64, n)
+	draw := func() uint64 {
+		switch {
+		case t == compact.Uint64:
+			return rng.Uint64()
+		case t == compact.Float32 && rng.IntN(4) == 0:
+			return uint64(specialF32[rng.IntN(len(specialF32))])
+		}
+		return uint64(rng.Uint32())
+	}
+	few := []uint64{draw(), draw(), draw()}
+	for i := range k {
+		switch pattern {
+		case "equal":
+			k[i] = few[0]
+		case "few":
+			k[i] = few[rng.IntN(len(few))]
+		default:
+			k[i] = draw()
+		}
+	}
+	if pattern == "sorted" || pattern == "reversed" {
+		s := radix.Sort{Key: t, Descending: pattern == "reversed"}
+		perm := refSort(s, k)
+		sorted := make([]uint64, n)
+		for i, j := range perm {
+			sorted[i] = k[j]
+		}
+		k = sorted
+	}
+	return k
+}
+
+var patterns = []string{"random", "equal", "few", "sorted", "reversed"}
+
+// TestSortSizes sorts the sizes for every key type, keys and
+// pairs, ascending and descending, in place and out of place: each size
+// runs two of the eight modes per type (one at the largest size), in
+// turn, so that every size meets several modes and every mode several
+// sizes.
+func TestSortSizes(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	turn := 0
+	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
+		for _, typ := range keyTypes {
+			for mode := range 8 {
+				turn++
+				if turn%4 != 0 || n > 70000 && turn%8 != 0 {
+					continue
+				}
+				s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
+				runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, "random")})
+			}
+		}
+	}
+}
+
+// TestSortPatterns sorts random, all-equal, few-distinct, sorted and
+// reversed keys as pairs (whose values show stability), both directions.
+func TestSortPatterns(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	for _, pat := range patterns {
+		for _, typ := range keyTypes {
+			for _, desc := range []bool{false, true} {
+				s := radix.Sort{Key: typ, Values: true, Descending: desc}
+				runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 50000+rng.IntN(1000), pat)})
+			}
+		}
+	}
+}
+
+// TestSortFloatSpecials sorts nothing but special float32 values.
+func TestSortFloatSpecials(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	k := make([]uint64, 20000)
+	for i := range k {
+		k[i] = uint64(specialF32[rng.IntN(len(specialF32))])
+	}
+	for _, desc := range []bool{false, true} {
+		runSort(t, ctx, sortCase{sort: radix.Sort{Key: compact.Float32, Values: true, Descending: desc}, keys: k})
+	}
+}
+
+// TestSortBits sorts by bit ranges, with digit widths that do not divide
+// them.
+func TestSortBits(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	for _, c := range []struct {
+		typ        compact.Type
+		begin, end uint32
+		digit      uint32
+	}{
+		{compact.Uint32, 0, 0, 0}, {compact.Uint32, 4, 12, 0}, {compact.Uint32, 0, 7, 3}, {compact.Uint32, 8, 32, 5},
+		{compact.Uint32, 5, 5, 0}, {compact.Uint32, 31, 32, 0}, {compact.Int32, 16, 32, 0}, {compact.Float32, 20, 32, 6},
+		{compact.Uint64, 16, 48, 0}, {compact.Uint64, 0, 64, 7}, {compact.Uint64, 28, 36, 8}, {compact.Uint64, 40, 64, 0},
+	} {
+		for _, inPlace := range []bool{false, true} {
+			s := radix.Sort{Key: c.typ, Values: true, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: radix.Options{DigitBits: c.digit}}
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, c.typ, 30000+rng.IntN(100), "random")})
+		}
+	}
+}
+
+// TestSortTuning runs processors, workgroups, keys per lane and digit
+// widths at their edges, with ranges at nonzero offsets.
+func TestSortTuning(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	info := ctx.Info()
+	align := info.MinStorageBufferOffsetAlignment
+	for _, o := range []radix.Options{
+		{Processors: 1},
+		{Processors: 2, KeysPerLane: 1},
+		{Processors: 1000},
+		{KeysPerLane: 3, DigitBits: 4},
+		{KeysPerLane: 8, DigitBits: 1},
+		{WorkgroupSize: info.MaxSubgroupSize},
+		{WorkgroupSize: 2 * info.MaxSubgroupSize, DigitBits: 7},
+	} {
+		for _, typ := range keyTypes {
+			s := radix.Sort{Key: typ, Values: rng.IntN(2) == 0, Descending: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 100000+rng.IntN(1000), patterns[rng.IntN(len(patterns))]), off: align * uint64(1+rng.IntN(3))})
+		}
+	}
+}
+
+// TestSortSlice runs the host-slice helpers.
+func TestSortSlice(t *testing.T) {
+	ctx := vktest.Open(t)
+	negZero := float32(math.Copysign(0, -1))
+	f, err := radix.SortSlice(ctx, []float32{3, float32(math.Inf(-1)), 0, negZero, -2.5, float32(math.Inf(1))}, radix.Sort{})
+	if err != nil || fmt.Sprint(f) != "[-Inf -2.5 -0 0 3 +Inf]" {
+		t.Errorf("float32: %v %v", f, err)
+	}
+	if !math.Signbit(float64(f[2])) || math.Signbit(float64(f[3])) {
+		t.Errorf("-0.0 must sort before +0.0: %v", f)
+	}
+	k, v, err := radix.SortPairs(ctx, []int32{5, -1, 5, -7, 0}, []uint32{0, 1, 2, 3, 4}, radix.Sort{Descending: true})
+	if err != nil || fmt.Sprint(k, v) != "[5 5 0 -1 -7] [0 2 4 1 3]" {
+		t.Errorf("int32 pairs, descending: %v %v %v", k, v, err)
+	}
+	u, err := radix.SortSlice(ctx, []uint64{1 << 40, 3, 1<<40 + 1, 0}, radix.Sort{InPlace: true})
+	if err != nil || !slices.Equal(u, []uint64{0, 3, 1 << 40, 1<<40 + 1}) {
+		t.Errorf("uint64 in place: %v %v", u, err)
+	}
+	e, err := radix.SortSlice(ctx, []uint32{}, radix.Sort{})
+	if err != nil || len(e) != 0 {
+		t.Errorf("empty: %v %v", e, err)
+	}
+	if _, _, err := radix.SortPairs(ctx, []uint32{1, 2}, []uint32{1}, radix.Sort{}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("values of another length: %v", err)
+	}
+	if _, err := radix.SortSlice(ctx, []uint32{1}, radix.Sort{Values: true}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("SortSlice of pairs: %v", err)
+	}
+}
+
+func TestSortBadInput(t *testing.T) {
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	for _, c := range []struct {
+		name string
+		n    uint64
+		s    radix.Sort
+	}{
+		{"i64 keys", 10, radix.Sort{Key: compact.Int64}},
+		{"f64 keys", 10, radix.Sort{Key: compact.Float64}},
+		{"unknown key type", 10, radix.Sort{Key: compact.Type(9)}},
+		{"end bit past the key", 10, radix.Sort{Key: compact.Uint32, EndBit: 33}},
+		{"begin after end", 10, radix.Sort{Key: compact.Uint64, BeginBit: 20, EndBit: 10}},
+		{"too many keys", 1 << 32, radix.Sort{}},
+		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: compact.Uint64}},
+		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
+		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: 9}}},
+		{"workgroup not a subgroup multiple", 10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}}},
+		{"workgroup too large for shared memory", 10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}}},
+	} {
+		_, err := radix.NewPlan(ctx, c.n, c.s)
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := radix.NewPlan(nil, 10, radix.Sort{}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("nil context: %v", err)
+	}
+
+	p, err := radix.NewPlan(ctx, 100, radix.Sort{Values: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := newBuf(t, ctx, 4096)
+	scratch := newBuf(t, ctx, p.ScratchSize())
+	good := radix.Buffers{Keys: buf.Range(0, 400), Values: buf.Range(512, 400), KeysOut: buf.Range(1024, 400), ValuesOut: buf.Range(1536, 400),
+		Scratch: scratch.Range(0, p.ScratchSize())}
+	align := info.MinStorageBufferOffsetAlignment
+	for _, c := range []struct {
+		name string
+		edit func(b *radix.Buffers)
+	}{
+		{"no keys", func(b *radix.Buffers) { b.Keys = vk.Range{} }},
+		{"keys too small", func(b *radix.Buffers) { b.Keys.Size = 396 }},
+		{"no values", func(b *radix.Buffers) { b.Values = vk.Range{} }},
+		{"no keys output", func(b *radix.Buffers) { b.KeysOut = vk.Range{} }},
+		{"values output too small", func(b *radix.Buffers) { b.ValuesOut.Size = 100 }},
+		{"scratch too small", func(b *radix.Buffers) { b.Scratch.Size = 16 }},
+		{"output over the input", func(b *radix.Buffers) { b.KeysOut = buf.Range(256, 400) }},
+		{"outputs overlap", func(b *radix.Buffers) { b.ValuesOut = buf.Range(1280, 400) }},
+		{"scratch over the output", func(b *radix.Buffers) { b.Scratch = buf.Range(1024, p.ScratchSize()) }},
+		{"range past the end", func(b *radix.Buffers) { b.KeysOut = buf.Range(4000, 400) }},
+		{"unaligned offset", func(b *radix.Buffers) { b.KeysOut = buf.Range(1024+align/2, 400) }},
+	} {
+		if align < 2 && c.name == "unaligned offset" {
+			continue
+		}
+		b := good
+		c.edit(&b)
+		err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+	if err := p.Run(good); err != nil {
+		t.Fatalf("the good buffers: %v", err)
+	}
+	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := keysOnly.Run(good); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("values for a keys-only sort: %v", err)
+	}
+}
+
+// FuzzSort runs random sorts, (n, seed, type, pattern, mode, bits),
+// against the Go reference. Seeds are in testdata/fuzz/FuzzSort.
+func FuzzSort(f *testing.F) {
+	f.Add(uint32(0), uint64(1), uint8(0), uint8(0), uint8(0), uint8(0))
+	f.Add(uint32(4097), uint64(2), uint8(3), uint8(2), uint8(7), uint8(9))
+	ctx := vktest.Open(f)
+	f.Fuzz(func(t *testing.T, n uint32, seed uint64, typ, pattern, mode, bits uint8) {
+		n %= 1 << 17
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		ty := keyTypes[int(typ)%len(keyTypes)]
+		s := radix.Sort{Key: ty, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
+		if mode&8 != 0 {
+			s.DigitBits = 1 + rng.Uint32N(8)
+			s.Processors = 1 + rng.Uint32N(300)
+		}
+		if bits != 0 {
+			w := ty.Size() * 8
+			s.BeginBit = rng.Uint32N(w)
+			s.EndBit = s.BeginBit + 1 + rng.Uint32N(w-s.BeginBit)
+		}
+		c := sortCase{sort: s, keys: keyData(rng, ty, int(n), patterns[int(pattern)%len(patterns)])}
+		if err := tryRunSort(ctx, c, t); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+	})
+}

@@ -1,0 +1,63 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+// radix_count: the first phase of a radix sort pass. Each workgroup is a
+// processor owning one chunk of the keys: it counts the chunk's keys per
+// digit in shared memory and writes the counts digit-major, hist[d *
+// nProcs + p], so that one scan over them in that order gives every
+// (digit, processor) its first output slot.
+//
+// Bindings: 0 the keys (words), 1 hist (BUCKETS * nProcs words).
+
+#include "common.glsl"
+#include "radix.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
+
+layout(push_constant) uniform Push {
+    uint n;      // keys
+    uint chunk;  // keys per processor
+    uint nProcs; // processors
+    uint shift;  // the digit's first bit
+    uint width;  // the digit's bits
+} pc;
+
+shared uint counts[BUCKETS];
+
+void main() {
+    uint p = linearWorkgroup();
+    if (p >= pc.nProcs) {
+        return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
+    }
+    uint lid = gl_LocalInvocationID.x;
+    uint wg = gl_WorkGroupSize.x;
+    for (uint d = lid; d < BUCKETS; d += wg) {
+        counts[d] = 0;
+    }
+    barrier();
+    uint start = p * pc.chunk;
+    uint end = min(start + pc.chunk, pc.n);
+    for (uint base = start; base < end; base += wg * KPL) {
+        uvec2 k[KPL];
+        // Every load of the round is issued before any count.
+        [[unroll]] for (uint j = 0; j < KPL; j++) {
+            uint i = base + j * wg + lid;
+            k[j] = uvec2(0);
+            if (i < end) {
+                k[j] = WIDE ? uvec2(keys[2 * i], keys[2 * i + 1]) : uvec2(keys[i], 0);
+            }
+        }
+        [[unroll]] for (uint j = 0; j < KPL; j++) {
+            if (base + j * wg + lid < end) {
+                atomicAdd(counts[digitOf(sortKey(k[j]), pc.shift, pc.width)], 1u);
+            }
+        }
+    }
+    barrier();
+    for (uint d = lid; d < BUCKETS; d += wg) {
+        hist[d * pc.nProcs + p] = counts[d];
+    }
+}
