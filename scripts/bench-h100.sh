@@ -2,7 +2,7 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-tests]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-sortsweep] [-tests]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
@@ -15,14 +15,17 @@
 # merged table: our time over CUB's; for copy our bandwidth as a share of
 # CUB's memcpy; for select_if and partition_if our time over the
 # three-phase byte floor, (2+p)*4n bytes for select (3*4n for partition) at
-# the best copy bandwidth of the run. -sweep also times the compaction's
-# tuning grid at 2^28, keep 0.5; -tests runs the test binaries under the
-# validation layer first.
+# the best copy bandwidth of the run, and for scan_exclusive_u32 over its
+# three-phase floor, 3*4n bytes (read twice, written once). -sweep also
+# times the compaction's tuning grid at 2^28, keep 0.5; -sortsweep the
+# radix sort's digit bits, keys per lane and processors at 2^28; -tests
+# runs the test binaries under the validation layer first.
 set -euo pipefail
 sizes=20,24,26,28
 keeps=0.1,0.5,0.9
 reps=30
-ops=copy,select_if,partition_if
+ops=copy,select_if,partition_if,scan_exclusive_u32,sort_keys_u32,sort_pairs_u32
+sortsweep=0
 sweep=0
 tests=0
 while [ $# -gt 0 ]; do
@@ -33,7 +36,8 @@ while [ $# -gt 0 ]; do
 	-ops) ops=$2; shift 2 ;;
 	-sweep) sweep=1; shift ;;
 	-tests) tests=1; shift ;;
-	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-tests]" >&2; exit 2 ;;
+	-sortsweep) sortsweep=1; shift ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-sortsweep] [-tests]" >&2; exit 2 ;;
 	esac
 done
 out=${OUT:-/tmp/vkcompact-bench}
@@ -97,6 +101,22 @@ if [ "$sweep" = 1 ]; then
 	cat "$out/select-sweep.csv"
 fi
 
+if [ "$sortsweep" = 1 ]; then
+	echo "== radix sort tuning sweep at 2^28 keys (digit bits x keys per lane x processors)"
+	echo "op,bits,kpl,procs,ms_median,gelem_per_s" >"$out/sort-sweep.csv"
+	for b in 4 5 6 7 8; do
+		for k in 2 4 8; do
+			row=$("$bin/vkcompact" bench -ops sort_keys_u32 -n 28 -reps 10 -warmup 2 -sort-bits $b -sort-kpl $k | tail -n 1)
+			echo "sort_keys_u32,$b,$k,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
+		done
+	done
+	for p in 264 528 2112 4224; do
+		row=$("$bin/vkcompact" bench -ops sort_keys_u32 -n 28 -reps 10 -warmup 2 -sort-procs $p | tail -n 1)
+		echo "sort_keys_u32,8,4,$p,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
+	done
+	cat "$out/sort-sweep.csv"
+fi
+
 echo "== merged (same run, same GPU)"
 awk -F, '
 NR == 1 { next }
@@ -115,6 +135,7 @@ END {
 		floor = "-"
 		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((2 + f[4]) * 4 * f[3] / best))
 		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
+		if (f[2] == "scan_exclusive_u32") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
 		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}
 }' "$out/bench.csv" | tee "$out/merged.txt"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -28,9 +29,12 @@ type benchRow struct {
 // benchOps lists the operations bench can time today. keep is the keep
 // ratio (ignored by copy).
 var benchOps = map[string]func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error){
-	"copy":         benchCopy,
-	"select_if":    benchSelect(false),
-	"partition_if": benchSelect(true),
+	"copy":               benchCopy,
+	"select_if":          benchSelect(false),
+	"partition_if":       benchSelect(true),
+	"scan_exclusive_u32": benchScan,
+	"sort_keys_u32":      benchSort(false),
+	"sort_pairs_u32":     benchSort(true),
 }
 
 // keeps reports whether an operation runs once per keep ratio.
@@ -40,6 +44,8 @@ type benchConfig struct {
 	reps, warmup int
 	copyOpts     compact.CopyOptions
 	selectOpts   compact.Options
+	scanOpts     compact.Options
+	sortOpts     radix.Options
 	phases       io.Writer // where per-phase times go, or nil
 }
 
@@ -57,7 +63,13 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	loads := fs.Uint("select-loads", 0, "compaction loads per lane per step (0: default)")
 	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
 	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
-	phases := fs.Bool("phases", false, "print each compaction phase's median time to stderr")
+	phases := fs.Bool("phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
+	scanProcs := fs.Uint("scan-procs", 0, "prefix-sum processors (0: per device)")
+	scanLoads := fs.Uint("scan-loads", 0, "prefix-sum loads per lane per step (0: default)")
+	sortProcs := fs.Uint("sort-procs", 0, "radix sort processors (workgroups; 0: per device)")
+	sortWG := fs.Uint("sort-wg", 0, "radix sort workgroup size (0: default)")
+	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: default 8)")
+	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
@@ -104,6 +116,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *procs > 1<<24 || *loads > 16 || *selWG > 1<<16 {
 		return usagef("-select-procs, -select-loads or -select-wg out of range")
 	}
+	if *scanProcs > 1<<24 || *scanLoads > 16 || *sortProcs > 1<<24 || *sortWG > 1<<16 || *sortBits > 8 || *sortKPL > radix.MaxKeysPerLane {
+		return usagef("-scan-procs, -scan-loads, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
+	}
 	if *reps < 1 || *warmup < 0 {
 		return usagef("-reps must be at least 1 and -warmup at least 0")
 	}
@@ -120,7 +135,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
 	cfg := benchConfig{reps: *reps, warmup: *warmup,
 		copyOpts:   compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
-		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite}}
+		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite},
+		scanOpts:   compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads)},
+		sortOpts:   radix.Options{Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
 	if *phases {
 		cfg.phases = stderr
 	}

@@ -5,6 +5,8 @@
 //	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
 //	vkcompact compact -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact split -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact scan -in FILE -out FILE -type u32|i32|f32 [-inclusive] [-device D] [-json]
+//	vkcompact sort -in FILE -out FILE -type u32|i32|f32|u64 [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //
 // compact writes the elements of the input that EXPR (or the flags) keeps,
 // in order; split writes all of them, the kept ones first, each part in
@@ -19,6 +21,22 @@
 // 1.0, the dtype of -type, or '|VS' for structs) when its name ends in .npy,
 // raw otherwise; it is written to a temporary file and renamed once
 // complete, so that a failed run leaves none.
+//
+// scan writes the prefix sums of the input: exclusive (element i is the
+// sum of elements 0 to i-1, element 0 is zero) or, with -inclusive, of 0
+// to i. Integer sums wrap modulo 2^32; float32 sums are added in a tree
+// order, so they differ from a serial loop by rounding. It prints the
+// total of all elements.
+//
+// sort writes the keys sorted, stably: ascending, or with -descending
+// from the largest; int32 keys by value, float32 keys by IEEE 754
+// totalOrder (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN). With
+// -values, a file of one uint32 per key (raw, or a 1-D .npy of '<u4'), the
+// values move with their keys into -values-out. -bits LO:HI sorts by bits
+// LO to HI-1 of the order-mapped key only (keys equal there keep their
+// order), as CUB's begin_bit and end_bit do; 0 <= LO <= HI <= the key's
+// width. Both outputs are written to temporary files, renamed once both are
+// complete.
 //
 // Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
 // device or driver failure. Errors go to stderr, prefixed "vkcompact:".
@@ -50,6 +68,8 @@ var commands = []struct {
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
 	{"compact", "keep the elements of a file that pass a test, in order", runCompact},
 	{"split", "split a file's elements: those that pass a test first, in order", runSplit},
+	{"scan", "prefix sums of a file's u32, i32 or f32 elements", runScan},
+	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", runSort},
 }
 
 func usage(w io.Writer) {

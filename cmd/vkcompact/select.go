@@ -466,18 +466,23 @@ func npyFlags(h *npyHeader) (uint32, error) {
 	return width, nil
 }
 
-// outputFile is the output being written: a temporary file beside the
+// outputFile is an output being written: a temporary file beside the
 // final name, renamed to it once complete.
 type outputFile struct {
 	f    *os.File
+	flag string // the flag that names it, for messages: "-out"
 	path string
 }
 
-// createOutput creates the temporary file for the output path, with the
-// permissions a new file gets (0666 less the umask).
-func createOutput(path string) (*outputFile, error) {
+// createOutput creates the temporary file for the -out path.
+func createOutput(path string) (*outputFile, error) { return createOutputFor("-out", path) }
+
+// createOutputFor creates the temporary file for the path the flag
+// flagName gives, with the permissions a new file gets (0666 less the
+// umask).
+func createOutputFor(flagName, path string) (*outputFile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, usagef("-out %s: is a directory", path)
+		return nil, usagef("%s %s: is a directory", flagName, path)
 	}
 	dir, base := filepath.Split(path)
 	for range 100 {
@@ -491,15 +496,24 @@ func createOutput(path string) (*outputFile, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, usagef("-out %s: cannot create a file in %s: %v", path, filepath.Clean(dir), err)
+			return nil, usagef("%s %s: cannot create a file in %s: %v", flagName, path, filepath.Clean(dir), err)
 		}
-		return &outputFile{f: f, path: path}, nil
+		return &outputFile{f: f, flag: flagName, path: path}, nil
 	}
-	return nil, usagef("-out %s: no free temporary name in %s", path, filepath.Clean(dir))
+	return nil, usagef("%s %s: no free temporary name in %s", flagName, path, filepath.Clean(dir))
 }
 
 // commit writes the header and the data and renames the file to its name.
 func (o *outputFile) commit(header, data []byte) error {
+	if err := o.write(header, data); err != nil {
+		return err
+	}
+	return o.rename()
+}
+
+// write writes the header and the data to the temporary file and closes
+// it.
+func (o *outputFile) write(header, data []byte) error {
 	_, err := o.f.Write(header)
 	if err == nil {
 		_, err = o.f.Write(data)
@@ -510,11 +524,16 @@ func (o *outputFile) commit(header, data []byte) error {
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(o.f.Name(), o.path)
-	}
 	if err != nil {
-		return usagef("-out %s: %v", o.path, err)
+		return usagef("%s %s: %v", o.flag, o.path, err)
+	}
+	return nil
+}
+
+// rename renames the written temporary file to its name.
+func (o *outputFile) rename() error {
+	if err := os.Rename(o.f.Name(), o.path); err != nil {
+		return usagef("%s %s: %v", o.flag, o.path, err)
 	}
 	return nil
 }

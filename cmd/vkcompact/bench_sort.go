@@ -1,0 +1,274 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// timeRuns runs record warmup+reps times, on buffer set i % sets for run
+// i, each in its own submission between full memory barriers, and returns
+// the GPU time of each timed run between stamps 0 and stamps-1 and of
+// each phase between consecutive stamps, in ms. record writes the stamps.
+func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record func(r *pipeline.Recorder, set int, t *vk.Timer)) (ms []float64, phases [][]float64, err error) {
+	timer, err := ctx.NewTimer(stamps)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer timer.Release()
+	phases = make([][]float64, stamps-1)
+	for i := range cfg.warmup + cfg.reps {
+		err := ctx.Submit(func(cb vk.CommandBuffer) error {
+			cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
+			timer.Reset(cb)
+			r := pipeline.Record(cb)
+			record(r, i%sets, timer)
+			cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+			return r.Err()
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if i < cfg.warmup {
+			continue
+		}
+		ns, err := timer.Nanoseconds(0, stamps-1)
+		if err != nil {
+			return nil, nil, err
+		}
+		ms = append(ms, ns/1e6)
+		for k := range phases {
+			ns, err := timer.Nanoseconds(uint32(k), uint32(k+1))
+			if err != nil {
+				return nil, nil, err
+			}
+			phases[k] = append(phases[k], ns/1e6)
+		}
+	}
+	return ms, phases, nil
+}
+
+// bufferSets allocates device-local buffers and releases them all at once.
+type bufferSets struct {
+	ctx  *vk.Context
+	bufs []*vk.Buffer
+}
+
+func (s *bufferSets) alloc(size uint64) (vk.Range, error) {
+	b, err := s.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	if err != nil {
+		return vk.Range{}, err
+	}
+	s.bufs = append(s.bufs, b)
+	return b.Range(0, size), nil
+}
+
+func (s *bufferSets) release() {
+	for _, b := range s.bufs {
+		b.Release()
+	}
+}
+
+// setsFor is how many buffer sets rotate for an operation touching bytes
+// per run: enough to exceed the GPU's cache, at most 16.
+func setsFor(bytes uint64) int { return int(min(max(rotateBytes/bytes, 1), 16)) }
+
+// benchScan times the exclusive prefix sum of n random uint32 and checks
+// every set's output and total.
+func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+	plan, err := compact.NewScanPlan(ctx, n, compact.Scan{Type: compact.Uint32, Options: cfg.scanOpts})
+	if err != nil {
+		return benchRow{}, err
+	}
+	rng := rand.New(rand.NewPCG(43, n))
+	in := make([]uint32, n)
+	want := make([]uint32, n)
+	var total uint32
+	for i := range in {
+		in[i] = rng.Uint32()
+		want[i] = total
+		total += in[i]
+	}
+	sets := bufferSets{ctx: ctx}
+	defer sets.release()
+	var bs []compact.ScanBuffers
+	for range setsFor(8 * n) {
+		var b compact.ScanBuffers
+		for _, x := range []struct {
+			r    *vk.Range
+			size uint64
+		}{{&b.Src, 4 * n}, {&b.Dst, 4 * n}, {&b.Total, compact.ScanTotalSize}, {&b.Scratch, plan.ScratchSize()}} {
+			if *x.r, err = sets.alloc(x.size); err != nil {
+				return benchRow{}, err
+			}
+		}
+		if err := vk.Upload(b.Src, in); err != nil {
+			return benchRow{}, err
+		}
+		if err := poison(ctx, b.Dst.Buffer); err != nil {
+			return benchRow{}, err
+		}
+		bs = append(bs, b)
+	}
+	ms, phases, err := timeRuns(ctx, cfg, len(bs), 4, func(r *pipeline.Recorder, set int, t *vk.Timer) { plan.RecordTimed(r, bs[set], t) })
+	if err != nil {
+		return benchRow{}, err
+	}
+	if cfg.phases != nil {
+		t := plan.Tuning()
+		fmt.Fprintf(cfg.phases, "# scan_exclusive_u32 n=%d: reduce %.5f, scan %.5f, apply %.5f ms (medians); %d chunks of %d, %d loads per lane\n",
+			n, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane)
+	}
+	for _, b := range bs[:min(len(bs), cfg.warmup+cfg.reps)] {
+		got := make([]uint32, n)
+		if err := vk.Download(b.Dst, got); err != nil {
+			return benchRow{}, err
+		}
+		if !slices.Equal(got, want) {
+			i := firstDiff(got, want)
+			return benchRow{}, fmt.Errorf("scan output wrong at element %d: got %#x, want %#x", i, got[i], want[i])
+		}
+		var tot [1]uint32
+		if err := vk.Download(b.Total, tot[:]); err != nil {
+			return benchRow{}, err
+		}
+		if tot[0] != total {
+			return benchRow{}, fmt.Errorf("scan total %#x, want %#x", tot[0], total)
+		}
+	}
+	med := median(ms)
+	return benchRow{Impl: "vkcompact", Op: "scan_exclusive_u32", N: n, KeepRatio: 1, MsMedian: med, GelemPerS: float64(n) / med / 1e6}, nil
+}
+
+// benchSort times the ascending sort of n random uint32 keys, with their
+// indices as values for pairs, and checks every set's output against a Go
+// stable sort.
+func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+		op := "sort_keys_u32"
+		if pairs {
+			op = "sort_pairs_u32"
+		}
+		plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: compact.Uint32, Values: pairs, Options: cfg.sortOpts})
+		if err != nil {
+			return benchRow{}, err
+		}
+		rng := rand.New(rand.NewPCG(44, n))
+		keys := make([]uint32, n)
+		vals := make([]uint32, n)
+		for i := range keys {
+			keys[i] = rng.Uint32()
+			vals[i] = uint32(i)
+		}
+		wantKeys, wantVals := stableSortRef(keys, vals)
+		sets := bufferSets{ctx: ctx}
+		defer sets.release()
+		perSet := 8 * n
+		if pairs {
+			perSet *= 2
+		}
+		var bs []radix.Buffers
+		for range setsFor(perSet) {
+			var b radix.Buffers
+			list := []struct {
+				r    *vk.Range
+				size uint64
+			}{{&b.Keys, 4 * n}, {&b.KeysOut, 4 * n}, {&b.Scratch, plan.ScratchSize()}}
+			if pairs {
+				list = append(list, struct {
+					r    *vk.Range
+					size uint64
+				}{&b.Values, 4 * n}, struct {
+					r    *vk.Range
+					size uint64
+				}{&b.ValuesOut, 4 * n})
+			}
+			for _, x := range list {
+				if *x.r, err = sets.alloc(x.size); err != nil {
+					return benchRow{}, err
+				}
+			}
+			if err := vk.Upload(b.Keys, keys); err != nil {
+				return benchRow{}, err
+			}
+			if err := poison(ctx, b.KeysOut.Buffer); err != nil {
+				return benchRow{}, err
+			}
+			if pairs {
+				if err := vk.Upload(b.Values, vals); err != nil {
+					return benchRow{}, err
+				}
+				if err := poison(ctx, b.ValuesOut.Buffer); err != nil {
+					return benchRow{}, err
+				}
+			}
+			bs = append(bs, b)
+		}
+		ms, _, err := timeRuns(ctx, cfg, len(bs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
+			if r.Err() == nil {
+				t.Stamp(r.CommandBuffer(), 0)
+			}
+			plan.Record(r, bs[set])
+			if r.Err() == nil {
+				t.Stamp(r.CommandBuffer(), 1)
+			}
+		})
+		if err != nil {
+			return benchRow{}, err
+		}
+		if cfg.phases != nil {
+			t := plan.Tuning()
+			fmt.Fprintf(cfg.phases, "# %s n=%d: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane\n",
+				op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane)
+		}
+		for _, b := range bs[:min(len(bs), cfg.warmup+cfg.reps)] {
+			got := make([]uint32, n)
+			if err := vk.Download(b.KeysOut, got); err != nil {
+				return benchRow{}, err
+			}
+			if !slices.Equal(got, wantKeys) {
+				i := firstDiff(got, wantKeys)
+				return benchRow{}, fmt.Errorf("%s keys wrong at %d: got %#x, want %#x", op, i, got[i], wantKeys[i])
+			}
+			if pairs {
+				if err := vk.Download(b.ValuesOut, got); err != nil {
+					return benchRow{}, err
+				}
+				if !slices.Equal(got, wantVals) {
+					i := firstDiff(got, wantVals)
+					return benchRow{}, fmt.Errorf("%s values wrong at %d: got %d, want %d", op, i, got[i], wantVals[i])
+				}
+			}
+		}
+		med := median(ms)
+		return benchRow{Impl: "vkcompact", Op: op, N: n, KeepRatio: 1, MsMedian: med, GelemPerS: float64(n) / med / 1e6}, nil
+	}
+}
+
+// stableSortRef is the bench's reference: a plain stable counting sort by
+// bytes, least significant first (a Go sort of 2^28 keys takes too long).
+func stableSortRef(keys, vals []uint32) ([]uint32, []uint32) {
+	k, v := slices.Clone(keys), slices.Clone(vals)
+	k2, v2 := make([]uint32, len(k)), make([]uint32, len(v))
+	for shift := 0; shift < 32; shift += 8 {
+		var count [257]int
+		for _, x := range k {
+			count[(x>>shift&0xff)+1]++
+		}
+		for d := 1; d < 257; d++ {
+			count[d] += count[d-1]
+		}
+		for i, x := range k {
+			d := x >> shift & 0xff
+			k2[count[d]], v2[count[d]] = x, v[i]
+			count[d]++
+		}
+		k, k2, v, v2 = k2, k, v2, v
+	}
+	return k, v
+}
