@@ -48,8 +48,9 @@ type Options struct {
 	// chunk of the keys. Default: enough to fill the device once.
 	Processors uint32
 	// WorkgroupSize is the invocations per workgroup: a multiple of the
-	// largest subgroup size. Default 256, or less where the per-subgroup
-	// digit counts would not fit shared memory.
+	// largest subgroup size. Default 256, or less where the scatter's
+	// per-subgroup digit counts and its stage of one round's keys would
+	// not fit shared memory.
 	WorkgroupSize uint32
 	// DigitBits is the bits sorted per pass, 1 to 8. Default 8.
 	DigitBits uint32
@@ -174,13 +175,24 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		return nil, invalid("radix: %d keys per lane: at most %d", p.kpl, MaxKeysPerLane)
 	}
 	buckets := uint32(1) << p.bits
-	// The scatter keeps two words per subgroup and digit, and one per
-	// digit, in shared memory.
-	maxSubgroups := (info.MaxSharedMemory/4 - buckets) / (2 * buckets)
+	// Shared memory of the scatter, in words: two counts per subgroup and
+	// digit, three words per digit, the block scan's 257, and the stage of
+	// one round's keys (and values).
+	stageWords := uint32(1)
+	if s.Key == compact.Uint64 {
+		stageWords++
+	}
+	if s.Values {
+		stageWords++
+	}
+	shared := func(wg uint32) uint32 {
+		subgroups := wg / max(info.MinSubgroupSize, 1)
+		return 4 * (2*subgroups*buckets + 3*buckets + 257 + wg*p.kpl*stageWords)
+	}
 	p.wg = o.WorkgroupSize
 	if p.wg == 0 {
 		p.wg = 256
-		for p.wg > info.MaxSubgroupSize && p.wg/max(info.MinSubgroupSize, 1) > maxSubgroups {
+		for p.wg > info.MaxSubgroupSize && shared(p.wg) > info.MaxSharedMemory {
 			p.wg /= 2
 		}
 		p.wg = max(p.wg, info.MaxSubgroupSize)
@@ -189,9 +201,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		return nil, invalid("radix: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
 	}
 	subgroups := p.wg / max(info.MinSubgroupSize, 1)
-	if subgroups > maxSubgroups {
-		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits needs %d bytes of shared memory; the device has %d",
-			p.wg, subgroups, p.bits, 4*(2*subgroups+1)*buckets, info.MaxSharedMemory)
+	if need := shared(p.wg); need > info.MaxSharedMemory {
+		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits and %d keys per lane needs %d bytes of shared memory; the device has %d",
+			p.wg, subgroups, p.bits, p.kpl, need, info.MaxSharedMemory)
 	}
 	if p.end > p.begin {
 		p.passes = (p.end - p.begin + p.bits - 1) / p.bits
@@ -208,7 +220,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if procs == 0 {
 		procs = defaultProcessors(info, p.wg)
 	}
-	perRound := 1 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(4+p.bits)
+	perRound := 4 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(5+p.bits) + uint64(subgroups)
 	chunk := max(alignUp(ceilDiv(n, procs), round), round)
 	chunk = min(chunk, max(32768/perRound, 1)*round)
 	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
@@ -239,7 +251,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), buckets); err != nil {
 		return nil, err
 	}
-	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups); err != nil {
+	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl); err != nil {
 		return nil, err
 	}
 	return p, nil

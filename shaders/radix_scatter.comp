@@ -21,6 +21,11 @@
 // in shared memory. Equal digits keep their input order: the sort is
 // stable.
 //
+// The round's keys are then staged in shared memory in slot order (by
+// digit, stable inside a digit), and the workgroup writes them out with
+// consecutive invocations on consecutive slots of each digit's run, so
+// that stores coalesce instead of scattering one sector per key.
+//
 // Bindings: 0 keys in, 1 values in, 2 hist (scanned rows, then the digit
 // totals), 3 keys out, 4 values out (without PAIRS, 1 and 4 are bound to
 // anything and unused).
@@ -31,6 +36,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 5) const bool PAIRS = false;
 layout(constant_id = 6) const uint MAX_SUBGROUPS = 8; // per workgroup, at the smallest subgroup size
+layout(constant_id = 7) const uint ROUND = 1024;      // workgroup size * KPL: keys per round
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
 layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
@@ -51,6 +57,15 @@ layout(push_constant) uniform Push {
 shared uint counts[MAX_SUBGROUPS * BUCKETS];
 shared uint firsts[MAX_SUBGROUPS * BUCKETS];
 shared uint next[BUCKETS]; // each digit's next slot for this processor
+shared uint runSlot[BUCKETS];  // the round's first output slot per digit
+shared uint runStage[BUCKETS]; // the round's first stage index per digit
+shared uint stageLo[ROUND];
+shared uint stageHi[WIDE ? ROUND : 1];
+shared uint stageVal[PAIRS ? ROUND : 1];
+
+#define SCAN_DATA runStage
+const bool SCAN_FLOAT = false;
+#include "block_scan.glsl"
 
 uint bits(uvec4 m) {
     uvec4 c = uvec4(bitCount(m));
@@ -133,35 +148,52 @@ void main() {
             subgroupBarrier();
         }
         barrier();
-        // Per digit, the first slot of each subgroup's keys; counts are
+        // Per digit: each subgroup's first stage index inside the digit's
+        // run, the run's length and its first output slot; counts are
         // cleared for the next round (which writes them only after the
-        // barrier below and its own rank steps).
+        // scan's barriers and its own rank steps).
         for (uint d = lid; d < BUCKETS; d += wg) {
-            uint run = next[d];
+            uint run = 0;
             for (uint s = 0; s < gl_NumSubgroups; s++) {
                 uint c = counts[s * BUCKETS + d];
                 counts[s * BUCKETS + d] = 0;
                 firsts[s * BUCKETS + d] = run;
                 run += c;
             }
-            next[d] = run;
+            runStage[d] = run;
+            runSlot[d] = next[d];
+            next[d] += run;
         }
-        barrier();
+        // The runs' first stage indices: an exclusive scan of their
+        // lengths (with barriers before and after).
+        uint roundLen = scanExclusive(0, BUCKETS);
         [[unroll]] for (uint j = 0; j < KPL; j++) {
             if (piece + j * sgSize + lane < end) {
-                uint slot = firsts[row + dig[j]] + rank[j];
+                uint at = runStage[dig[j]] + firsts[row + dig[j]] + rank[j];
+                stageLo[at] = k[j].x;
                 if (WIDE) {
-                    keysOut[2 * slot] = k[j].x;
-                    keysOut[2 * slot + 1] = k[j].y;
-                } else {
-                    keysOut[slot] = k[j].x;
+                    stageHi[at] = k[j].y;
                 }
                 if (PAIRS) {
-                    valsOut[slot] = v[j];
+                    stageVal[at] = v[j];
                 }
             }
         }
-        // The next round's rank steps touch only counts; its scan over
-        // subgroups, which rewrites firsts, comes after its barrier.
+        barrier();
+        for (uint at = lid; at < roundLen; at += wg) {
+            uvec2 key = uvec2(stageLo[at], WIDE ? stageHi[at] : 0);
+            uint d = digitOf(sortKey(key), pc.shift, pc.width);
+            uint slot = runSlot[d] + at - runStage[d];
+            if (WIDE) {
+                keysOut[2 * slot] = key.x;
+                keysOut[2 * slot + 1] = key.y;
+            } else {
+                keysOut[slot] = key.x;
+            }
+            if (PAIRS) {
+                valsOut[slot] = stageVal[at];
+            }
+        }
+        barrier(); // the stage, runSlot and runStage are rewritten by the next round
     }
 }
