@@ -15,7 +15,8 @@
 // keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
-// A pass handles Options.DigitBits bits (default 8, so 4 passes for 32-bit
-// keys); the passes ping-pong between the output and scratch so that the
-// result ends in the buffer the caller names.
+// A pass handles Options.DigitBits bits (by default 4 on a GPU, so 8
+// passes for 32-bit keys, and 8 on a CPU device); the passes ping-pong
+// between the output and scratch so that the result ends in the buffer
+// the caller names.
 package radix

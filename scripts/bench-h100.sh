@@ -18,7 +18,7 @@
 # the best copy bandwidth of the run, and for scan_exclusive_u32 over its
 # three-phase floor, 3*4n bytes (read twice, written once). -sweep also
 # times the compaction's tuning grid at 2^28, keep 0.5; -sortsweep the
-# radix sort's digit bits, keys per lane and processors at 2^28; -tests
+# radix sort's digit bits and keys per lane at 2^28; -tests
 # runs the test binaries under the validation layer first.
 set -euo pipefail
 sizes=20,24,26,28
@@ -102,17 +102,15 @@ if [ "$sweep" = 1 ]; then
 fi
 
 if [ "$sortsweep" = 1 ]; then
-	echo "== radix sort tuning sweep at 2^28 keys (digit bits x keys per lane x processors)"
+	echo "== radix sort tuning sweep at 2^28 keys (digit bits x keys per lane)"
 	echo "op,bits,kpl,procs,ms_median,gelem_per_s" >"$out/sort-sweep.csv"
-	for b in 4 6 8; do
-		for k in 2 4 8; do
-			row=$("$bin/vkcompact" bench -ops sort_keys_u32 -n 28 -reps 10 -warmup 2 -sort-bits $b -sort-kpl $k | tail -n 1)
-			echo "sort_keys_u32,$b,$k,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
+	for op in sort_keys_u32 sort_pairs_u32; do
+		for b in 4 5 8; do
+			for k in 4 8; do
+				row=$("$bin/vkcompact" bench -ops $op -n 28 -reps 10 -warmup 2 -sort-bits $b -sort-kpl $k | tail -n 1)
+				echo "$op,$b,$k,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
+			done
 		done
-	done
-	for p in 528 2112; do
-		row=$("$bin/vkcompact" bench -ops sort_keys_u32 -n 28 -reps 10 -warmup 2 -sort-procs $p | tail -n 1)
-		echo "sort_keys_u32,8,4,$p,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
 	done
 	cat "$out/sort-sweep.csv"
 fi
