@@ -636,7 +636,10 @@ func TestStagingAfterTimeout(t *testing.T) {
 	vk.SetForceStaging(true)
 	defer vk.SetForceStaging(false)
 	rng := newRand(t)
-	const n = 4 << 20
+	// Large enough that lavapipe cannot finish a copy between the submit
+	// and a zero-timeout wait; a CI run once saw an 8 MiB download finish
+	// first. Each zero-timeout transfer is tried up to three times.
+	const n = 16 << 20
 	a, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	b, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	wantA, wantB := make([]uint32, n), make([]uint32, n)
@@ -644,9 +647,7 @@ func TestStagingAfterTimeout(t *testing.T) {
 		wantA[i], wantB[i] = rng.Uint32(), rng.Uint32()
 	}
 	ctx.SetTimeout(0)
-	if err := vk.Upload(a.All(), wantA); !errors.Is(err, vk.ErrTimeout) {
-		t.Fatalf("upload with a zero timeout: %v", err)
-	}
+	timedOut(t, "upload with a zero timeout", func() error { return vk.Upload(a.All(), wantA) })
 	ctx.SetTimeout(time.Minute)
 	// Same size: must not reuse the staging buffer the first copy reads.
 	if err := vk.Upload(b.All(), wantB); err != nil {
@@ -667,13 +668,28 @@ func TestStagingAfterTimeout(t *testing.T) {
 	// A download that times out, then a larger one: the first's staging
 	// buffer must outlive its copy.
 	ctx.SetTimeout(0)
-	if err := vk.Download(a.Range(0, 4*n/2), got[:n/2]); !errors.Is(err, vk.ErrTimeout) {
-		t.Fatalf("download with a zero timeout: %v", err)
-	}
+	timedOut(t, "download with a zero timeout", func() error { return vk.Download(a.Range(0, 4*n/2), got[:n/2]) })
 	ctx.SetTimeout(time.Minute)
 	if err := vk.Download(a.All(), got); err != nil || !slices.Equal(got, wantA) {
 		t.Fatalf("download after a timed-out download: %v", err)
 	}
+}
+
+// timedOut runs f, which waits with a zero timeout, up to three times
+// until it returns ErrTimeout; a device that finishes the work before the
+// wait each time, or any other error, fails the test.
+func timedOut(t *testing.T, what string, f func() error) {
+	t.Helper()
+	var err error
+	for range 3 {
+		if err = f(); errors.Is(err, vk.ErrTimeout) {
+			return
+		}
+		if err != nil {
+			break
+		}
+	}
+	t.Fatalf("%s: %v, want an error matching vk.ErrTimeout", what, err)
 }
 
 // TestReleaseWhileRecording releases a buffer that the command buffer
