@@ -37,11 +37,17 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // t needs 4 queries and must be reset (Timer.Reset) earlier in the
 // command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
-	p.record(r, b, func(i uint32) {
+	p.record(r, b, stamper(r, t))
+}
+
+// stamper returns a function writing t's query i into r's command buffer,
+// unless r has already failed.
+func stamper(r *pipeline.Recorder, t *vk.Timer) func(uint32) {
+	return func(i uint32) {
 		if r.Err() == nil {
 			t.Stamp(r.CommandBuffer(), i)
 		}
-	})
+	}
 }
 
 func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {

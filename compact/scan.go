@@ -166,11 +166,7 @@ func (p *ScanPlan) Record(r *pipeline.Recorder, b ScanBuffers) {
 // are written before the reduce, after it, after the scan of the sums and
 // at the end. t needs 4 queries, reset earlier in the command buffer.
 func (p *ScanPlan) RecordTimed(r *pipeline.Recorder, b ScanBuffers, t *vk.Timer) {
-	p.record(r, b, func(i uint32) {
-		if r.Err() == nil {
-			t.Stamp(r.CommandBuffer(), i)
-		}
-	})
+	p.record(r, b, stamper(r, t))
 }
 
 func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32)) {

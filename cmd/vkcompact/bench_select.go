@@ -88,40 +88,9 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 			}
 			inputs = append(inputs, b)
 		}
-		timer, err := ctx.NewTimer(4)
+		ms, phases, err := timeRuns(ctx, cfg, len(inputs), 4, func(r *pipeline.Recorder, set int, t *vk.Timer) { plan.RecordTimed(r, inputs[set], t) })
 		if err != nil {
 			return benchRow{}, err
-		}
-		defer timer.Release()
-		var ms []float64
-		var phases [3][]float64
-		for i := range cfg.warmup + cfg.reps {
-			b := inputs[i%len(inputs)]
-			err := ctx.Submit(func(cb vk.CommandBuffer) error {
-				cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
-				timer.Reset(cb)
-				r := pipeline.Record(cb)
-				plan.RecordTimed(r, b, timer)
-				cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
-				return r.Err()
-			})
-			if err != nil {
-				return benchRow{}, err
-			}
-			if i >= cfg.warmup {
-				ns, err := timer.Nanoseconds(0, 3)
-				if err != nil {
-					return benchRow{}, err
-				}
-				ms = append(ms, ns/1e6)
-				for k := range phases {
-					ns, err := timer.Nanoseconds(uint32(k), uint32(k+1))
-					if err != nil {
-						return benchRow{}, err
-					}
-					phases[k] = append(phases[k], ns/1e6)
-				}
-			}
 		}
 		if cfg.phases != nil {
 			t := plan.Tuning()
