@@ -77,8 +77,9 @@ func (m memoryTypes) pick(allowed uint32, want, prefer uint32) int {
 	return best
 }
 
-// Buffer is a VkBuffer with its own memory. Release it explicitly; Release
-// is idempotent and never frees memory a library submission may still use.
+// Buffer is a VkBuffer with its own memory, or an engine's VkBuffer
+// (Context.WrapBuffer). Release it explicitly; Release is idempotent and
+// never frees memory a library submission may still use.
 type Buffer struct {
 	ctx      *Context
 	buf      vkb.Buffer
@@ -87,6 +88,7 @@ type Buffer struct {
 	kind     MemoryKind
 	mapped   unsafe.Pointer // non-nil when the memory is host-visible
 	coherent bool
+	borrowed bool // an engine's buffer (WrapBuffer): never destroyed here
 
 	// use is held for reading by transfers through the mapping and for
 	// writing by Release, so a Release waits for them.
@@ -215,6 +217,9 @@ func (b *Buffer) Release() {
 }
 
 func (b *Buffer) destroyLocked() {
+	if b.borrowed {
+		return
+	}
 	vkb.DestroyBuffer(b.ctx.device, b.buf, nil)
 	vkb.FreeMemory(b.ctx.device, b.mem, nil) // unmaps implicitly
 }

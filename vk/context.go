@@ -309,14 +309,9 @@ func Borrow(h Handles) (*Context, error) {
 	if h.Instance == nil || h.PhysicalDevice == nil || h.Device == nil || h.Queue == nil {
 		return nil, invalidf("Borrow needs Instance, PhysicalDevice, Device and Queue; one is nil")
 	}
-	if err := load(); err != nil {
-		return nil, err
-	}
 	inst := vkb.Instance(h.Instance)
-	var err error
-	initInstanceOnce.Do(func() { err = vkb.InitInstance(inst) })
-	if err != nil {
-		return nil, fmt.Errorf("vk: loading instance functions: %w", err)
+	if err := loadInstance(h.Instance); err != nil {
+		return nil, err
 	}
 	pd := vkb.PhysicalDevice(h.PhysicalDevice)
 	apiVersion := h.APIVersion

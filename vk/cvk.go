@@ -544,6 +544,9 @@ func openLoader(names []string) error {
 	return fmt.Errorf("%w (%s)", ErrNoLoader, strings.Join(msgs, "; "))
 }
 
+// loaderProcAddr returns the loaded vkGetInstanceProcAddr.
+func loaderProcAddr() unsafe.Pointer { return unsafe.Pointer(C.vkc_gipa_ptr()) }
+
 // instanceProc returns a function pointer from vkGetInstanceProcAddr, or nil.
 func instanceProc(instance vkb.Instance, name string) unsafe.Pointer {
 	cname := C.CString(name)

@@ -1,0 +1,126 @@
+package vk
+
+import (
+	"fmt"
+	"unsafe"
+
+	vkb "github.com/goki/vulkan"
+)
+
+// Embedding: what an engine that creates its own device needs from the
+// library before Borrow, and buffers the engine owns.
+
+// Requirements is what vkcompact needs of a device an engine creates, to
+// merge into its own VkInstanceCreateInfo and VkDeviceCreateInfo.
+type Requirements struct {
+	// APIVersion is the least apiVersion the instance must be created
+	// with: VK_API_VERSION_1_1.
+	APIVersion uint32
+	// Extensions are the device extensions to enable:
+	// VK_KHR_push_descriptor always, and VK_EXT_subgroup_size_control
+	// where the device is below Vulkan 1.3 and offers it.
+	Extensions []string
+	// SubgroupSizeControl tells that the device offers the
+	// subgroupSizeControl and computeFullSubgroups features (Vulkan 1.3
+	// core, or VK_EXT_subgroup_size_control). Enable both, in
+	// VkPhysicalDeviceSubgroupSizeControlFeatures or
+	// VkPhysicalDeviceVulkan13Features, and set Handles.FullSubgroups: the
+	// kernels then run with full subgroups. Optional: without them every
+	// kernel still runs, relying on the driver's subgroups being full.
+	SubgroupSizeControl bool
+	// SubgroupOperations are the subgroup operations the kernels use,
+	// which VkPhysicalDeviceSubgroupProperties must report for the compute
+	// stage: properties to check, not features to enable.
+	SubgroupOperations []string
+	// Missing lists what this device lacks; empty when Borrow can use it.
+	// No 64-bit shader feature is needed: 64-bit keys are handled as pairs
+	// of 32-bit words, so shaderInt64 and shaderFloat64 may stay off.
+	Missing []string
+}
+
+// DeviceRequirements returns what an engine must enable on physicalDevice,
+// a VkPhysicalDevice of instance (both converted with unsafe.Pointer), to
+// hand the device to Borrow. apiVersion is the instance's apiVersion (0
+// means 1.1). It loads libvulkan.so.1 if the library has not yet done so.
+func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint32) (Requirements, error) {
+	if instance == nil || physicalDevice == nil {
+		return Requirements{}, invalidf("DeviceRequirements needs an instance and a physical device; one is nil")
+	}
+	if err := loadInstance(instance); err != nil {
+		return Requirements{}, err
+	}
+	if apiVersion == 0 {
+		apiVersion = minAPIVersion
+	}
+	pd := vkb.PhysicalDevice(physicalDevice)
+	info, err := queryDevice(vkb.Instance(instance), apiVersion, pd, -1)
+	if err != nil {
+		return Requirements{}, err
+	}
+	r := Requirements{
+		APIVersion:          minAPIVersion,
+		Extensions:          []string{extPushDescriptor},
+		SubgroupSizeControl: info.SubgroupSizeControl,
+		SubgroupOperations:  []string{"basic", "ballot", "arithmetic"},
+		Missing:             info.Problems,
+	}
+	if info.SubgroupSizeControl && info.apiVersion < 1<<22|3<<12 {
+		r.Extensions = append(r.Extensions, extSubgroupSizeCtl)
+	}
+	return r, nil
+}
+
+// loadInstance loads the Vulkan loader and the binding's instance
+// functions through an engine's instance.
+func loadInstance(instance unsafe.Pointer) error {
+	if err := load(); err != nil {
+		return err
+	}
+	var err error
+	initInstanceOnce.Do(func() { err = vkb.InitInstance(vkb.Instance(instance)) })
+	if err != nil {
+		return fmt.Errorf("vk: loading instance functions: %w", err)
+	}
+	return nil
+}
+
+// LoaderProcAddr returns the loader's vkGetInstanceProcAddr, loading
+// libvulkan.so.1 if needed: for an engine without a windowing library of
+// its own to find it (with goki/vulkan:
+// vulkan.SetGetInstanceProcAddr(p); vulkan.Init()).
+func LoaderProcAddr() (unsafe.Pointer, error) {
+	if err := load(); err != nil {
+		return nil, err
+	}
+	return loaderProcAddr(), nil
+}
+
+// WrapBuffer makes an engine's VkBuffer (h, converted with unsafe.Pointer)
+// of size bytes usable by the library's calls, on this context's device.
+// The engine keeps ownership: Release on the result, or on the context,
+// forgets the buffer but never destroys it or its memory, and the engine
+// must not destroy it while a library call may use it. The buffer needs
+// VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; Upload and Download through it need
+// the transfer usages, and indirect arguments in it
+// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT. Upload and Download go through a
+// staging buffer.
+func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
+	if err := c.enter(); err != nil {
+		return nil, err
+	}
+	defer c.exit()
+	if h == nil {
+		return nil, invalidf("WrapBuffer: nil VkBuffer")
+	}
+	if size == 0 {
+		return nil, invalidf("WrapBuffer: size 0: a buffer needs at least one byte")
+	}
+	b := &Buffer{ctx: c, buf: vkb.Buffer(h), size: size, kind: DeviceLocal, borrowed: true}
+	if err := c.adopt(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Borrowed reports whether the buffer is an engine's (WrapBuffer).
+func (b *Buffer) Borrowed() bool { return b.borrowed }
