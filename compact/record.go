@@ -12,7 +12,7 @@ import (
 // returned by r.Err or pipeline.Run.
 //
 // Synchronisation contract. The first accesses are compute-shader reads of
-// Src and Flags (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// Src, Flags and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 // VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Dst, Result and
 // Scratch (VK_ACCESS_SHADER_WRITE_BIT; Src too with InPlace): the caller
 // makes its earlier writes of Src and Flags available to them, and orders
@@ -62,7 +62,11 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		return
 	}
 	info := p.ctx.Info()
-	counts := b.Scratch.Sub(0, uint64(p.procs+1)*4)
+	counts := b.Scratch.Sub(0, uint64(p.procs+2)*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = counts, 0 // bound, never read
+	}
 	args := b.Scratch.Sub(p.argsOff, uint64(max(p.pieces, 1))*16)
 	out := b.Dst
 	if p.sel.InPlace {
@@ -79,13 +83,17 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		nc := ceilDiv(elems, uint64(p.chunk))
 		src := b.Src.Sub(first*p.size, elems*p.size)
 		r.Dispatch(p.count, ceilDiv(nc, perGroup),
-			[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), p.cLo, p.cHi},
-			src, src, p.flagsFor(b, src, first, elems), counts)
+			[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), p.cLo, p.cHi, countOn},
+			src, src, p.flagsFor(b, src, first, elems), counts, count)
 	}
 	stamp(1)
 	// Phase 2: scan the counts; write the result block.
+	copyAll := uint32(0)
+	if p.sel.Split {
+		copyAll = 1
+	}
 	r.Dispatch(p.scan, 1, []uint32{p.nChunks, p.n, p.sel.GroupSize, info.MaxWorkgroupCount[0],
-		p.segElems, p.pieces, p.wg * 4}, counts, b.Result.Sub(0, ResultSize), args)
+		p.segElems, p.pieces, p.wg * 4, countOn, copyAll}, counts, b.Result.Sub(0, ResultSize), args, count)
 	stamp(2)
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
@@ -94,28 +102,25 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		src := b.Src.Sub(first*p.size, elems*p.size)
 		flags := p.flagsFor(b, src, first, elems)
 		for page := uint64(0); page < n; page += seg {
-			count := min(seg, n-page)
-			dst := out.Sub(page*p.size, count*p.size)
+			pageCount := min(seg, n-page)
+			dst := out.Sub(page*p.size, pageCount*p.size)
 			r.Dispatch(p.move, ceilDiv(nc, perGroup),
 				[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), uint32(first),
-					uint32(page), uint32(count), p.cLo, p.cHi},
-				src, src, flags, counts, dst, dst)
+					uint32(page), uint32(pageCount), p.cLo, p.cHi, countOn},
+				src, src, flags, counts, dst, dst, count)
 		}
 	}
 	defer stamp(3)
 	if !p.sel.InPlace || n == 0 {
 		return
 	}
-	// In place: copy back what the move wrote to scratch.
-	if p.sel.Split {
-		RecordCopy(r, b.Src.Sub(0, n*p.size), out, CopyOptions{})
-		return
-	}
+	// In place: copy back what the move wrote to scratch, sized on the
+	// GPU: the kept elements, or for a split all of them.
 	for i := uint32(0); i < p.pieces; i++ {
 		first := uint64(i) * seg
-		count := min(seg, n-first)
-		from, to := out.Sub(first*p.size, count*p.size), b.Src.Sub(first*p.size, count*p.size)
-		r.DispatchIndirect(p.copyback, args.Sub(uint64(i)*16, 16), []uint32{uint32(first), uint32(count)},
+		elems := min(seg, n-first)
+		from, to := out.Sub(first*p.size, elems*p.size), b.Src.Sub(first*p.size, elems*p.size)
+		r.DispatchIndirect(p.copyback, args.Sub(uint64(i)*16, 16), []uint32{uint32(first), uint32(elems), copyAll},
 			from, to, from, to, counts)
 	}
 }
@@ -148,6 +153,9 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	}
 	if p.sel.Keep.Op == Flagged {
 		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(p.sel.Keep.FlagBytes)})
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
 	}
 	if err := bufcheck.Check("compact", p.ctx, list); err != nil {
 		return err

@@ -15,29 +15,29 @@ var (
 	countKernel = &pipeline.Kernel{
 		Name:          "select_count",
 		SPIRV:         shaders.MustSPIRV("select_count"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write},
-		PushWords:     6,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
+		PushWords:     7,
 		FullSubgroups: true,
 	}
 	scanKernel = &pipeline.Kernel{
 		Name:          "select_scan",
 		SPIRV:         shaders.MustSPIRV("select_scan"),
-		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Write},
-		PushWords:     7,
+		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     9,
 		FullSubgroups: true,
 	}
 	moveKernel = &pipeline.Kernel{
 		Name:          "select_move",
 		SPIRV:         shaders.MustSPIRV("select_move"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
-		PushWords:     9,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     10,
 		FullSubgroups: true,
 	}
 	copybackKernel = &pipeline.Kernel{
 		Name:      "select_copyback",
 		SPIRV:     shaders.MustSPIRV("select_copyback"),
 		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
-		PushWords: 2,
+		PushWords: 3,
 	}
 )
 
@@ -135,6 +135,15 @@ type Buffers struct {
 	Flags   vk.Range // Flagged: n flags; uint8 flags are read in 4-byte words, see Plan.Record
 	Result  vk.Range // ResultSize bytes, written
 	Scratch vk.Range // Plan.ScratchSize bytes, read and written
+	// Count, when set, is a 4-byte range holding the element count as a
+	// uint32 written on the GPU: for instance the kept count a previous
+	// operation left in its result block (Result.Sub(ResultKeptOffset,
+	// 4)). The plan's n is then a capacity: the selection covers the first
+	// min(count, n) elements, and leaves the elements past them, in the
+	// source and the destination, as they were. It is read in the
+	// compute-shader stage and must not overlap a written range. The
+	// chunks are cut for n, so a count far below n leaves processors idle.
+	Count vk.Range
 }
 
 // Result is the result block as read back.
@@ -231,8 +240,8 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	p.procs, p.chunk, p.nChunks, p.segElems = c.procs, c.chunk, c.nChunks, c.segElems
 
 	// Scratch: counts, copy-back arguments, and the in-place copy.
-	p.countsBytes = alignUp(uint64(p.procs+1)*4, 256)
-	if sel.InPlace && !sel.Split {
+	p.countsBytes = alignUp(uint64(p.procs+2)*4, 256)
+	if sel.InPlace {
 		p.pieces = uint32(ceilDiv(n, uint64(p.segElems)))
 	}
 	p.argsOff = p.countsBytes

@@ -25,11 +25,19 @@ type selCase struct {
 	srcOff  uint64                      // byte offsets of the ranges in their buffers
 	dstOff  uint64
 	flagOff uint64
+	// gpuCount passes count through Buffers.Count: the selection then
+	// covers min(count, n) elements.
+	gpuCount bool
+	count    uint32
 }
 
 func (c selCase) String() string {
-	return fmt.Sprintf("n=%d %v stride=%d key@%d keep=%v split=%v inplace=%v %+v",
+	s := fmt.Sprintf("n=%d %v stride=%d key@%d keep=%v split=%v inplace=%v %+v",
 		c.n, c.sel.Elem.Key, c.sel.Elem.Size(), c.sel.Elem.KeyOffset, c.sel.Keep, c.sel.Split, c.sel.InPlace, c.sel.Options)
+	if c.gpuCount {
+		s += fmt.Sprintf(" gpucount=%d", c.count)
+	}
+	return s
 }
 
 func poisonBytes(n uint64) []byte {
@@ -99,7 +107,11 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 			setKey(data, e, i, c.keys(rng))
 		}
 	}
-	want, kept := reference(data, flags, e, c.sel.Keep.Op, c.c, n, c.sel.Split)
+	nEff := n // the elements the selection covers
+	if c.gpuCount {
+		nEff = min(n, int(c.count))
+	}
+	want, kept := reference(data, flags, e, c.sel.Keep.Op, c.c, nEff, c.sel.Split)
 
 	p, err := compact.NewPlan(ctx, uint64(n), c.sel)
 	if err != nil {
@@ -138,6 +150,13 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	b.Result = res.Range(0, compact.ResultSize)
 	scratch := newBuf(t, ctx, p.ScratchSize())
 	b.Scratch = scratch.Range(0, p.ScratchSize())
+	if c.gpuCount {
+		cb := newBuf(t, ctx, 16)
+		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
+			return err
+		}
+		b.Count = cb.Range(0, 4)
+	}
 	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
 		return err
 	}
@@ -147,8 +166,8 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	if err := vk.Download(b.Result, block[:]); err != nil {
 		return err
 	}
-	if int(block[0]) != kept || int(block[1]) != n-kept || int(block[2]) != n {
-		return fmt.Errorf("result block kept/rejected/total %d/%d/%d, want %d/%d/%d", block[0], block[1], block[2], kept, n-kept, n)
+	if int(block[0]) != kept || int(block[1]) != nEff-kept || int(block[2]) != nEff {
+		return fmt.Errorf("result block kept/rejected/total %d/%d/%d, want %d/%d/%d", block[0], block[1], block[2], kept, nEff-kept, nEff)
 	}
 	if err := checkDispatch(block[4:7], kept, c.sel.GroupSize, ctx.Info().MaxWorkgroupCount[0]); err != nil {
 		return err
@@ -605,5 +624,36 @@ func TestSelectBadInput(t *testing.T) {
 	}
 	if _, err := p.Run(good); err != nil {
 		t.Fatalf("the good buffers: %v", err)
+	}
+}
+
+// TestSelectGPUCount takes the element count from a GPU buffer: below, at
+// and above the plan's n, for compactions and splits, in place and not,
+// over keys, structs and uint8 flags. Elements past the count must stay
+// as they were (in place) or unwritten (poisoned destinations).
+func TestSelectGPUCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	sels := []compact.Selection{
+		nonzero(compact.Uint32),
+		nonzero(compact.Float64),
+		{Elem: compact.Struct(32, 28, compact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))},
+		{Elem: compact.Struct(12, 4, compact.Int32), Keep: compact.KeepFlagged(1)},
+	}
+	i := 0
+	for _, n := range []int{0, 1, 100, 4097, 100003} {
+		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
+			c := selCase{n: n, sel: sels[i%len(sels)], gpuCount: true, count: count}
+			c.sel.Split = i%3 == 1
+			c.sel.InPlace = i%2 == 1
+			switch c.sel.Keep.Op {
+			case compact.Flagged, compact.NonZero:
+				c.keep = keepMask(rng, n, patRandom, 0.5)
+			default:
+				c.keys = specialKeys(c.sel.Elem.Key, c.c)
+			}
+			runSel(t, ctx, rng, c)
+			i++
+		}
 	}
 }

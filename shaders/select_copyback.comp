@@ -3,9 +3,10 @@
 #extension GL_EXT_control_flow_attributes : require
 // select_copyback: the last step of an in-place compaction. The move wrote
 // the kept elements to scratch; this copies the first kept of them back
-// over the input, one piece (one binding's worth) at a time. The kept
-// count is read from counts[PROCS]; the dispatch is indirect, sized by
-// select_scan from the same count.
+// over the input, one piece (one binding's worth) at a time; an in-place
+// split copies all the elements back. The count is read from
+// counts[PROCS + pc.which] (0: kept, 1: all, see select_scan); the dispatch
+// is indirect, sized by select_scan from the same count.
 //
 // Bindings: 0 scratch piece as uvec4, 1 data piece as uvec4, 2 and 3 the
 // same as uint, 4 counts.
@@ -26,12 +27,13 @@ layout(std430, binding = 4) readonly buffer Counts { uint counts[]; };
 layout(push_constant) uniform Push {
     uint first;      // the piece's first element
     uint pieceElems; // elements in the piece
+    uint which;      // 0: copy the kept elements; 1: all of them
 } pc;
 
 #include "copy_words.glsl"
 
 void main() {
-    uint kept = counts[PROCS];
+    uint kept = counts[PROCS + pc.which];
     uint elems = kept > pc.first ? min(pc.pieceElems, kept - pc.first) : 0;
     copyWords(elems * STRIDE);
 }

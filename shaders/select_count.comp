@@ -10,7 +10,8 @@
 // flags are read.
 //
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint, 2 the
-// segment's flags as uint (bound to something else when unused), 3 counts.
+// segment's flags as uint (bound to something else when unused), 3 counts,
+// 4 the GPU-side element count (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "select.glsl"
@@ -21,6 +22,7 @@ layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
 layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 3) writeonly buffer Counts { uint counts[]; };
+layout(std430, binding = 4) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint c0;    // the segment's first chunk
@@ -29,6 +31,7 @@ layout(push_constant) uniform Push {
     uint n;     // elements in the segment
     uint cLo;   // the constant's words
     uint cHi;
+    uint countOn; // take the element count from gpuCount[0]
 } pc;
 
 const bool LOAD_DATA = false;
@@ -51,9 +54,10 @@ void main() {
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
+    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
-        uint len = min(pc.chunk, pc.n - start);
+        uint len = start < n ? min(pc.chunk, n - start) : 0;
         uint kept = 0;
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {

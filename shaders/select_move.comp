@@ -23,7 +23,8 @@
 //
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint, 2 the
 // segment's flags, 3 counts (scanned: each chunk's first slot; the total
-// at PROCS), 4 the page as uvec4, 5 the same as uint.
+// at PROCS), 4 the page as uvec4, 5 the same as uint, 6 the GPU-side
+// element count (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "select.glsl"
@@ -39,6 +40,7 @@ layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 3) readonly buffer Counts { uint counts[]; };
 layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
+layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint c0;        // the segment's first chunk
@@ -50,6 +52,7 @@ layout(push_constant) uniform Push {
     uint pageCount; // output slots in the page
     uint cLo;       // the constant's words
     uint cHi;
+    uint countOn;   // take the element count from gpuCount[0]
 } pc;
 
 const bool LOAD_DATA = true;
@@ -146,9 +149,10 @@ void main() {
     uint stageBase = gl_SubgroupID * sg * VECS * EPV * STRIDE;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
     uint total = counts[PROCS];
+    uint n = countedElems(pc.n, pc.segFirst, pc.countOn, gpuCount[0]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
-        uint len = min(pc.chunk, pc.n - start);
+        uint len = start < n ? min(pc.chunk, n - start) : 0;
         uint g = pc.c0 + ch;
         uint kb = counts[g]; // kept before the next element: subgroup-uniform
         uint keptHere = counts[g + 1] - kb;
