@@ -16,8 +16,8 @@ var (
 	reduceKernel = &pipeline.Kernel{
 		Name:          "scan_reduce",
 		SPIRV:         shaders.MustSPIRV("scan_reduce"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Write},
-		PushWords:     4,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
+		PushWords:     5,
 		FullSubgroups: true,
 	}
 	sumsKernel = &pipeline.Kernel{
@@ -30,8 +30,8 @@ var (
 	applyKernel = &pipeline.Kernel{
 		Name:          "scan_apply",
 		SPIRV:         shaders.MustSPIRV("scan_apply"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
-		PushWords:     4,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     5,
 		FullSubgroups: true,
 	}
 )
@@ -67,6 +67,11 @@ type ScanBuffers struct {
 	Dst     vk.Range // n elements, written; empty in place
 	Total   vk.Range // ScanTotalSize bytes, written: the sum of all n elements
 	Scratch vk.Range // ScanPlan.ScratchSize bytes
+	// Count, when set, is a 4-byte range holding the element count as a
+	// uint32 written on the GPU (see Buffers.Count): the prefix sum then
+	// covers the first min(count, n) elements, Total is their sum, and
+	// the destination past them is not written.
+	Count vk.Range
 }
 
 // ScanPlan is a prefix sum of n elements checked, tuned and sized for one
@@ -152,7 +157,7 @@ func (p *ScanPlan) Tuning() Tuning {
 // are kept by r.
 //
 // Synchronisation contract, as for Plan.Record: the first accesses are
-// compute-shader reads of Src (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// compute-shader reads of Src and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 // VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch, Total
 // and Dst (Src in place); the last are compute-shader writes of Dst (Src
 // in place) and Total. The caller orders its earlier writes of Src before
@@ -183,6 +188,10 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 	info := p.ctx.Info()
 	n := uint64(p.n)
 	sums := b.Scratch.Sub(0, uint64(p.nChunks+1)*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = sums, 0 // bound, never read
+	}
 	seg := uint64(p.segElems)
 	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
 	stamp(0)
@@ -190,8 +199,8 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.chunk))
 		src := b.Src.Sub(first*4, elems*4)
-		r.Dispatch(p.reduce, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems)},
-			src, src, sums)
+		r.Dispatch(p.reduce, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), countOn},
+			src, src, sums, count)
 	}
 	stamp(1)
 	// With n == 0 this writes a zero total (nChunks is 0).
@@ -201,8 +210,8 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.chunk))
 		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
-		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems)},
-			src, src, sums, dst, dst)
+		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), countOn},
+			src, src, sums, dst, dst, count)
 	}
 	stamp(3)
 }
@@ -222,6 +231,9 @@ func (p *ScanPlan) check(r *pipeline.Recorder, b *ScanBuffers) error {
 		b.Dst = b.Src
 	} else {
 		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n, Write: true})
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
 	}
 	return bufcheck.Check("compact", p.ctx, list)
 }

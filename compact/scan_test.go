@@ -20,10 +20,17 @@ type scanCase struct {
 	scan           compact.Scan
 	data           []uint32 // element bits
 	srcOff, dstOff uint64
+	// gpuCount passes count through ScanBuffers.Count.
+	gpuCount bool
+	count    uint32
 }
 
 func (c scanCase) String() string {
-	return fmt.Sprintf("n=%d %v inplace=%v %+v", len(c.data), c.scan, c.scan.InPlace, c.scan.Options)
+	s := fmt.Sprintf("n=%d %v inplace=%v %+v", len(c.data), c.scan, c.scan.InPlace, c.scan.Options)
+	if c.gpuCount {
+		s += fmt.Sprintf(" gpucount=%d", c.count)
+	}
+	return s
 }
 
 // refScan is the reference: exact wrapping sums for integers; for float32,
@@ -92,6 +99,15 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	total := newBuf(t, ctx, 16)
 	b.Total = total.Range(0, compact.ScanTotalSize)
 	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	nEff := n // the elements the prefix sum covers
+	if c.gpuCount {
+		nEff = min(n, uint64(c.count))
+		cb := newBuf(t, ctx, 16)
+		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
+			return err
+		}
+		b.Count = cb.Range(0, 4)
+	}
 	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
 		return err
 	}
@@ -103,20 +119,33 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	if err := vk.Download(b.Total, tot[:]); err != nil {
 		return err
 	}
-	want, f64, abs, wantTotal, fTotal := refScan(c)
+	counted := c
+	counted.data = c.data[:nEff]
+	want, f64, abs, wantTotal, fTotal := refScan(counted)
 	float := c.scan.Type == compact.Float32
-	for i := range n {
+	for i := range nEff {
 		got := binary.LittleEndian.Uint32(raw[off+4*i:])
 		if float && !floatClose(got, f64[i], abs[i]) || !float && got != want[i] {
 			return fmt.Errorf("element %d: got %#x (%g), want %#x (%g, magnitudes %g)", i, got, math.Float32frombits(got), want[i], f64[i], abs[i])
 		}
 	}
 	absAll := math.Abs(fTotal)
-	for _, x := range c.data {
+	for _, x := range counted.data {
 		absAll += math.Abs(float64(math.Float32frombits(x)))
 	}
 	if float && !floatClose(tot[0], fTotal, absAll) || !float && tot[0] != wantTotal {
 		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
+	}
+	// Past the count: the input in place, poison otherwise.
+	tail := poisonBytes(4 * (n - nEff))
+	if c.scan.InPlace {
+		tail = tail[:0]
+		for _, x := range c.data[nEff:] {
+			tail = binary.LittleEndian.AppendUint32(tail, x)
+		}
+	}
+	if !bytes.Equal(raw[off+4*nEff:off+4*n], tail) {
+		return fmt.Errorf("elements past the count of %d were written", nEff)
 	}
 	if !bytes.Equal(raw[:off], poisonBytes(off)) || !bytes.Equal(raw[off+4*n:], poisonBytes(uint64(len(raw))-off-4*n)) {
 		return fmt.Errorf("bytes around the output were written")
@@ -352,4 +381,22 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("%v: %v", c, err)
 		}
 	})
+}
+
+// TestScanGPUCount takes the element count from a GPU buffer: below, at
+// and above the plan's n, in place and not.
+func TestScanGPUCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	types := []compact.Type{compact.Uint32, compact.Int32, compact.Float32}
+	i := 0
+	for _, n := range []int{0, 1, 100, 4097, 100003} {
+		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
+			typ := types[i%len(types)]
+			c := scanCase{scan: compact.Scan{Type: typ, Inclusive: i%3 == 0, InPlace: i%2 == 1},
+				data: scanData(rng, typ, n, true), gpuCount: true, count: count}
+			runScan(t, ctx, c)
+			i++
+		}
+	}
 }

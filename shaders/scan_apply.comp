@@ -13,7 +13,8 @@
 //
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint,
 // 2 sums (scanned: each chunk's starting value), 3 the segment's output
-// as uvec4, 4 the same as uint.
+// as uvec4, 4 the same as uint, 5 the GPU-side element count
+// (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "select.glsl"
@@ -29,12 +30,14 @@ layout(std430, binding = 1) buffer SrcWord { uint srcWord[]; };
 layout(std430, binding = 2) readonly buffer Sums { uint sums[]; };
 layout(std430, binding = 3) buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 4) buffer DstWord { uint dstWord[]; };
+layout(std430, binding = 5) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint c0;    // the segment's first chunk
     uint nc;    // chunks in the segment
     uint chunk; // elements per chunk
     uint n;     // elements in the segment
+    uint countOn; // take the element count from gpuCount[0]
 } pc;
 
 const bool LOAD_DATA = true;
@@ -85,9 +88,10 @@ void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
-        uint len = min(pc.chunk, pc.n - start);
+        uint len = start < n ? min(pc.chunk, n - start) : 0;
         uint run = sums[pc.c0 + ch];
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {

@@ -10,7 +10,8 @@
 // with STRIDE 1).
 //
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint,
-// 2 sums (one word per chunk).
+// 2 sums (one word per chunk), 3 the GPU-side element count
+// (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "select.glsl"
@@ -21,12 +22,14 @@ layout(constant_id = 11) const bool FLOAT_SUM = false; // float32 adds; wrapping
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
 layout(std430, binding = 2) writeonly buffer Sums { uint sums[]; };
+layout(std430, binding = 3) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint c0;    // the segment's first chunk
     uint nc;    // chunks in the segment
     uint chunk; // elements per chunk
     uint n;     // elements in the segment
+    uint countOn; // take the element count from gpuCount[0]
 } pc;
 
 const bool LOAD_DATA = true;
@@ -37,9 +40,10 @@ void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
-        uint len = min(pc.chunk, pc.n - start);
+        uint len = start < n ? min(pc.chunk, n - start) : 0;
         uint isum = 0;
         float fsum = 0.0;
         uint step = stepElems();
