@@ -16,6 +16,14 @@ var copyKernel = &pipeline.Kernel{
 	// The copy uses no subgroup operations, so any workgroup size works.
 }
 
+// copyCountKernel is the copy cut to a GPU-side element count.
+var copyCountKernel = &pipeline.Kernel{
+	Name:      "copy_count",
+	SPIRV:     shaders.MustSPIRV("copy_count"),
+	Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
+	PushWords: 3,
+}
+
 // MaxVecsPerThread bounds CopyOptions.VecsPerThread: more only adds
 // registers (the H100 sweep in BENCHMARKS.md found 1 fastest).
 const MaxVecsPerThread = 16
@@ -29,13 +37,14 @@ type CopyOptions struct {
 	VecsPerThread uint32 // uvec4 per invocation; default 1
 }
 
-// copyPipeline returns the copy pipeline for opts on ctx.
-func copyPipeline(ctx *vk.Context, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
+// copyPipeline returns the copy pipeline for opts on ctx: k is
+// copyKernel or copyCountKernel.
+func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
 	o := opts.withDefaults(ctx.Info())
 	if o.VecsPerThread > MaxVecsPerThread {
 		return nil, o, fmt.Errorf("%w: compact: copy with %d uvec4 per invocation (at most %d)", vk.ErrInvalid, o.VecsPerThread, MaxVecsPerThread)
 	}
-	p, err := pipeline.For(ctx).Get(copyKernel, o.WorkgroupSize, o.VecsPerThread)
+	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.VecsPerThread)
 	return p, o, err
 }
 
@@ -43,7 +52,7 @@ func copyPipeline(ctx *vk.Context, opts CopyOptions) (*pipeline.Pipeline, CopyOp
 // beyond its limits, too many vectors per invocation), creating the
 // pipeline they need.
 func CheckCopyOptions(ctx *vk.Context, opts CopyOptions) error {
-	_, _, err := copyPipeline(ctx, opts)
+	_, _, err := copyPipeline(ctx, copyKernel, opts)
 	return err
 }
 
@@ -77,6 +86,31 @@ func chunkBytes(info vk.DeviceInfo) uint64 {
 // orders its earlier writes of src, and its later reads of dst, with its
 // own barriers.
 func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
+	recordCopy(r, dst, src, vk.Range{}, 0, opts)
+}
+
+// RecordCopyCount is RecordCopy of the first min(count, src.Size/elemBytes)
+// elements of elemBytes bytes (a multiple of 4), count being the uint32
+// at the 4-byte range count, written on the GPU (see Buffers.Count): the
+// rest of dst is not written. count is read in the compute-shader stage.
+func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
+	if elemBytes == 0 || elemBytes%4 != 0 {
+		r.Fail(invalid("compact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
+		return
+	}
+	if err := count.Check(); err != nil || count.Size < 4 {
+		r.Fail(invalid("compact: counted copy: the count must be a 4-byte range (%v)", err))
+		return
+	}
+	if src.Size%uint64(elemBytes) != 0 {
+		r.Fail(invalid("compact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
+		return
+	}
+	recordCopy(r, dst, src, count.Sub(0, 4), elemBytes, opts)
+}
+
+// recordCopy records a copy, counted when elemBytes is not 0.
+func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
 	if r.Err() != nil {
 		return
 	}
@@ -88,19 +122,30 @@ func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 		return
 	}
 	ctx := r.CommandBuffer().Context()
-	p, o, err := copyPipeline(ctx, opts)
+	k := copyKernel
+	if elemBytes != 0 {
+		k = copyCountKernel
+	}
+	p, o, err := copyPipeline(ctx, k, opts)
 	if err != nil {
 		r.Fail(err)
 		return
 	}
 	chunk := chunkBytes(ctx.Info())
+	if elemBytes != 0 {
+		chunk = chunk / (uint64(elemBytes) * 1024) * (uint64(elemBytes) * 1024) // whole elements, 4 KiB aligned
+	}
 	for off := uint64(0); off < src.Size; off += chunk {
 		n := min(chunk, src.Size-off)
 		words := n / 4
 		tile := uint64(o.WorkgroupSize) * uint64(o.VecsPerThread) * 4
 		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
 		s, d := src.Sub(off, n), dst.Sub(off, n)
-		r.Dispatch(p, groups, []uint32{uint32(words)}, s, d, s, d)
+		if elemBytes == 0 {
+			r.Dispatch(p, groups, []uint32{uint32(words)}, s, d, s, d)
+		} else {
+			r.Dispatch(p, groups, []uint32{uint32(words), uint32(off / uint64(elemBytes)), elemBytes / 4}, s, d, s, d, count)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -184,5 +185,74 @@ func BenchmarkCopy(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCopyCount copies the elements below a GPU-side count, for several
+// element sizes and counts below, at and above the range's elements; the
+// rest of the destination must stay poisoned. Bad element sizes and
+// count ranges are errors.
+func TestCopyCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	for _, elem := range []uint32{4, 8, 12, 32} {
+		for _, n := range []int{1, 77, 5000} {
+			for _, count := range []uint32{0, 1, uint32(n / 3), uint32(n), uint32(n + 1), 0xffffffff} {
+				words := n * int(elem/4)
+				in := make([]uint32, words)
+				for i := range in {
+					in[i] = rng.Uint32()
+				}
+				src := newBuf(t, ctx, uint64(4*words))
+				dst := newBuf(t, ctx, uint64(4*words+64))
+				cnt := newBuf(t, ctx, 16)
+				if err := vk.Upload(src.Range(0, uint64(4*words)), in); err != nil {
+					t.Fatal(err)
+				}
+				if err := vk.Upload(cnt.Range(0, 4), []uint32{count}); err != nil {
+					t.Fatal(err)
+				}
+				err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
+					compact.RecordCopyCount(r, dst.Range(0, uint64(4*words)), src.Range(0, uint64(4*words)), cnt.Range(0, 4), elem, compact.CopyOptions{})
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := make([]uint32, dst.Size()/4)
+				if err := vk.Download(dst.All(), out); err != nil {
+					t.Fatal(err)
+				}
+				copied := min(int(count), n) * int(elem/4)
+				for i, v := range out {
+					want := uint32(poison)
+					if i < copied {
+						want = in[i]
+					}
+					if v != want {
+						t.Fatalf("%d-byte elements, n=%d, count %d: word %d is %#x, want %#x", elem, n, count, i, v, want)
+					}
+				}
+			}
+		}
+	}
+	buf := newBuf(t, ctx, 256)
+	for _, c := range []struct {
+		name  string
+		elem  uint32
+		count vk.Range
+	}{
+		{"element size 0", 0, buf.Range(128, 4)},
+		{"element size 6", 6, buf.Range(128, 4)},
+		{"element size not dividing the range", 12, buf.Range(128, 4)},
+		{"no count buffer", 4, vk.Range{}},
+		{"count of 2 bytes", 4, buf.Range(128, 2)},
+	} {
+		size := uint64(64)
+		err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
+			compact.RecordCopyCount(r, buf.Range(0, size), buf.Range(64, size), c.count, c.elem, compact.CopyOptions{})
+		})
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", c.name, err)
+		}
 	}
 }

@@ -15,9 +15,9 @@ var (
 	countKernel = &pipeline.Kernel{
 		Name:     "radix_count",
 		SPIRV:    shaders.MustSPIRV("radix_count"),
-		Bindings: []pipeline.Access{pipeline.Read, pipeline.Write},
+		Bindings: []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read},
 		// Shared-memory atomics only: any subgroup size works.
-		PushWords: 5,
+		PushWords: 6,
 	}
 	scanKernel = &pipeline.Kernel{
 		Name:          "radix_scan",
@@ -29,8 +29,8 @@ var (
 	scatterKernel = &pipeline.Kernel{
 		Name:          "radix_scatter",
 		SPIRV:         shaders.MustSPIRV("radix_scatter"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
-		PushWords:     5,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     6,
 		FullSubgroups: true,
 	}
 )
@@ -87,6 +87,12 @@ type Buffers struct {
 	// place.
 	KeysOut, ValuesOut vk.Range
 	Scratch            vk.Range // Plan.ScratchSize bytes
+	// Count, when set, is a 4-byte range holding the key count as a
+	// uint32 written on the GPU, for instance the kept count of a
+	// compaction (compact.Buffers.Count explains): the sort then covers
+	// the first min(count, n) keys and values, and leaves the outputs
+	// past them unwritten (in place, unchanged).
+	Count vk.Range
 }
 
 // Plan is a sort of n keys checked, tuned and sized for one context. It is
@@ -335,9 +341,13 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 		vals, outVals, tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.valsOff, 4*n)
 	}
 	hist := b.Scratch.Sub(0, p.histWords*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = hist, 0 // bound, never read
+	}
 	if p.passes == 0 {
 		if !p.sort.InPlace {
-			p.copy(r, outKeys, keys, outVals, vals)
+			p.copy(r, outKeys, keys, outVals, vals, b.Count)
 		}
 		return
 	}
@@ -365,25 +375,32 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	for i := uint32(0); i < p.passes; i++ {
 		dst, dstVals := target(i)
 		shift := p.begin + i*p.bits
-		push := []uint32{p.n, p.chunk, p.procs, shift, min(p.bits, p.end-shift)}
-		r.Dispatch(p.count, uint64(p.procs), push, src, hist)
+		push := []uint32{p.n, p.chunk, p.procs, shift, min(p.bits, p.end-shift), countOn}
+		r.Dispatch(p.count, uint64(p.procs), push, src, hist, count)
 		r.Dispatch(p.scan, uint64(1)<<p.bits, []uint32{p.procs}, hist)
 		inVals, outV := srcVals, dstVals
 		if !p.sort.Values {
 			inVals, outV = src, dst // bound, unused
 		}
-		r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV)
+		r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count)
 		src, srcVals = dst, dstVals
 	}
 	if copyBack {
-		p.copy(r, keys, src, vals, srcVals)
+		p.copy(r, keys, src, vals, srcVals, b.Count)
 	}
 }
 
-func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals vk.Range) {
-	compact.RecordCopy(r, keys, from, compact.CopyOptions{})
+func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.Range) {
+	cp := func(dst, src vk.Range, elemBytes uint32) {
+		if count.Buffer == nil {
+			compact.RecordCopy(r, dst, src, compact.CopyOptions{})
+		} else {
+			compact.RecordCopyCount(r, dst, src, count, elemBytes, compact.CopyOptions{})
+		}
+	}
+	cp(keys, from, uint32(p.keyBytes))
 	if p.sort.Values {
-		compact.RecordCopy(r, vals, fromVals, compact.CopyOptions{})
+		cp(vals, fromVals, 4)
 	}
 }
 
@@ -410,6 +427,9 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		if s.Values {
 			list = append(list, bufcheck.Range{Name: "values output", Range: b.ValuesOut, Need: 4 * n, Write: true})
 		}
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
 	}
 	return bufcheck.Check("radix", p.ctx, list)
 }

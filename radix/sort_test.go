@@ -103,11 +103,19 @@ type sortCase struct {
 	sort radix.Sort
 	keys []uint64 // key bits
 	off  uint64   // byte offset of every range in its buffer
+	// gpuCount passes count through Buffers.Count: the sort then covers
+	// min(count, n) keys.
+	gpuCount bool
+	count    uint32
 }
 
 func (c sortCase) String() string {
-	return fmt.Sprintf("n=%d %v values=%v desc=%v bits=[%d,%d) inplace=%v %+v", len(c.keys), c.sort.Key, c.sort.Values,
+	s := fmt.Sprintf("n=%d %v values=%v desc=%v bits=[%d,%d) inplace=%v %+v", len(c.keys), c.sort.Key, c.sort.Values,
 		c.sort.Descending, c.sort.BeginBit, c.sort.EndBit, c.sort.InPlace, c.sort.Options)
+	if c.gpuCount {
+		s += fmt.Sprintf(" gpucount=%d", c.count)
+	}
+	return s
 }
 
 func runSort(t *testing.T, ctx *vk.Context, c sortCase) {
@@ -163,15 +171,34 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 		}
 	}
 	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	nEff := n // the keys the sort covers
+	if c.gpuCount {
+		nEff = min(n, uint64(c.count))
+		cb := newBuf(t, ctx, 16)
+		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
+			return err
+		}
+		b.Count = cb.Range(0, 4)
+	}
 	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
 		return err
 	}
-	perm := refSort(c.sort, c.keys)
+	perm := refSort(c.sort, c.keys[:nEff])
 	wantKeys := make([]byte, 0, n*kb)
 	wantVals := make([]byte, 0, 4*n)
 	for _, i := range perm {
 		wantKeys = append(wantKeys, raw[uint64(i)*kb:uint64(i+1)*kb]...)
 		wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
+	}
+	// Past the count: the inputs in place, unwritten (poison) otherwise.
+	if c.sort.InPlace {
+		wantKeys = append(wantKeys, raw[nEff*kb:]...)
+		for i := nEff; i < n; i++ {
+			wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
+		}
+	} else {
+		wantKeys = append(wantKeys, poisonBytes((n-nEff)*kb)...)
+		wantVals = append(wantVals, poisonBytes(4*(n-nEff))...)
 	}
 	check := func(name string, buf *vk.Buffer, want []byte, size uint64) error {
 		got := make([]byte, buf.Size())
@@ -487,4 +514,29 @@ func FuzzSort(f *testing.F) {
 			t.Fatalf("%v: %v", c, err)
 		}
 	})
+}
+
+// TestSortGPUCount takes the key count from a GPU buffer: below, at and
+// above the plan's n, keys and pairs, in place and not, with an even and
+// an odd number of passes and with none (a plain, counted copy).
+func TestSortGPUCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	i := 0
+	for _, n := range []int{0, 1, 100, 4097, 100003} {
+		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
+			typ := keyTypes[(i/3)%len(keyTypes)] // not in step with the cases below
+			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0}
+			switch i % 4 {
+			case 1:
+				s.BeginBit, s.EndBit, s.DigitBits = 4, 16, 4 // 3 passes: in place, a copy back
+			case 2:
+				s.BeginBit, s.EndBit = 8, 8 // no pass: out of place, a copy
+			case 3:
+				s.BeginBit, s.EndBit, s.DigitBits = 0, 8, 8 // 1 pass
+			}
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, "random"), gpuCount: true, count: count})
+			i++
+		}
+	}
 }

@@ -7,7 +7,8 @@
 // nProcs + p], so that one scan over them in that order gives every
 // (digit, processor) its first output slot.
 //
-// Bindings: 0 the keys (words), 1 hist (BUCKETS * nProcs words).
+// Bindings: 0 the keys (words), 1 hist (BUCKETS * nProcs words), 2 the
+// GPU-side key count (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -16,6 +17,7 @@ layout(local_size_x_id = 0) in;
 
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
+layout(std430, binding = 2) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;      // keys
@@ -23,6 +25,7 @@ layout(push_constant) uniform Push {
     uint nProcs; // processors
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
+    uint countOn; // take the key count from gpuCount[0]
 } pc;
 
 shared uint counts[BUCKETS];
@@ -39,7 +42,7 @@ void main() {
     }
     barrier();
     uint start = p * pc.chunk;
-    uint end = min(start + pc.chunk, pc.n);
+    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];
         // Every load of the round is issued before any count.

@@ -28,7 +28,8 @@
 //
 // Bindings: 0 keys in, 1 values in, 2 hist (scanned rows, then the digit
 // totals), 3 keys out, 4 values out (without PAIRS, 1 and 4 are bound to
-// anything and unused).
+// anything and unused), 5 the GPU-side key count (common.glsl:
+// countedElems).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -43,6 +44,7 @@ layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
 layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 4) writeonly buffer ValsOut { uint valsOut[]; };
+layout(std430, binding = 5) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;      // keys
@@ -50,6 +52,7 @@ layout(push_constant) uniform Push {
     uint nProcs; // processors
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
+    uint countOn; // take the key count from gpuCount[0]
 } pc;
 
 // counts[s * BUCKETS + d]: keys of digit d so far in subgroup s's piece of
@@ -112,7 +115,7 @@ void main() {
     barrier();
 
     uint start = p * pc.chunk;
-    uint end = min(start + pc.chunk, pc.n);
+    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
     for (uint base = start; base < end; base += wg * KPL) {
         uint piece = base + gl_SubgroupID * sgSize * KPL;
         uvec2 k[KPL];
