@@ -17,28 +17,47 @@ type Particle struct {
 	Life float32 // seconds left; the particle is dead at 0 or below
 }
 
-// The particle case: dead particles are removed in place, on the GPU, and
-// the result block's dispatch arguments size the next pass with no read
-// back. Here the "next pass" is the library's own copy, dispatched
-// indirectly by a recorder just like an engine's own shader would be.
+// The particle case, as an engine embeds it: the engine owns the device
+// and the particle buffer; vkcompact borrows both, removes the dead
+// particles in place, and leaves the kept count and the next pass's
+// dispatch arguments on the GPU. Here vk.Open stands in for the engine's
+// own device creation (which would merge vk.DeviceRequirements into its
+// VkDeviceCreateInfo), and the read-backs at the end only show the
+// result: a frame loop reads nothing back.
 func Example_particles() {
-	ctx, err := vk.Open(vk.Options{})
+	engine, err := vk.Open(vk.Options{}) // the engine's device
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Release()
+	defer engine.Release()
+	h := engine.Handles()
+	req, err := vk.DeviceRequirements(h.Instance, h.PhysicalDevice, h.APIVersion)
+	if err != nil || len(req.Missing) > 0 {
+		log.Fatal(err, req.Missing)
+	}
 
 	ps := make([]Particle, 1000)
 	for i := range ps {
 		ps[i].Age = float32(i)
 		ps[i].Life = float32(i%4) - 1 // every fourth particle has 2 s left, ...
 	}
-	particles, err := ctx.NewBuffer(uint64(len(ps))*32, vk.DeviceLocal)
+	engineBuf, err := engine.NewBuffer(uint64(len(ps))*32, vk.DeviceLocal) // the engine's VkBuffer
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer particles.Release()
-	if err := vk.Upload(particles.All(), ps); err != nil {
+	if err := vk.Upload(engineBuf.All(), ps); err != nil {
+		log.Fatal(err)
+	}
+
+	// vkcompact on the engine's device and buffer: its Release destroys
+	// only what vkcompact created.
+	ctx, err := vk.Borrow(h)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Release()
+	particles, err := ctx.WrapBuffer(engineBuf.Handle(), engineBuf.Size())
+	if err != nil {
 		log.Fatal(err)
 	}
 
@@ -57,23 +76,22 @@ func Example_particles() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer result.Release()
 	scratch, err := ctx.NewBuffer(plan.ScratchSize(), vk.DeviceLocal)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer scratch.Release()
 
-	// One submission: compaction, then whatever the engine records next,
-	// sized by result.Range(compact.ResultDispatchOffset, 12).
+	// One submission: the compaction, then whatever the engine records
+	// next, sized by result.Range(compact.ResultDispatchOffset, 12). An
+	// engine records into its own command buffer instead:
+	// plan.Record(pipeline.Record(ctx.Wrap(cmd)), ...).
 	err = pipeline.Run(ctx, func(r *pipeline.Recorder) {
-		plan.Record(r, compact.Buffers{Src: particles.All(), Result: result.All(), Scratch: scratch.Range(0, plan.ScratchSize())})
+		plan.Record(r, compact.Buffers{Src: particles.All(), Result: result.All(), Scratch: scratch.All()})
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	// Reading the count back is optional; here it shows the result.
 	res, err := compact.ReadResult(result.All())
 	if err != nil {
 		log.Fatal(err)

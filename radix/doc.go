@@ -19,4 +19,9 @@
 // passes for 32-bit keys, and 8 on a CPU device); the passes ping-pong
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
+//
+// Plan.Record follows the recording contract, the counts from the GPU
+// (Buffers.Count) and the concurrency rules of package compact: see its
+// documentation. Its inputs are Keys, Values and Count; its outputs
+// KeysOut, ValuesOut (Keys and Values in place) and Scratch.
 package radix

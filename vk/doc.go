@@ -16,9 +16,14 @@
 // computeFullSubgroups and kernels that ask for it run with full subgroups.
 //
 // Borrow builds a context on an engine's own instance, device and queue
-// (Handles). The engine must have enabled VK_KHR_push_descriptor (and,
-// for full subgroups, the subgroup size control features). Release on a
-// borrowed context destroys only what the library created.
+// (Handles). DeviceRequirements tells the engine, before it creates its
+// device, what to enable: VK_KHR_push_descriptor, and for full subgroups
+// the subgroup size control features; LoaderProcAddr gives it
+// vkGetInstanceProcAddr when it has no windowing library to ask.
+// WrapBuffer makes the engine's own VkBuffers usable by the library, and
+// Context.Wrap its command buffers recordable. Release on a borrowed
+// context destroys only what the library created, never a borrowed
+// device, queue or buffer. Handles returns any context's handles.
 //
 // # Buffers and transfers
 //

@@ -124,3 +124,24 @@ func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
 
 // Borrowed reports whether the buffer is an engine's (WrapBuffer).
 func (b *Buffer) Borrowed() bool { return b.borrowed }
+
+// Handles returns the context's Vulkan objects as Borrow takes them: for
+// another library, or a second context, to use the same device. They stay
+// the context's (or, for a borrowed context, the engine's): nothing
+// receiving them may destroy them, and they die with the context's
+// Release.
+func (c *Context) Handles() Handles {
+	h := Handles{
+		Instance:       unsafe.Pointer(c.instance),
+		PhysicalDevice: unsafe.Pointer(c.physical),
+		Device:         unsafe.Pointer(c.device),
+		QueueFamily:    c.family,
+		Queue:          unsafe.Pointer(c.queue),
+		FullSubgroups:  c.fullSubgroups,
+		APIVersion:     c.info.apiVersion,
+	}
+	if c.inst != nil {
+		h.APIVersion = c.inst.apiVersion
+	}
+	return h
+}

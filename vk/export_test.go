@@ -1,7 +1,5 @@
 package vk
 
-import "unsafe"
-
 // Test hooks for the external tests of this package.
 
 // SetForceStaging makes every transfer go through the staging buffer.
@@ -9,17 +7,7 @@ func SetForceStaging(on bool) { forceStaging = on }
 
 // OwnedHandles returns the handles of a context from Open, as an engine
 // would hold them, to test Borrow.
-func OwnedHandles(c *Context) Handles {
-	return Handles{
-		Instance:       unsafe.Pointer(c.instance),
-		PhysicalDevice: unsafe.Pointer(c.physical),
-		Device:         unsafe.Pointer(c.device),
-		QueueFamily:    c.family,
-		Queue:          unsafe.Pointer(c.queue),
-		FullSubgroups:  c.fullSubgroups,
-		APIVersion:     c.inst.apiVersion,
-	}
-}
+func OwnedHandles(c *Context) Handles { return c.Handles() }
 
 // MarkLost records a device loss as a failing call would.
 func MarkLost(c *Context) error { return c.noteResult(newError("vkQueueSubmit", resultDeviceLost)) }
