@@ -134,15 +134,21 @@ type Buffers struct {
 	Dst     vk.Range // room for n elements, written; unused (zero) with InPlace
 	Flags   vk.Range // Flagged: n flags; uint8 flags are read in 4-byte words, see Plan.Record
 	Result  vk.Range // ResultSize bytes, written
-	Scratch vk.Range // Plan.ScratchSize bytes, read and written
+	// Scratch is Plan.ScratchSize bytes, read and written, also as
+	// indirect dispatch arguments (an engine's buffer needs
+	// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT).
+	Scratch vk.Range
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU: for instance the kept count a previous
 	// operation left in its result block (Result.Sub(ResultKeptOffset,
 	// 4)). The plan's n is then a capacity: the selection covers the first
 	// min(count, n) elements, and leaves the elements past them, in the
 	// source and the destination, as they were. It is read in the
-	// compute-shader stage and must not overlap a written range. The
-	// chunks are cut for n, so a count far below n leaves processors idle.
+	// compute-shader stage and must not overlap a range the same operation
+	// writes: a frame loop that compacts by the previous frame's kept count
+	// alternates two result blocks, or copies the count to a word of its
+	// own. The chunks are cut for n, so a count far below n leaves
+	// processors idle.
 	Count vk.Range
 }
 

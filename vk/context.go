@@ -304,7 +304,18 @@ type Handles struct {
 
 // Borrow builds a Context on an engine's device. Release on it destroys only
 // what the library created (its command pool, pipelines, buffers), never
-// the borrowed handles.
+// the borrowed handles. Release waits for the library's own submissions
+// only: the engine's command buffers that recorded library work must have
+// completed first, and must not be submitted again afterwards (they refer
+// to the library's pipelines). Release the context before destroying the
+// device.
+//
+// The goki/vulkan binding keeps one process-wide function table. Borrow
+// and DeviceRequirements load it through the engine's instance. Open and
+// Devices load it through an instance of the library's own, which lacks
+// the engine's instance extensions: an engine on goki/vulkan that also
+// calls Open or Devices must call vulkan.InitInstance(its instance) again
+// afterwards before using those extensions (such as VK_KHR_surface).
 func Borrow(h Handles) (*Context, error) {
 	if h.Instance == nil || h.PhysicalDevice == nil || h.Device == nil || h.Queue == nil {
 		return nil, invalidf("Borrow needs Instance, PhysicalDevice, Device and Queue; one is nil")

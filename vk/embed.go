@@ -70,15 +70,18 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 	return r, nil
 }
 
-// loadInstance loads the Vulkan loader and the binding's instance
-// functions through an engine's instance.
+// loadInstance loads the Vulkan loader and the binding's process-wide
+// function table through an engine's instance, every time: so the table
+// holds the engine's instance extensions even after Open loaded it
+// through an instance of the library's own. (The loader's entry points
+// for core functions dispatch on their handles, so the library's own
+// instances keep working through it.)
 func loadInstance(instance unsafe.Pointer) error {
 	if err := load(); err != nil {
 		return err
 	}
-	var err error
-	initInstanceOnce.Do(func() { err = vkb.InitInstance(vkb.Instance(instance)) })
-	if err != nil {
+	initInstanceOnce.Do(func() {}) // Open must not reload it through its own instance later
+	if err := vkb.InitInstance(vkb.Instance(instance)); err != nil {
 		return fmt.Errorf("vk: loading instance functions: %w", err)
 	}
 	return nil
@@ -102,8 +105,12 @@ func LoaderProcAddr() (unsafe.Pointer, error) {
 // must not destroy it while a library call may use it. The buffer needs
 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; Upload and Download through it need
 // the transfer usages, and indirect arguments in it
-// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT. Upload and Download go through a
-// staging buffer.
+// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: a buffer used as an operation's
+// Scratch needs it too (an in-place compaction dispatches its copy-back
+// from arguments it leaves there), as does a result block whose
+// dispatch or draw arguments the engine uses. The library cannot see the
+// usage flags: a missing one shows as a validation error. Upload and
+// Download go through a staging buffer.
 func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
 	if err := c.enter(); err != nil {
 		return nil, err

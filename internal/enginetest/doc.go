@@ -1,0 +1,34 @@
+// Package enginetest tests vkcompact the way a Go engine embeds it. It has
+// no code of its own outside its tests.
+//
+// The tests play the engine: with the raw binding (goki/vulkan) they create
+// their own instance (validation layer, synchronisation validation, their
+// own debug-report callback), pick a device as the rest of the suite does
+// (VKCOMPACT_DEVICE), merge vk.DeviceRequirements into their own device
+// creation, and create their own buffers, memory, compute pipelines (from
+// the GLSL here), descriptor sets, command pool, command buffer and fence.
+// vkcompact gets the device through vk.Borrow and the buffers through
+// Context.WrapBuffer, and records an in-place compaction into the engine's
+// command buffer between the engine's own dispatches, once per frame:
+//
+//	update (engine) → barrier → compaction (vkcompact) → barrier →
+//	consume (engine, vkCmdDispatchIndirect from the result block)
+//
+// Later frames take their live count on the GPU from the previous frame's
+// kept count (compact.Buffers.Count). The engine submits and waits itself,
+// checks everything against a Go reference, then releases the vkcompact
+// context first and destroys its own objects.
+//
+// The validation layer is always on here (VKCOMPACT_VALIDATE does not turn
+// it off), and any message from it fails the test, the leak reports of
+// vkDestroyDevice included; TestLeakReported shows that such a report
+// does arrive. Without a loader, the layer or a device the tests skip,
+// except in CI or with VKCOMPACT_REQUIRE_DEVICE set, where they fail.
+//
+// After editing update.comp or consume.comp, run
+// `go generate ./internal/enginetest` and commit the .spv files;
+// TestShadersGenerated compares them with a fresh compilation.
+package enginetest
+
+//go:generate glslc --target-env=vulkan1.1 -O -Werror update.comp -o update.spv
+//go:generate glslc --target-env=vulkan1.1 -O -Werror consume.comp -o consume.spv
