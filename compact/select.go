@@ -130,10 +130,10 @@ type Selection struct {
 // Buffers are the ranges a recorded selection uses. Every offset must be a
 // multiple of the device's minStorageBufferOffsetAlignment.
 type Buffers struct {
-	Src     vk.Range // n elements, read
-	Dst     vk.Range // room for n elements, written; unused (zero) with InPlace
-	Flags   vk.Range // Flagged: n flags; uint8 flags are read in 4-byte words, see Plan.Record
-	Result  vk.Range // ResultSize bytes, written
+	Src    vk.Range // n elements, read
+	Dst    vk.Range // room for n elements, written; unused (zero) with InPlace
+	Flags  vk.Range // Flagged: n flags; uint8 flags are read in 4-byte words, see Plan.Record
+	Result vk.Range // ResultSize bytes, written
 	// Scratch is Plan.ScratchSize bytes, read and written, also as
 	// indirect dispatch arguments (an engine's buffer needs
 	// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT).
