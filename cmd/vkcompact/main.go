@@ -7,6 +7,7 @@
 //	vkcompact split -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact scan -in FILE -out FILE -type u32|i32|f32 [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE -type u32|i32|f32|u64 [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-png FILE] [-device D] [-json]
 //
 // compact writes the elements of the input that EXPR (or the flags) keeps,
 // in order; split writes all of them, the kept ones first, each part in
@@ -70,6 +71,7 @@ var commands = []struct {
 	{"split", "split a file's elements: those that pass a test first, in order", runSplit},
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", runScan},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", runSort},
+	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", runDemo},
 }
 
 func usage(w io.Writer) {

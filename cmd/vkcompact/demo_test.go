@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/internal/particles"
+)
+
+// demoJSON is the part of the demo's JSON the tests read.
+type demoJSON struct {
+	Op            string    `json:"op"`
+	Verified      bool      `json:"verified"`
+	Frames        int       `json:"frames"`
+	Particles     uint32    `json:"particles"`
+	Spawn         uint32    `json:"spawn"`
+	Seed          uint32    `json:"seed"`
+	Live          uint32    `json:"live"`
+	LivePerFrame  []uint32  `json:"live_per_frame"`
+	GPUmsPerFrame *float64  `json:"gpu_ms_per_frame"`
+	GPUmsFrames   []float64 `json:"gpu_ms_frames"`
+	GPUms         *float64  `json:"gpu_ms"`
+	Device        string    `json:"device"`
+	Mismatch      string    `json:"mismatch"`
+}
+
+// decodeDemo decodes the JSON object on the last line of stdout.
+func decodeDemo(t *testing.T, stdout string) demoJSON {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	var d demoJSON
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &d); err != nil {
+		t.Fatalf("the last line is not JSON: %v\n%s", err, stdout)
+	}
+	return d
+}
+
+func TestDemoJSON(t *testing.T) {
+	requireDevice(t)
+	// 5000 and 4099 are not multiples of the update's 64; with spawn 333
+	// the buffer fills at frame 13 and particles die from frame 16.
+	for _, c := range []struct {
+		args []string
+		p    particles.Params
+	}{
+		{[]string{"-particles", "5000", "-frames", "20"}, particles.Params{Capacity: 5000, Frames: 20, Spawn: 78, Seed: 1}},
+		{[]string{"-particles", "4099", "-frames", "40", "-spawn", "333", "-seed", "4294967295"}, particles.Params{Capacity: 4099, Frames: 40, Spawn: 333, Seed: math.MaxUint32}},
+	} {
+		args := append([]string{"demo", "-json", "-device", os.Getenv("VKCOMPACT_DEVICE")}, c.args...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if strings.Count(out, "\n") != 1 {
+			t.Errorf("want one line of JSON, got %q", out)
+		}
+		// The field names are the documented ones.
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"verified", "frames", "particles", "live", "gpu_ms_per_frame", "live_per_frame", "spawn", "seed", "device", "gpu_ms_frames", "gpu_ms"} {
+			if _, ok := raw[k]; !ok {
+				t.Errorf("no %q in the JSON: %s", k, out)
+			}
+		}
+		d := decodeDemo(t, out)
+		want := particles.Simulate(c.p)
+		if !d.Verified || d.Op != "demo" || d.Frames != c.p.Frames || d.Particles != c.p.Capacity || d.Spawn != c.p.Spawn || d.Seed != c.p.Seed {
+			t.Errorf("%v: JSON %+v", args, d)
+		}
+		if !slices.Equal(d.LivePerFrame, want.Live) || d.Live != want.Live[c.p.Frames-1] {
+			t.Errorf("%v: live %d, per frame %v; want %v", args, d.Live, d.LivePerFrame, want.Live)
+		}
+		if d.GPUmsPerFrame == nil || *d.GPUmsPerFrame <= 0 || len(d.GPUmsFrames) != c.p.Frames || d.GPUms == nil ||
+			math.Abs(*d.GPUms-*d.GPUmsPerFrame*float64(c.p.Frames)) > 1e-6**d.GPUms {
+			t.Errorf("%v: GPU times %v per frame, %v, %v total", args, d.GPUmsPerFrame, d.GPUmsFrames, d.GPUms)
+		}
+		if d.Device == "" || d.Mismatch != "" {
+			t.Errorf("device %q, mismatch %q", d.Device, d.Mismatch)
+		}
+	}
+}
+
+func TestDemoTextAndPNG(t *testing.T) {
+	requireDevice(t)
+	pngPath := filepath.Join(t.TempDir(), "fountain.png")
+	code, out, errOut := runCLI(t, "demo", "-particles", "3000", "-frames", "30", "-png", pngPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 1+30+2 || !strings.Contains(out, "verified bit for bit") || !strings.Contains(out, "ms GPU time per frame on ") {
+		t.Errorf("output:\n%s", out)
+	}
+	want := particles.Simulate(particles.Params{Capacity: 3000, Frames: 30, Spawn: 46, Seed: 1})
+	if f := strings.Fields(lines[30]); len(f) != 3 || f[0] != "29" || f[1] != strconv.Itoa(int(want.Live[29])) {
+		t.Errorf("frame 29's line %q; the simulation keeps %d", lines[30], want.Live[29])
+	}
+	b, err := os.ReadFile(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", pngPath, err)
+	}
+	if img.Bounds().Dx() != demoPNGWidth {
+		t.Errorf("the picture is %v", img.Bounds())
+	}
+	var drawn bytes.Buffer
+	if err := png.Encode(&drawn, particles.Draw(want.Particles, demoPNGWidth)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, drawn.Bytes()) {
+		t.Error("the picture is not the simulation's final state drawn")
+	}
+}
+
+func TestDemoBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-particles", "0"},
+		{"-particles", "-5"},
+		{"-particles", "4294967296"},
+		{"-particles", "many"},
+		{"-frames", "0"},
+		{"-frames", "-3"},
+		{"-frames", "100001"},
+		{"-spawn", "0"},
+		{"-spawn", "-1"},
+		{"-seed", "-1"},
+		{"-seed", "4294967296"},
+		{"-bogus"},
+		{"extra"},
+		{"-png", t.TempDir()},
+		{"-png", filepath.Join(t.TempDir(), "no", "such", "dir.png")},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"demo"}, args...)...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, "vkcompact: ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("demo %v: exit %d, stdout %q, stderr %q; want exit 2 and one vkcompact: line", args, code, out, errOut)
+		}
+	}
+}
+
+// TestDemoTooLarge asks for more particles than the device binds: a bad
+// invocation for this device, exit 2.
+func TestDemoTooLarge(t *testing.T) {
+	requireDevice(t)
+	code, _, errOut := runCLI(t, "demo", "-particles", "4294967295", "-frames", "1")
+	if code != 2 || !strings.Contains(errOut, "maxStorageBufferRange") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestDemoDetectsCorruption changes the GPU's state after it is read
+// back: the check must fail, the JSON say so, and the exit status be 1.
+// It runs in process, since the change is a test hook.
+func TestDemoDetectsCorruption(t *testing.T) {
+	requireDevice(t)
+	defer func() { demoTamper = nil }()
+	for name, tamper := range map[string]func(*particles.State){
+		"particle": func(st *particles.State) {
+			p := &st.Particles[len(st.Particles)/2]
+			p.Vel[1] = math.Float32frombits(math.Float32bits(p.Vel[1]) ^ 1) // one ulp
+		},
+		"live count": func(st *particles.State) { st.Live[4]-- },
+		"lost particle": func(st *particles.State) {
+			st.Particles = st.Particles[:len(st.Particles)-1]
+		},
+	} {
+		demoTamper = tamper
+		var out, errOut bytes.Buffer
+		code := run([]string{"demo", "-particles", "2000", "-frames", "12", "-json"}, &out, &errOut)
+		d := decodeDemo(t, out.String())
+		if code != 1 || d.Verified || d.Mismatch == "" || !strings.HasPrefix(errOut.String(), "vkcompact: demo: the GPU's particles differ") {
+			t.Errorf("%s changed: exit %d, verified %v, mismatch %q, stderr %q", name, code, d.Verified, d.Mismatch, errOut.String())
+		}
+	}
+}
