@@ -2,7 +2,7 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-sortsweep] [-tests]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-sortsweep] [-tests] [-demo N]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
@@ -19,7 +19,9 @@
 # three-phase floor, 3*4n bytes (read twice, written once). -sweep also
 # times the compaction's tuning grid at 2^28, keep 0.5; -sortsweep the
 # radix sort's digit bits and keys per lane at 2^28; -tests
-# runs the test binaries under the validation layer first.
+# runs the test binaries under the validation layer first; -demo N runs
+# the particle demo with N particles (120 frames) and writes its JSON and
+# PNG.
 set -euo pipefail
 sizes=20,24,26,28
 keeps=0.1,0.5,0.9
@@ -28,6 +30,7 @@ ops=copy,select_if,partition_if,scan_exclusive_u32,sort_keys_u32,sort_pairs_u32
 sortsweep=0
 sweep=0
 tests=0
+demo=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) sizes=$2; shift 2 ;;
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
 	-sweep) sweep=1; shift ;;
 	-tests) tests=1; shift ;;
 	-sortsweep) sortsweep=1; shift ;;
-	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-sortsweep] [-tests]" >&2; exit 2 ;;
+	-demo) demo=$2; shift 2 ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-sortsweep] [-tests] [-demo N]" >&2; exit 2 ;;
 	esac
 done
 out=${OUT:-/tmp/vkcompact-bench}
@@ -65,9 +69,18 @@ if [ "$tests" = 1 ]; then
 		pkg=$(basename "$t" .test)
 		dir=$pkg
 		[ -d "$dir" ] || dir=cmd/$pkg
+		[ -d "$dir" ] || dir=internal/$pkg
 		(cd "$dir" && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 "$OLDPWD/$t" -test.short -test.v 2>&1) |
 			grep -E '^(--- |ok|FAIL|PASS|panic)|validation' | tee -a "$out/tests.txt" || true
 	done
+fi
+
+if [ "$demo" != 0 ]; then
+	echo "== the particle demo, $demo particles, 120 frames"
+	"$bin/vkcompact" demo -particles "$demo" -frames 120 -png "$out/demo.png" >"$out/demo.txt"
+	"$bin/vkcompact" demo -particles "$demo" -frames 120 -json | tail -n 1 >"$out/demo.json"
+	tail -n 3 "$out/demo.txt"
+	cat "$out/demo.json"
 fi
 
 echo "== building the CUB anchor"

@@ -2,7 +2,8 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, both under
-# the Khronos validation layer with synchronisation validation. A missing
+# the Khronos validation layer with synchronisation validation; then the
+# main job's particle demo, which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,7 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
 echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
+echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
+demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
+echo "$demo"
+echo "$demo" | grep -q '"verified":true'
