@@ -2,63 +2,26 @@ package particles
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
-)
 
-// requireTool skips when a tool is missing, except in CI and under the
-// test script, where its absence is a failure.
-func requireTool(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") != "" || os.Getenv("VKCOMPACT_REQUIRE_DEVICE") != "" {
-			t.Fatalf("%s is not installed (CI installs it: see the README's test command)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-}
+	"github.com/vkcompact/vkcompact/internal/spvtest"
+)
 
 // TestGenerated regenerates the SPIR-V as go generate does and compares
 // it with the committed files.
 func TestGenerated(t *testing.T) {
-	requireTool(t, "glslc")
-	out := t.TempDir()
-	cmd := exec.Command("go", "run", "../../shaders/internal/spvgen", "-src", ".", "-out", out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("spvgen: %v\n%s", err, msg)
-	}
-	fresh, _ := filepath.Glob(filepath.Join(out, "*.spv"))
-	committed, _ := filepath.Glob("*.spv")
-	if len(fresh) != len(committed) || len(fresh) == 0 {
-		t.Fatalf("%d committed .spv files, %d generated: run go generate ./internal/particles", len(committed), len(fresh))
-	}
-	for _, f := range fresh {
-		want, _ := os.ReadFile(f)
-		got, err := os.ReadFile(filepath.Base(f))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s differs from its source: run go generate ./internal/particles and commit the result", filepath.Base(f))
-		}
-	}
+	spvtest.Generated(t, "../../shaders/internal/spvgen", "./internal/particles")
 }
 
 // TestValid runs spirv-val on the embedded modules.
-func TestValid(t *testing.T) {
-	requireTool(t, "spirv-val")
-	for _, name := range []string{"setup", "update"} {
-		cmd := exec.Command("spirv-val", "--target-env", "vulkan1.1", name+".spv")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("spirv-val %s.spv: %v\n%s", name, err, msg)
-		}
-	}
-}
+func TestValid(t *testing.T) { spvtest.Valid(t, "setup", "update") }
 
 // TestPrecise checks that the update's float arithmetic is marked
 // NoContraction, which keeps a driver from fusing it into FMAs that the Go
 // reference does not do.
 func TestPrecise(t *testing.T) {
-	requireTool(t, "spirv-dis")
+	spvtest.RequireTool(t, "spirv-dis")
 	msg, err := exec.Command("spirv-dis", "update.spv").CombinedOutput()
 	if err != nil {
 		t.Fatalf("spirv-dis: %v\n%s", err, msg)
