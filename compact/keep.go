@@ -399,6 +399,9 @@ func orderedBits(t Type, b uint64) uint64 {
 // MASK are decimal or 0x hexadecimal integers; float keys also take
 // decimal floats, inf and nan. Spaces are optional.
 func ParseKeep(expr string, t Type) (Keep, error) {
+	if t.Size() == 0 {
+		return Keep{}, fmt.Errorf("keep expression %q: unknown key type %d", expr, t)
+	}
 	s := strings.TrimSpace(expr)
 	if s == "nonzero" {
 		return KeepNonZero(), nil
@@ -433,14 +436,22 @@ func ParseKeep(expr string, t Type) (Keep, error) {
 }
 
 func parseValue(lit string, t Type, mask bool) (Value, error) {
-	if u, err := strconv.ParseUint(lit, 0, 64); err == nil {
+	u, errU := strconv.ParseUint(lit, 0, 64)
+	if errU == nil {
 		return Uint(u), nil
 	}
-	if i, err := strconv.ParseInt(lit, 0, 64); err == nil {
+	i, errI := strconv.ParseInt(lit, 0, 64)
+	if errI == nil {
 		return Int(i), nil
 	}
+	// An integer literal beyond 64 bits: out of range for an integer key
+	// (a float key takes a decimal one as a float).
+	wide := errors.Is(errU, strconv.ErrRange) || errors.Is(errI, strconv.ErrRange)
 	if t.float() && !mask {
-		if strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
+		if hex := strings.TrimLeft(lit, "+-"); strings.HasPrefix(hex, "0x") || strings.HasPrefix(hex, "0X") {
+			if wide {
+				return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
+			}
 			return Value{}, fmt.Errorf("%q is not a number", lit)
 		}
 		f, err := strconv.ParseFloat(lit, 64)
@@ -452,24 +463,11 @@ func parseValue(lit string, t Type, mask bool) (Value, error) {
 		}
 		return Float(f), nil
 	}
+	if wide {
+		return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
+	}
 	if _, err := strconv.ParseFloat(lit, 64); err == nil && !mask {
 		return Value{}, fmt.Errorf("%q is not an integer, and the key is %s", lit, t)
 	}
-	if strings.HasPrefix(lit, "-") || isDigits(lit) {
-		return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
-	}
 	return Value{}, fmt.Errorf("%q is not an integer", lit)
-}
-
-func isDigits(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

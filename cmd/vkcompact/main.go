@@ -15,9 +15,10 @@
 // elements are structs of BYTES bytes with a key of type T at byte OFFSET.
 // EXPR is nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK.
 // An input is raw little-endian, or a NumPy .npy array (format 1.0, 2.0 or
-// 3.0, C order): 1-D of the dtype of -type ('<u4', '<i4', '<f4', '<u8',
-// '<i8', '<f8'), or for structs of S bytes 1-D of '|VS', or bytes ('|u1')
-// of shape (n, S) or (S*n,). A flags file holds one byte per element, or is
+// 3.0, C order; recognised by its magic string, and a file named .npy must
+// be one): 1-D of the dtype of -type ('<u4', '<i4', '<f4', '<u8', '<i8',
+// '<f8'), or for structs of S bytes 1-D of '|VS', or bytes ('|u1') of
+// shape (n, S) or (S*n,). A flags file holds one byte per element, or is
 // a 1-D .npy of '|b1', '|u1' or '<u4'. The output is a .npy file (format
 // 1.0, the dtype of -type, or '|VS' for structs) when its name ends in .npy,
 // raw otherwise; it is written to a temporary file and renamed once

@@ -142,13 +142,15 @@ func parseNpyDict(text string) (*npyHeader, error) {
 	if !ok {
 		return nil, errors.New("shape is not a tuple")
 	}
-	h.count = 1
 	for _, d := range shape {
 		n, ok := d.(uint64)
 		if !ok {
 			return nil, errors.New("shape holds something other than integers")
 		}
 		h.shape = append(h.shape, n)
+	}
+	h.count = 1
+	for _, n := range h.shape {
 		hi, lo := bits.Mul64(h.count, n)
 		if hi != 0 {
 			return nil, fmt.Errorf("shape %s: too many items", h.shapeString())

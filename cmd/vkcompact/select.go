@@ -356,7 +356,8 @@ type inputFile struct {
 }
 
 // openInput opens the file a flag names and reads its .npy header, if it
-// has one (one is recognised by its magic string, whatever the name).
+// has one (one is recognised by its magic string, whatever the name; a
+// file named .npy must have one).
 func openInput(flagName, path string) (*inputFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -378,6 +379,9 @@ func openInput(flagName, path string) (*inputFile, error) {
 			} else {
 				in.bytes = uint64(fi.Size() - in.npy.dataOff)
 			}
+		} else if strings.HasSuffix(path, ".npy") {
+			// Read as raw, a damaged .npy file's header would become data.
+			err = usagef("%s: not a .npy file: no \\x93NUMPY magic string (a raw file must not be named .npy)", in.name)
 		}
 	}
 	if err != nil {
