@@ -61,6 +61,10 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		r.Fail(err)
 		return
 	}
+	if p.onepass {
+		p.recordSinglePass(r, b, stamp)
+		return
+	}
 	info := p.ctx.Info()
 	counts := b.Scratch.Sub(0, uint64(p.procs+2)*4)
 	count, countOn := b.Count, uint32(1)
@@ -123,6 +127,27 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		r.DispatchIndirect(p.copyback, args.Sub(uint64(i)*16, 16), []uint32{uint32(first), uint32(elems), copyAll},
 			from, to, from, to, counts)
 	}
+}
+
+// recordSinglePass records the single pass: the clear of the tile counter
+// and status words, then one dispatch of a workgroup per tile.
+func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+	info := p.ctx.Info()
+	words := uint64(p.tiles) + 1
+	status := b.Scratch.Sub(0, words*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = status, 0 // bound, never read
+	}
+	n := uint64(p.n)
+	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
+	stamp(0)
+	r.Dispatch(p.fill, ceilDiv(words, fillGroup), []uint32{uint32(words), 0}, status)
+	stamp(1)
+	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, p.cLo, p.cHi, countOn, p.sel.GroupSize, info.MaxWorkgroupCount[0], p.spins},
+		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
+	stamp(2)
+	stamp(3)
 }
 
 // flagsFor returns the flags of the segment [first, first+elems), or src

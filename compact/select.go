@@ -33,6 +33,21 @@ var (
 		PushWords:     10,
 		FullSubgroups: true,
 	}
+	// The single pass (select_onepass.comp) and the clear of its status
+	// words before each run.
+	onepassKernel = &pipeline.Kernel{
+		Name:          "select_onepass",
+		SPIRV:         shaders.MustSPIRV("select_onepass"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     8,
+		FullSubgroups: true,
+	}
+	fillKernel = &pipeline.Kernel{
+		Name:      "fill",
+		SPIRV:     shaders.MustSPIRV("fill"),
+		Bindings:  []pipeline.Access{pipeline.Write},
+		PushWords: 2,
+	}
 	copybackKernel = &pipeline.Kernel{
 		Name:      "select_copyback",
 		SPIRV:     shaders.MustSPIRV("select_copyback"),
@@ -92,8 +107,54 @@ func (w Write) String() string {
 	return "auto"
 }
 
+// Path chooses the algorithm of a selection.
+type Path uint8
+
+const (
+	// PathAuto takes the single pass on GPUs where it applies (see
+	// PathSinglePass) and measured faster: every split with
+	// ReverseRejected, and compactions of inputs up to 256 MiB. It takes
+	// the three phases otherwise, and on CPU devices.
+	PathAuto Path = iota
+	// PathThreePhase is Billeter's count, scan and move: the input is read
+	// twice. It takes every selection.
+	PathThreePhase
+	// PathSinglePass reads the input once: a chained scan over tiles with
+	// decoupled look-back and decoupled fallback. It applies out of place,
+	// below 2^30 elements, when the source, destination and flags each fit
+	// one binding (maxStorageBufferRange) and a tile's output fits shared
+	// memory; a split needs ReverseRejected. NewPlan returns ErrInvalid,
+	// naming the reason, when it is forced where it does not apply.
+	PathSinglePass
+)
+
+// String names the path.
+func (p Path) String() string {
+	switch p {
+	case PathThreePhase:
+		return "three-phase"
+	case PathSinglePass:
+		return "single-pass"
+	}
+	return "auto"
+}
+
+// MaxSinglePassElements bounds the single pass: a tile's status packs its
+// flag and prefix into one 32-bit word, 30 bits for the prefix.
+const MaxSinglePassElements = 1<<30 - 1
+
 // Options tunes a selection. Zero values take per-device defaults.
 type Options struct {
+	// Path picks the three phases or the single pass; PathAuto takes the
+	// single pass where it applies.
+	Path Path
+	// Spins is, on the single pass, how many times a tile re-reads a
+	// predecessor that has not published before counting that
+	// predecessor's tile itself (the decoupled fallback). 0 takes the
+	// device default (64 on GPUs, none on CPU devices, whose loops are
+	// bounded); a negative value means none: the fallback runs at the first
+	// unpublished predecessor.
+	Spins int32
 	// Processors is Billeter's P: the input is cut into at most this many
 	// chunks, each walked by one subgroup. Default: twice the device's
 	// compute units times the subgroups each keeps resident; 4 workgroups
@@ -124,6 +185,11 @@ type Selection struct {
 	// scratch and a last pass copies the result back (ScratchSize counts
 	// the extra n elements).
 	InPlace bool
+	// ReverseRejected, with Split, writes the rejected elements in reverse
+	// order after the kept ones, as CUB's DevicePartition::If does: the
+	// r-th rejected element goes to slot n-1-r. The single pass needs it to
+	// split (a tile then never waits for the kept total).
+	ReverseRejected bool
 	Options
 }
 
@@ -175,6 +241,11 @@ type Plan struct {
 	count, scan, move *pipeline.Pipeline
 	copyback          *pipeline.Pipeline
 
+	onepass     bool // the single pass; none of the three-phase fields above apply
+	tile, tiles uint32
+	spins       uint32
+	pass, fill  *pipeline.Pipeline
+
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
 	pieces                                           uint32
 }
@@ -219,6 +290,21 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	}
 	if o.GroupSize == 0 {
 		p.sel.GroupSize = 64
+	}
+	if o.Path > PathSinglePass {
+		return nil, invalid("compact: unknown path %d", o.Path)
+	}
+	if sel.ReverseRejected && !sel.Split {
+		return nil, invalid("compact: ReverseRejected applies to a split only")
+	}
+	if o.Path == PathSinglePass || (o.Path == PathAuto && autoSinglePass(info, n*p.size, sel.Split)) {
+		why := p.planSinglePass(info, n, words, epv)
+		if why == "" {
+			return p, p.singlePassPipelines(info, words)
+		}
+		if o.Path == PathSinglePass {
+			return nil, invalid("compact: the single pass does not apply: %s", why)
+		}
 	}
 	stageWords := uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
 	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
@@ -265,6 +351,9 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	split, staged := uint32(0), uint32(0)
 	if sel.Split {
 		split = 1
+		if sel.ReverseRejected {
+			split = 2
+		}
 	}
 	if p.staged {
 		staged = 1
@@ -287,6 +376,98 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// autoSinglePassBytes bounds the input of a compaction (not a split) that
+// PathAuto sends down the single pass on a GPU. On the H100 the single pass
+// ran faster up to 2^26 uint32 (0.070 against 0.098 ms at 2^24, keep 0.5)
+// but slower at 2^28 (3.25 against 2.83 ms), where the split still gained
+// (3.57 against 6.44 ms): BENCHMARKS.md.
+const autoSinglePassBytes = 256 << 20
+
+// autoSinglePass is PathAuto's choice where the single pass applies. On CPU
+// devices (lavapipe) the three phases ran faster: 7.0 against 23.4 ms at
+// 2^20 uint32.
+func autoSinglePass(info vk.DeviceInfo, bytes uint64, split bool) bool {
+	return info.Type != "cpu" && (split || bytes <= autoSinglePassBytes)
+}
+
+// planSinglePass sizes the single pass, or says why it does not apply.
+func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) string {
+	sel := p.sel
+	limit := uint64(info.MaxStorageBufferRange)
+	switch {
+	case sel.InPlace:
+		return "it does not run in place"
+	case sel.Split && !sel.ReverseRejected:
+		return "a split with the rejected elements in order needs the three phases (ReverseRejected allows the single pass)"
+	case n == 0:
+		return "there are no elements"
+	case n > MaxSinglePassElements:
+		return fmt.Sprintf("%d elements: at most %d", n, MaxSinglePassElements)
+	case n*p.size > limit:
+		return fmt.Sprintf("%d bytes of elements exceed one binding (maxStorageBufferRange %d)", n*p.size, limit)
+	case sel.Keep.Op == Flagged && alignUp(n*uint64(sel.Keep.FlagBytes), 4) > limit:
+		return fmt.Sprintf("the flags exceed one binding (maxStorageBufferRange %d)", limit)
+	}
+	maxSubgroups := uint64(p.wg / max(info.MinSubgroupSize, 1))
+	shared := func(vecs uint32) uint64 {
+		return 4 * (uint64(p.wg*vecs*epv*words) + uint64(vecs+1)*maxSubgroups + 8)
+	}
+	vecs := p.sel.LoadsPerLane
+	if vecs == 0 {
+		vecs = MaxLoadsPerLane
+		for vecs > 1 && shared(vecs) > uint64(info.MaxSharedMemory) {
+			vecs--
+		}
+	}
+	if shared(vecs) > uint64(info.MaxSharedMemory) {
+		return fmt.Sprintf("a tile's output needs %d bytes of shared memory (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
+			shared(vecs), p.wg, vecs, p.size, info.MaxSharedMemory)
+	}
+	p.onepass = true
+	p.vecs = vecs
+	p.tile = p.wg * vecs * epv
+	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
+	switch {
+	case sel.Spins < 0:
+		p.spins = 0
+	case sel.Spins > 0:
+		p.spins = uint32(sel.Spins)
+	case info.Type == "cpu":
+		// lavapipe ends any loop after 65535 iterations: count a late
+		// predecessor at once rather than wait for it.
+		p.spins = 0
+	default:
+		p.spins = 64
+	}
+	return ""
+}
+
+// singlePassPipelines creates the single pass's pipelines.
+func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
+	sel := p.sel
+	flagBytes := sel.Keep.FlagBytes
+	if flagBytes == 0 {
+		flagBytes = 4
+	}
+	split := uint32(0)
+	if sel.Split {
+		split = 1
+	}
+	stage := p.tile * words
+	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
+	cache := pipeline.For(p.ctx)
+	var err error
+	if p.pass, err = cache.Get(onepassKernel, p.wg, 1, words, sel.Elem.KeyOffset/4, uint32(sel.Elem.Key), p.pred, flagBytes, p.vecs,
+		split, stage, maxSubgroups); err != nil {
+		return err
+	}
+	p.fill, err = cache.Get(fillKernel, fillGroup)
+	return err
+}
+
+const fillGroup = 256
 
 // resolve applies the per-device defaults to the options shared by the
 // selection and the prefix sum, and checks them.
@@ -390,16 +571,24 @@ func (p *Plan) ScratchSize() uint64 { return p.scratch }
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
 	w := WriteScattered
-	if p.staged {
+	if p.staged || p.onepass {
 		w = WriteStaged
 	}
-	return Tuning{Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
+	if p.onepass {
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins}
+	}
+	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
 }
 
 // Tuning is what a Plan chose.
 type Tuning struct {
+	Path Path
+	// The three phases: processors, elements per chunk, chunks.
 	Processors, Chunk, Chunks   uint32
 	WorkgroupSize, LoadsPerLane uint32
 	Write                       Write
 	SegmentElems                uint32 // elements bound at once (maxStorageBufferRange)
+	// The single pass: elements per tile, tiles, and re-reads of a late
+	// predecessor before the fallback counts it.
+	Tile, Tiles, Spins uint32
 }

@@ -112,6 +112,14 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 		nEff = min(n, int(c.count))
 	}
 	want, kept := reference(data, flags, e, c.sel.Keep.Op, c.c, nEff, c.sel.Split)
+	if c.sel.Split && c.sel.ReverseRejected {
+		rej := want[kept*size:]
+		for i, j := 0, len(rej)-size; i < j; i, j = i+size, j-size {
+			for b := 0; b < size; b++ {
+				rej[i+b], rej[j+b] = rej[j+b], rej[i+b]
+			}
+		}
+	}
 
 	p, err := compact.NewPlan(ctx, uint64(n), c.sel)
 	if err != nil {

@@ -2,7 +2,7 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-sortsweep] [-tests] [-demo N]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
@@ -14,10 +14,14 @@
 # Writes $OUT/bench.csv (vkcompact and cub rows in one file) and prints the
 # merged table: our time over CUB's; for copy our bandwidth as a share of
 # CUB's memcpy; for select_if and partition_if our time over the
-# three-phase byte floor, (2+p)*4n bytes for select (3*4n for partition) at
+# single-pass byte floor, (1+p)*4n bytes for select (2*4n for partition) at
 # the best copy bandwidth of the run, and for scan_exclusive_u32 over its
 # three-phase floor, 3*4n bytes (read twice, written once). -sweep also
-# times the compaction's tuning grid at 2^28, keep 0.5; -sortsweep the
+# times the compaction's tuning grid at 2^28, keep 0.5; -selsweep the
+# single pass's (workgroup size x loads per lane) beside the three phases;
+# -stress R runs the single pass R times per configuration (4 of them) at
+# 2^24 elements, every output checked (compact.test, TestSinglePassRepeated);
+# -sortsweep the
 # radix sort's digit bits and keys per lane at 2^28; -tests
 # runs the test binaries under the validation layer first; -demo N runs
 # the particle demo with N particles (120 frames) and writes its JSON and
@@ -29,6 +33,8 @@ reps=30
 ops=copy,select_if,partition_if,scan_exclusive_u32,sort_keys_u32,sort_pairs_u32
 sortsweep=0
 sweep=0
+selsweep=0
+stress=0
 tests=0
 demo=0
 while [ $# -gt 0 ]; do
@@ -38,10 +44,12 @@ while [ $# -gt 0 ]; do
 	-reps) reps=$2; shift 2 ;;
 	-ops) ops=$2; shift 2 ;;
 	-sweep) sweep=1; shift ;;
+	-selsweep) selsweep=1; shift ;;
+	-stress) stress=$2; shift 2 ;;
 	-tests) tests=1; shift ;;
 	-sortsweep) sortsweep=1; shift ;;
 	-demo) demo=$2; shift 2 ;;
-	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-sortsweep] [-tests] [-demo N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N]" >&2; exit 2 ;;
 	esac
 done
 out=${OUT:-/tmp/vkcompact-bench}
@@ -73,6 +81,15 @@ if [ "$tests" = 1 ]; then
 		(cd "$dir" && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 "$OLDPWD/$t" -test.short -test.v 2>&1) |
 			grep -E '^(--- |ok|FAIL|PASS|panic)|validation' | tee -a "$out/tests.txt" || true
 	done
+fi
+
+if [ "$stress" != 0 ]; then
+	echo "== single-pass stress: $stress runs per configuration at 2^24, outputs checked, under the validation layer"
+	for f in .bench/layer/*.deb; do dpkg -x "$f" /; done
+	export VK_LAYER_PATH=/usr/share/vulkan/explicit_layer.d
+	(cd compact && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 VKCOMPACT_REPEAT=$stress VKCOMPACT_REPEAT_N=16777216 \
+		"$OLDPWD/.bench/tests/compact.test" -test.run 'TestSinglePassRepeated|TestSelectPaths|TestSelectAutoPath' -test.v -test.timeout 20m 2>&1) |
+		grep -E '^(--- |ok|FAIL|PASS|panic)|runs of|validation' | tee "$out/stress.txt" || true
 fi
 
 if [ "$demo" != 0 ]; then
@@ -114,6 +131,22 @@ if [ "$sweep" = 1 ]; then
 	cat "$out/select-sweep.csv"
 fi
 
+if [ "$selsweep" = 1 ]; then
+	echo "== single-pass tuning at 2^28, keep 0.5 (path x workgroup x loads per lane)"
+	echo "op,path,wg,loads,ms_median,gelem_per_s" >"$out/onepass-sweep.csv"
+	for op in select_if partition_if; do
+		row=$("$bin/vkcompact" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path three-phase | tail -n 1)
+		echo "$op,three-phase,default,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/onepass-sweep.csv"
+		for w in 256 512; do
+			for l in 1 2 4; do
+				row=$("$bin/vkcompact" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path single-pass -select-wg $w -select-loads $l | tail -n 1)
+				echo "$op,single-pass,$w,$l,$(echo "$row" | cut -d, -f5,6)" >>"$out/onepass-sweep.csv"
+			done
+		done
+	done
+	cat "$out/onepass-sweep.csv"
+fi
+
 if [ "$sortsweep" = 1 ]; then
 	echo "== radix sort tuning sweep at 2^28 keys (digit bits x keys per lane)"
 	echo "op,bits,kpl,procs,ms_median,gelem_per_s" >"$out/sort-sweep.csv"
@@ -135,7 +168,7 @@ $2 == "copy" { bw = 8 * $3 / $5; if (bw > best) best = bw } # bytes per ms, read
 $1 == "cub" { cub[$2 "," $3 "," $4] = $5; if ($2 == "copy") cubcopy[$3] = $5; next }
 $1 == "vkcompact" { ours[++n] = $0 }
 END {
-	printf "# floor: three-phase bytes at the best copy bandwidth of this run, %.3f TB/s\n", best / 1e9
+	printf "# floor: single-pass bytes (scan: three-phase bytes) at the best copy bandwidth of this run, %.3f TB/s\n", best / 1e9
 	printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", "op", "n", "keep", "vkcompact_ms", "cub_ms", "ours/cub", "copy_bw_share", "ours/floor"
 	for (i = 1; i <= n; i++) {
 		split(ours[i], f, ",")
@@ -144,8 +177,8 @@ END {
 		ratio = (c > 0) ? sprintf("%.3f", f[5] / c) : "-"
 		share = (f[2] == "copy" && cubcopy[f[3]] > 0) ? sprintf("%.1f%%", 100 * cubcopy[f[3]] / f[5]) : "-"
 		floor = "-"
-		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((2 + f[4]) * 4 * f[3] / best))
-		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
+		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((1 + f[4]) * 4 * f[3] / best))
+		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (2 * 4 * f[3] / best))
 		if (f[2] == "scan_exclusive_u32") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
 		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}

@@ -8,7 +8,9 @@
 // element of the unit gives each kept element its rank among the kept
 // elements before it (subgroupBallotExclusiveBitCount: Billeter's POPC
 // compactSIMD), so that element goes to slot counts[chunk] + rank. With
-// SPLIT the rejected ones go too, to kept + (index - kept before it).
+// SPLIT the rejected ones go too, to kept + (index - kept before it), or
+// with SPLIT == 2 to n - 1 - (index - kept before it): reversed, from the
+// back, as CUB's DevicePartition writes them.
 //
 // Two ways of writing (the paper's "selective" choice):
 // - scattered (STAGED == 0): every lane stores its elements at their slots;
@@ -30,7 +32,7 @@
 #include "select.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 8) const uint SPLIT = 0;
+layout(constant_id = 8) const uint SPLIT = 0; // 1: rejected after the kept, in order; 2: reversed from the back
 layout(constant_id = 9) const uint STAGED = 0;
 layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged; VECS <= 4
 
@@ -102,7 +104,7 @@ void store(uint slot, uvec4 v, uint j, uint e) {
 // the unit's. With staging, kbStep is kb at the step's start and m the
 // step's element count.
 void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec2 c,
-              uint total, uint kbStep, uint m, inout uint kb) {
+              uint total, uint nAll, uint kbStep, uint m, inout uint kb) {
     bvec4 keep = bvec4(false), valid = bvec4(false);
     uint below = 0, kept = 0;
     [[unroll]] for (uint j = 0; j < 4; j++) {
@@ -122,7 +124,8 @@ void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec
                 if (keep[j]) {
                     store(own, v, j, e);
                 } else if (SPLIT != 0 && valid[j]) {
-                    store(total + (pc.segFirst + e) - own, v, j, e);
+                    uint r = (pc.segFirst + e) - own; // rejected before it
+                    store(SPLIT == 2 ? nAll - 1 - r : total + r, v, j, e);
                 }
             } else if (keep[j] || (SPLIT != 0 && valid[j])) {
                 // Step order in the stage: kept elements from the front,
@@ -149,6 +152,7 @@ void main() {
     uint stageBase = gl_SubgroupID * sg * VECS * EPV * STRIDE;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
     uint total = counts[PROCS];
+    uint nAll = counts[PROCS + 1];
     uint n = countedElems(pc.n, pc.segFirst, pc.countOn, gpuCount[0]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
@@ -157,7 +161,9 @@ void main() {
         uint kb = counts[g]; // kept before the next element: subgroup-uniform
         uint keptHere = counts[g + 1] - kb;
         uint q0 = pc.segFirst + start; // the chunk's first element, in the whole input
-        if (!overlapsPage(kb, keptHere) && !(SPLIT != 0 && overlapsPage(total + q0 - kb, len - keptHere))) {
+        uint rejHere = len - keptHere;
+        uint rejSlot = SPLIT == 2 ? nAll - (q0 - kb) - rejHere : total + q0 - kb; // the chunk's lowest rejected slot
+        if (!overlapsPage(kb, keptHere) && !(SPLIT != 0 && overlapsPage(rejSlot, rejHere))) {
             continue;
         }
         uint step = stepElems();
@@ -177,25 +183,26 @@ void main() {
             }
             uint kbStep = kb;
             uint m = min(step, len - s); // elements in the step
-            moveUnit(v0, start, s, f0, len, full, c, total, kbStep, m, kb);
+            moveUnit(v0, start, s, f0, len, full, c, total, nAll, kbStep, m, kb);
             if (VECS > 1) {
-                moveUnit(v1, start, s, f1, len, full, c, total, kbStep, m, kb);
+                moveUnit(v1, start, s, f1, len, full, c, total, nAll, kbStep, m, kb);
             }
             if (VECS > 2) {
-                moveUnit(v2, start, s, f2, len, full, c, total, kbStep, m, kb);
+                moveUnit(v2, start, s, f2, len, full, c, total, nAll, kbStep, m, kb);
             }
             if (VECS > 3) {
-                moveUnit(v3, start, s, f3, len, full, c, total, kbStep, m, kb);
+                moveUnit(v3, start, s, f3, len, full, c, total, nAll, kbStep, m, kb);
             }
             if (STAGED != 0) {
                 subgroupBarrier(); // the stage is written
                 uint stepKept = kb - kbStep;
-                uint rejFirst = total + (q0 + s) - kbStep; // rejected elements before the step, after the kept
+                uint rejBefore = (q0 + s) - kbStep; // rejected elements before the step
                 uint words = (SPLIT != 0 ? m : stepKept) * STRIDE;
                 for (uint t = lane; t < words; t += sg) {
                     uint i = t / STRIDE;
                     uint w = t - i * STRIDE;
-                    uint slot = i < stepKept ? kbStep + i : rejFirst + (i - stepKept);
+                    uint r = rejBefore + (i - stepKept);
+                    uint slot = i < stepKept ? kbStep + i : (SPLIT == 2 ? nAll - 1 - r : total + r);
                     uint at = i < stepKept ? i : m - 1 - (i - stepKept);
                     if (inPage(slot)) {
                         dstWord[(slot - pc.pageFirst) * STRIDE + w] = stage[stageBase + at * STRIDE + w];

@@ -44,6 +44,7 @@ type benchConfig struct {
 	reps, warmup int
 	copyOpts     compact.CopyOptions
 	selectOpts   compact.Options
+	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
 	scanOpts     compact.Options
 	sortOpts     radix.Options
 	phases       io.Writer // where per-phase times go, or nil
@@ -63,6 +64,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	loads := fs.Uint("select-loads", 0, "compaction loads per lane per step (0: default)")
 	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
 	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
+	path := fs.String("select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
+	spins := fs.Int("select-spins", 0, "single pass: re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	order := fs.String("partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
 	phases := fs.Bool("phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
 	scanProcs := fs.Uint("scan-procs", 0, "prefix-sum processors (0: per device)")
 	scanLoads := fs.Uint("scan-loads", 0, "prefix-sum loads per lane per step (0: default)")
@@ -113,6 +117,22 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	default:
 		return usagef("-select-write: %q is not auto, scattered or staged", *write)
 	}
+	var selPath compact.Path
+	switch *path {
+	case "auto":
+	case "three-phase":
+		selPath = compact.PathThreePhase
+	case "single-pass":
+		selPath = compact.PathSinglePass
+	default:
+		return usagef("-select-path: %q is not auto, three-phase or single-pass", *path)
+	}
+	if *order != "reversed" && *order != "stable" {
+		return usagef("-partition-order: %q is not reversed or stable", *order)
+	}
+	if *spins < -1 || *spins > 1<<20 {
+		return usagef("-select-spins %d: -1 to %d", *spins, 1<<20)
+	}
 	if *procs > 1<<24 || *loads > 16 || *selWG > 1<<16 {
 		return usagef("-select-procs, -select-loads or -select-wg out of range")
 	}
@@ -134,10 +154,12 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
 	cfg := benchConfig{reps: *reps, warmup: *warmup,
-		copyOpts:   compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
-		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite},
-		scanOpts:   compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads)},
-		sortOpts:   radix.Options{Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
+		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
+		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
+			Path: selPath, Spins: int32(*spins)},
+		reversed: *order == "reversed",
+		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads)},
+		sortOpts: radix.Options{Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
 	if *phases {
 		cfg.phases = stderr
 	}

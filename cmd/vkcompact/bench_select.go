@@ -23,7 +23,11 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		if split {
 			op = "partition_if"
 		}
-		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: split, Options: cfg.selectOpts}
+		// partition_if reverses the rejected elements by default, as CUB's
+		// DevicePartition::If does (they are all zero here, so the check
+		// below holds either way).
+		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: split,
+			ReverseRejected: split && cfg.reversed, Options: cfg.selectOpts}
 		plan, err := compact.NewPlan(ctx, n, sel)
 		if err != nil {
 			return benchRow{}, err
@@ -94,8 +98,13 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		}
 		if cfg.phases != nil {
 			t := plan.Tuning()
-			fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: count %.5f, scan %.5f, move %.5f ms (medians); %d chunks of %d, %d loads per lane, %s writes\n",
-				op, n, keep, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane, t.Write)
+			if t.Path == compact.PathSinglePass {
+				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d, workgroup %d, %d loads per lane, %d spins\n",
+					op, n, keep, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins)
+			} else {
+				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: count %.5f, scan %.5f, move %.5f ms (medians); %d chunks of %d, %d loads per lane, %s writes\n",
+					op, n, keep, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane, t.Write)
+			}
 		}
 		for _, b := range inputs[:min(len(inputs), cfg.warmup+cfg.reps)] {
 			res, err := compact.ReadResult(b.Result)

@@ -1,0 +1,319 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_memory_scope_semantics : require
+// select_onepass: the whole compaction in one pass over the input, as a
+// chained scan with decoupled look-back (Merrill & Garland) made safe
+// without forward-progress guarantees by decoupled fallback (Smith,
+// Levien et al.).
+//
+// Each workgroup takes the next tile number from a counter (so every tile
+// it waits on was taken earlier, by a workgroup already running), loads
+// its tile once (TILE = workgroup size * VECS * EPV elements, unit
+// u = k * WG + lid holding elements u*EPV .. u*EPV+EPV-1), ranks the kept
+// elements inside the tile (ballots, then a scan of the per-subgroup
+// counts), gathers them in shared memory in output order, and publishes
+// its aggregate. It then looks back over its predecessors' status words
+// to find its exclusive prefix P, publishes its inclusive prefix, and
+// writes its kept elements to P.. with contiguous word stores. With SPLIT
+// the rejected elements go to the back in reverse order (as CUB's
+// DevicePartition does): the r-th rejected element overall goes to slot
+// n - 1 - r, so no tile waits for the kept total.
+//
+// Status word of tile t (status[1 + t]): bits 30-31 the flag (0 not yet,
+// 1 aggregate, 2 inclusive prefix), bits 0-29 the value. Flag and value
+// share one word, written with atomicMax (a flag never goes down) and read
+// with atomic loads, so no other memory ordering is needed; the host keeps
+// n below 2^30. status[0] is the tile counter. The host zeroes status
+// before the dispatch.
+//
+// Fallback: when the look-back meets a predecessor that has not published
+// and it stays so for pc.spins re-reads, the looking subgroup counts that
+// predecessor's tile itself (the input is still there: this pass never
+// runs in place), publishes its aggregate, and goes on past it. A stalled
+// or unscheduled predecessor therefore never blocks its successors.
+//
+// Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
+// 3 status (1 + tiles words), 4 the output as uvec4 (unused), 5 the output
+// as uint, 6 the result block (12 words), 7 the GPU-side element count.
+
+#include "common.glsl"
+#include "select.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to the back, reversed
+layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
+layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
+
+layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
+layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
+layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
+layout(std430, binding = 3) buffer Status { uint status[]; };
+layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
+layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
+layout(std430, binding = 6) writeonly buffer Result { uint result[]; };
+layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
+
+layout(push_constant) uniform Push {
+    uint n;         // elements (the capacity when countOn)
+    uint tiles;     // tiles dispatched: status holds 1 + tiles words
+    uint cLo;       // the constant's words
+    uint cHi;
+    uint countOn;   // take the element count from gpuCount[0]
+    uint groupSize; // the caller's invocations per workgroup, for result[4..6]
+    uint maxX;      // maxComputeWorkGroupCount[0]
+    uint spins;     // re-reads of an unpublished predecessor before the fallback
+} pc;
+
+const bool LOAD_DATA = true;
+#include "select_load.glsl"
+
+const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
+const uint WG = gl_WorkGroupSize.x;
+const uint TILE = WG * VECS * EPV;
+const uint LOOKBACK = 4; // status words per lane per look-back round
+
+shared uint stage[STAGE_WORDS];
+shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per (load k, subgroup), then their exclusive scan
+shared uint sTile, sAggregate, sPrefix;
+
+uint loadStatus(uint t) {
+    return atomicLoad(status[1 + t], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+}
+
+void publish(uint t, uint word) {
+    atomicMax(status[1 + t], word, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+}
+
+// loadK loads the lane's unit k of the tile starting at start (n elements in all).
+uvec4 loadK(uint start, uint k, uint n) {
+    uint first = start + (k * WG + gl_LocalInvocationID.x) * EPV;
+    return loadUnit(first, first + EPV <= n, n - min(first, n));
+}
+
+// keepMask says which elements of unit v (first element first) are kept.
+uint keepMask(uvec4 v, uint first, uint n, uvec2 c) {
+    uint m = 0;
+    [[unroll]] for (uint j = 0; j < 4; j++) {
+        if (j < EPV && first + j < n && keepUnit(v, j, first + j, c)) {
+            m |= 1u << j;
+        }
+    }
+    return m;
+}
+
+// countTile counts the kept elements of tile t with the calling subgroup
+// alone: the fallback's work. Every lane gets the count.
+uint countTile(uint t, uint n, uvec2 c) {
+    uint start = t * TILE;
+    uint kept = 0;
+    for (uint u = gl_SubgroupInvocationID; u < WG * VECS; u += gl_SubgroupSize) {
+        uint first = start + u * EPV;
+        kept += bitCount(keepMask(loadUnit(first, first + EPV <= n, n - min(first, n)), first, n, c));
+    }
+    return subgroupAdd(kept);
+}
+
+// grid spreads groups over x and y within maxX.
+uvec3 grid(uint groups) {
+    if (groups == 0) {
+        return uvec3(0, 1, 1);
+    }
+    uint y = (groups - 1) / pc.maxX + 1;
+    return uvec3((groups - 1) / y + 1, y, 1);
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint lane = gl_SubgroupInvocationID;
+    uint sg = gl_SubgroupSize;
+    uint sgid = gl_SubgroupID;
+    uint nsg = gl_NumSubgroups;
+    uvec2 c = uvec2(pc.cLo, pc.cHi);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint lastTile = n == 0 ? 0 : (n - 1) / TILE;
+
+    if (lid == 0) {
+        sTile = atomicAdd(status[0], 1);
+    }
+    barrier();
+    uint tile = sTile;
+    if (tile > lastTile || tile >= pc.tiles) {
+        return; // past the count: no tile with elements waits on this one
+    }
+    uint start = tile * TILE;
+    uint m = min(TILE, n - min(start, n)); // elements in the tile
+
+    // Load the tile once and rank its kept elements.
+    uvec4 v[4];
+    uint keep[4];
+    uint below[4]; // kept before the lane's unit k, among its subgroup's units k
+    [[unroll]] for (uint k = 0; k < 4; k++) {
+        if (k < VECS) {
+            v[k] = loadK(start, k, n);
+        }
+    }
+    [[unroll]] for (uint k = 0; k < 4; k++) {
+        if (k < VECS) {
+            uint first = start + (k * WG + lid) * EPV;
+            keep[k] = keepMask(v[k], first, n, c);
+            uint b = 0, total = 0;
+            [[unroll]] for (uint j = 0; j < 4; j++) {
+                if (j < EPV) {
+                    uvec4 bal = subgroupBallot((keep[k] & (1u << j)) != 0);
+                    b += subgroupBallotExclusiveBitCount(bal);
+                    total += subgroupBallotBitCount(bal);
+                }
+            }
+            below[k] = b;
+            if (subgroupElect()) {
+                sgCounts[k * nsg + sgid] = total;
+            }
+        }
+    }
+    barrier();
+    // Exclusive scan of the per-(k, subgroup) counts, in element order.
+    if (sgid == 0) {
+        uint carry = 0;
+        for (uint base = 0; base < VECS * nsg; base += sg) {
+            uint i = base + lane;
+            uint x = i < VECS * nsg ? sgCounts[i] : 0;
+            uint incl = subgroupInclusiveAdd(x);
+            if (i < VECS * nsg) {
+                sgCounts[i] = carry + incl - x;
+            }
+            carry += subgroupAdd(x);
+        }
+        if (lane == 0) {
+            sAggregate = carry;
+        }
+    }
+    barrier();
+    uint aggregate = sAggregate;
+
+    // Publish the aggregate early, so successors can look past this tile.
+    if (lid == 0) {
+        publish(tile, (tile == 0 ? FLAG_INCL : FLAG_AGG) | aggregate);
+    }
+
+    // Gather the tile's output in shared memory: kept elements from the
+    // front in order, rejected ones (SPLIT) from the back, reversed.
+    [[unroll]] for (uint k = 0; k < 4; k++) {
+        if (k < VECS) {
+            uint own = sgCounts[k * nsg + sgid] + below[k]; // kept before element j in the tile
+            uint pos = (k * WG + lid) * EPV;                // the unit's position in the tile
+            [[unroll]] for (uint j = 0; j < 4; j++) {
+                if (j < EPV && pos + j < m) {
+                    bool kj = (keep[k] & (1u << j)) != 0;
+                    if (kj || SPLIT != 0) {
+                        uint at = kj ? own : m - 1 - (pos + j - own);
+                        uint e = start + pos + j;
+                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                            stage[at * STRIDE + w] = VEC_PATH ? v[k][j * STRIDE + w] : srcWord[e * STRIDE + w];
+                        }
+                    }
+                    if (kj) {
+                        own++;
+                    }
+                }
+            }
+        }
+    }
+
+    // Look back for the exclusive prefix, with subgroup 0 alone and no
+    // barrier in the loop: each round reads WINDOW = LOOKBACK * sg
+    // predecessors' status words at once (word k of lane i: tile
+    // base - k*sg - i), adds the aggregates up to the nearest word that is
+    // not one, and stops there if it is an inclusive prefix. At a
+    // predecessor that has not published it re-reads, up to pc.spins
+    // times, then counts that tile itself (the fallback) and goes on past
+    // it. The other subgroups wait at the barrier below.
+    if (sgid == 0) {
+        uint prefix = 0;
+        int base = int(tile) - 1;
+        uint spin = 0;
+        while (tile > 0) {
+            uint st[LOOKBACK];
+            [[unroll]] for (uint k = 0; k < LOOKBACK; k++) {
+                int t = base - int(k * sg + lane);
+                st[k] = t < 0 ? FLAG_INCL : loadStatus(uint(t));
+            }
+            bool found = false;
+            uint stopWord = 0, stopAt = 0;
+            [[unroll]] for (uint k = 0; k < LOOKBACK; k++) {
+                if (!found) {
+                    uvec4 stops = subgroupBallot((st[k] & ~VALUE) != FLAG_AGG);
+                    if (stops != uvec4(0)) {
+                        uint L = subgroupBallotFindLSB(stops); // the nearest word not an aggregate
+                        prefix += subgroupAdd(lane < L ? st[k] & VALUE : 0);
+                        stopWord = subgroupAdd(lane == L ? st[k] : 0);
+                        stopAt = k * sg + L;
+                        found = true;
+                    } else {
+                        prefix += subgroupAdd(st[k] & VALUE);
+                    }
+                }
+            }
+            if (!found) {
+                base -= int(LOOKBACK * sg);
+                spin = 0;
+            } else if ((stopWord & ~VALUE) == FLAG_INCL) {
+                prefix += stopWord & VALUE;
+                break;
+            } else {
+                // Tile base - stopAt has not published: wait, or count it.
+                base -= int(stopAt);
+                spin = stopAt > 0 ? 1 : spin + 1;
+                if (spin > pc.spins) {
+                    uint agg = countTile(uint(base), n, c);
+                    if (subgroupElect()) {
+                        publish(uint(base), FLAG_AGG | agg);
+                    }
+                    prefix += agg;
+                    base--;
+                    spin = 0;
+                }
+            }
+        }
+        if (subgroupElect()) {
+            if (tile > 0) {
+                publish(tile, FLAG_INCL | (prefix + aggregate));
+            }
+            sPrefix = prefix;
+        }
+    }
+    barrier(); // the stage and sPrefix are complete
+    uint prefix = sPrefix;
+
+    // Write out: the kept elements to prefix.., the rejected ones (SPLIT)
+    // to their reversed slots at the back, which are contiguous and
+    // ascending in stage order.
+    uint rejFirst = n - (start - prefix) - m; // slot of stage index 0 on the rejected side
+    uint words = (SPLIT != 0 ? m : aggregate) * STRIDE;
+    for (uint t = lid; t < words; t += WG) {
+        uint i = t / STRIDE;
+        uint w = t - i * STRIDE;
+        uint slot = i < aggregate ? prefix + i : rejFirst + i;
+        dstWord[slot * STRIDE + w] = stage[t];
+    }
+
+    if (tile == lastTile && lid == 0) {
+        uint kept = prefix + aggregate;
+        result[0] = kept;
+        result[1] = n - kept;
+        result[2] = n;
+        result[3] = 0;
+        uvec3 g = grid(kept == 0 ? 0 : (kept - 1) / pc.groupSize + 1);
+        result[4] = g.x;
+        result[5] = g.y;
+        result[6] = g.z;
+        result[7] = 0;
+        result[8] = kept; // VkDrawIndirectCommand: vertexCount
+        result[9] = 1;    // instanceCount
+        result[10] = 0;   // firstVertex
+        result[11] = 0;   // firstInstance
+    }
+}
