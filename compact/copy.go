@@ -40,6 +40,9 @@ type CopyOptions struct {
 // copyPipeline returns the copy pipeline for opts on ctx: k is
 // copyKernel or copyCountKernel.
 func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
+	if ctx == nil {
+		return nil, opts, invalid("compact: nil context")
+	}
 	o := opts.withDefaults(ctx.Info())
 	if o.VecsPerThread > MaxVecsPerThread {
 		return nil, o, fmt.Errorf("%w: compact: copy with %d uvec4 per invocation (at most %d)", vk.ErrInvalid, o.VecsPerThread, MaxVecsPerThread)
@@ -98,8 +101,12 @@ func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes u
 		r.Fail(invalid("compact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
 		return
 	}
-	if err := count.Check(); err != nil || count.Size < 4 {
-		r.Fail(invalid("compact: counted copy: the count must be a 4-byte range (%v)", err))
+	if err := count.Check(); err != nil {
+		r.Fail(fmt.Errorf("compact: counted copy: count: %w", err))
+		return
+	}
+	if count.Size < 4 {
+		r.Fail(invalid("compact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
 		return
 	}
 	if src.Size%uint64(elemBytes) != 0 {
@@ -162,13 +169,13 @@ func checkCopy(dst, src vk.Range) error {
 		return fmt.Errorf("compact: copy destination: %w", err)
 	}
 	if src.Size%4 != 0 {
-		return fmt.Errorf("compact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+		return invalid("compact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
 	}
 	if dst.Size != src.Size {
-		return fmt.Errorf("compact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
+		return invalid("compact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
 	}
 	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
-		return fmt.Errorf("compact: copy source [%d, %d) and destination [%d, %d) overlap",
+		return invalid("compact: copy source [%d, %d) and destination [%d, %d) overlap",
 			src.Offset, src.Offset+src.Size, dst.Offset, dst.Offset+dst.Size)
 	}
 	return nil

@@ -37,6 +37,10 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // t needs 4 queries and must be reset (Timer.Reset) earlier in the
 // command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(invalid("compact: RecordTimed needs a timer"))
+		return
+	}
 	p.record(r, b, stamper(r, t))
 }
 
@@ -57,6 +61,10 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 	if r.Err() != nil {
 		return
 	}
+	if p == nil {
+		r.Fail(invalid("compact: nil Plan"))
+		return
+	}
 	if err := p.check(r, &b); err != nil {
 		r.Fail(err)
 		return
@@ -66,7 +74,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		return
 	}
 	info := p.ctx.Info()
-	counts := b.Scratch.Sub(0, uint64(p.procs+2)*4)
+	counts := b.Scratch.Sub(0, (uint64(p.procs)+2)*4)
 	count, countOn := b.Count, uint32(1)
 	if count.Buffer == nil {
 		count, countOn = counts, 0 // bound, never read

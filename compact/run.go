@@ -11,6 +11,9 @@ import (
 // ReadResult reads the result block at r (ResultSize bytes, written by a
 // recorded selection whose submission has completed).
 func ReadResult(r vk.Range) (Result, error) {
+	if r.Buffer != nil && r.Size < 12 {
+		return Result{}, invalid("compact: a result range of %d bytes: the kept, rejected and total counts need 12", r.Size)
+	}
 	var w [3]uint32
 	if err := vk.Download(r.Sub(ResultKeptOffset, 12), w[:]); err != nil {
 		return Result{}, err
@@ -22,6 +25,9 @@ func ReadResult(r vk.Range) (Result, error) {
 // the result block back. A zero Result or Scratch range is allocated for
 // the call and released after it.
 func (p *Plan) Run(b Buffers) (Result, error) {
+	if p == nil {
+		return Result{}, invalid("compact: nil Plan")
+	}
 	var temps []*vk.Buffer
 	defer func() {
 		for _, t := range temps {

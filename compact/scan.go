@@ -171,6 +171,10 @@ func (p *ScanPlan) Record(r *pipeline.Recorder, b ScanBuffers) {
 // are written before the reduce, after it, after the scan of the sums and
 // at the end. t needs 4 queries, reset earlier in the command buffer.
 func (p *ScanPlan) RecordTimed(r *pipeline.Recorder, b ScanBuffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(invalid("compact: RecordTimed needs a timer"))
+		return
+	}
 	p.record(r, b, stamper(r, t))
 }
 
@@ -179,6 +183,10 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 		stamp = func(uint32) {}
 	}
 	if r.Err() != nil {
+		return
+	}
+	if p == nil {
+		r.Fail(invalid("compact: nil ScanPlan"))
 		return
 	}
 	if err := p.check(r, &b); err != nil {
@@ -242,6 +250,9 @@ func (p *ScanPlan) check(r *pipeline.Recorder, b *ScanBuffers) error {
 // Total or Scratch range is allocated for the call and released after it.
 // It returns the total (the bits of a float32 total for Float32).
 func (p *ScanPlan) Run(b ScanBuffers) (uint32, error) {
+	if p == nil {
+		return 0, invalid("compact: nil ScanPlan")
+	}
 	var temps []*vk.Buffer
 	defer func() {
 		for _, t := range temps {

@@ -332,7 +332,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	p.procs, p.chunk, p.nChunks, p.segElems = c.procs, c.chunk, c.nChunks, c.segElems
 
 	// Scratch: counts, copy-back arguments, and the in-place copy.
-	p.countsBytes = alignUp(uint64(p.procs+2)*4, 256)
+	p.countsBytes = alignUp((uint64(p.procs)+2)*4, 256)
 	if sel.InPlace {
 		p.pieces = uint32(ceilDiv(n, uint64(p.segElems)))
 	}
@@ -489,6 +489,10 @@ func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, vecs, procs uint
 	procs = o.Processors
 	if procs == 0 {
 		procs = defaultProcessors(info, wg)
+	}
+	// The counts of all processors, and two words more, are one binding.
+	if limit := info.MaxStorageBufferRange/4 - 2; procs > limit {
+		return 0, 0, 0, invalid("compact: %d processors: at most %d (their counts must fit one binding)", procs, limit)
 	}
 	return wg, vecs, procs, nil
 }

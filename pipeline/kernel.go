@@ -60,6 +60,9 @@ var caches = struct {
 
 // For returns ctx's pipeline cache, creating it on first use.
 func For(ctx *vk.Context) *Cache {
+	if ctx == nil {
+		return &Cache{} // Get reports the nil context
+	}
 	caches.Lock()
 	defer caches.Unlock()
 	if c, ok := caches.m[ctx]; ok {
@@ -93,6 +96,9 @@ func key(k *Kernel, constants []uint32) string {
 // multiple of the device's largest subgroup size when k needs full
 // subgroups, within the device's workgroup limits.
 func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
+	if c == nil || c.ctx == nil {
+		return nil, fmt.Errorf("%w: pipeline: cache of a nil context", vk.ErrInvalid)
+	}
 	if k == nil || len(k.SPIRV) == 0 {
 		return nil, fmt.Errorf("%w: pipeline: kernel has no SPIR-V", vk.ErrInvalid)
 	}
@@ -172,7 +178,7 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 	}
 	y := (groups + maxX - 1) / maxX
 	if y > maxY {
-		return Grid{}, fmt.Errorf("pipeline: %d workgroups exceed the device's %d x %d grid", groups, maxX, maxY)
+		return Grid{}, fmt.Errorf("%w: pipeline: %d workgroups exceed the device's %d x %d grid", vk.ErrInvalid, groups, maxX, maxY)
 	}
 	x := (groups + y - 1) / y // balance the rows: fewer idle workgroups
 	return Grid{X: uint32(x), Y: uint32(y)}, nil

@@ -42,13 +42,19 @@ func Record(cb vk.CommandBuffer) *Recorder {
 	return &Recorder{cb: cb, ctx: cb.Context()}
 }
 
-// Err returns the first error met while recording, or nil.
-func (r *Recorder) Err() error { return r.err }
+// Err returns the first error met while recording, or nil. A nil
+// Recorder reports an error, so that recording into one records nothing.
+func (r *Recorder) Err() error {
+	if r == nil {
+		return fmt.Errorf("%w: pipeline: nil Recorder", vk.ErrInvalid)
+	}
+	return r.err
+}
 
 // Fail makes err the recorder's error if it has none yet. Layers above
 // use it to report bad arguments through the same sticky error.
 func (r *Recorder) Fail(err error) {
-	if r.err == nil && err != nil {
+	if r != nil && r.err == nil && err != nil {
 		r.err = err
 	}
 }
@@ -78,17 +84,17 @@ func (r *Recorder) checkBinding(k *Kernel, i int, b vk.Range) error {
 		return fmt.Errorf("pipeline %s: binding %d: %w", k.Name, i, err)
 	}
 	if b.Buffer.Context() != r.ctx {
-		return fmt.Errorf("pipeline %s: binding %d: the buffer belongs to another context", k.Name, i)
+		return fmt.Errorf("%w: pipeline %s: binding %d: the buffer belongs to another context", vk.ErrInvalid, k.Name, i)
 	}
 	info := r.ctx.Info()
 	if b.Size == 0 {
-		return fmt.Errorf("pipeline %s: binding %d: empty range", k.Name, i)
+		return fmt.Errorf("%w: pipeline %s: binding %d: empty range", vk.ErrInvalid, k.Name, i)
 	}
 	if a := info.MinStorageBufferOffsetAlignment; a > 0 && b.Offset%a != 0 {
-		return fmt.Errorf("pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", k.Name, i, b.Offset, a)
+		return fmt.Errorf("%w: pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", vk.ErrInvalid, k.Name, i, b.Offset, a)
 	}
 	if b.Size > uint64(info.MaxStorageBufferRange) {
-		return fmt.Errorf("pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", k.Name, i, b.Size, info.MaxStorageBufferRange)
+		return fmt.Errorf("%w: pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", vk.ErrInvalid, k.Name, i, b.Size, info.MaxStorageBufferRange)
 	}
 	return nil
 }
@@ -128,7 +134,7 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 		return
 	}
 	if args.Buffer.Context() != r.ctx || args.Offset%4 != 0 || args.Size < 12 {
-		r.err = fmt.Errorf("pipeline %s: indirect arguments at offset %d, %d bytes: need 12 bytes at a multiple of 4 in a buffer of this context", p.Kernel.Name, args.Offset, args.Size)
+		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments at offset %d, %d bytes: need 12 bytes at a multiple of 4 in a buffer of this context", vk.ErrInvalid, p.Kernel.Name, args.Offset, args.Size)
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)
@@ -141,20 +147,24 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 
 // check validates a dispatch's pipeline, push constants and bindings.
 func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
-	if r.err != nil {
+	if r == nil || r.err != nil {
 		return false
 	}
-	if p == nil || p.ctx != r.ctx {
-		r.err = fmt.Errorf("pipeline: dispatch of a pipeline from another context, or nil")
+	if p == nil {
+		r.err = fmt.Errorf("%w: pipeline: dispatch of a nil pipeline", vk.ErrInvalid)
+		return false
+	}
+	if p.ctx != r.ctx {
+		r.err = fmt.Errorf("%w: pipeline %s: dispatch of a pipeline from another context", vk.ErrInvalid, p.Kernel.Name)
 		return false
 	}
 	k := p.Kernel
 	if len(bindings) != len(k.Bindings) {
-		r.err = fmt.Errorf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
+		r.err = fmt.Errorf("%w: pipeline %s: %d bindings given, the kernel has %d", vk.ErrInvalid, k.Name, len(bindings), len(k.Bindings))
 		return false
 	}
 	if len(push) != k.PushWords {
-		r.err = fmt.Errorf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
+		r.err = fmt.Errorf("%w: pipeline %s: %d push-constant words given, the kernel takes %d", vk.ErrInvalid, k.Name, len(push), k.PushWords)
 		return false
 	}
 	for i, b := range bindings {
@@ -237,6 +247,9 @@ func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range, args *vk.Range) {
 // before all later work by global memory barriers. It returns the
 // recorder's first error, or the submission's.
 func Run(ctx *vk.Context, record func(*Recorder)) error {
+	if ctx == nil || record == nil {
+		return fmt.Errorf("%w: pipeline: Run needs a context and a record function; one is nil", vk.ErrInvalid)
+	}
 	return ctx.Submit(func(cb vk.CommandBuffer) error {
 		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
 		r := Record(cb)

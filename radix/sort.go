@@ -325,6 +325,10 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	if r.Err() != nil {
 		return
 	}
+	if p == nil {
+		r.Fail(invalid("radix: nil Plan"))
+		return
+	}
 	if err := p.check(r, &b); err != nil {
 		r.Fail(err)
 		return
@@ -437,6 +441,9 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 // Run records the sort on the context's own queue and waits. A zero
 // Scratch range is allocated for the call and released after it.
 func (p *Plan) Run(b Buffers) error {
+	if p == nil {
+		return invalid("radix: nil Plan")
+	}
 	if b.Scratch.Buffer == nil {
 		buf, err := p.ctx.NewBuffer(max(p.scratch, 16), vk.DeviceLocal)
 		if err != nil {

@@ -85,6 +85,7 @@ type Buffer struct {
 	buf      vkb.Buffer
 	mem      vkb.DeviceMemory
 	size     uint64
+	memSize  uint64 // bytes of memory allocated, counted in Context.allocated
 	kind     MemoryKind
 	mapped   unsafe.Pointer // non-nil when the memory is host-visible
 	coherent bool
@@ -109,6 +110,9 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	if size == 0 {
 		return nil, invalidf("buffer size 0: a buffer needs at least one byte")
 	}
+	if kind != DeviceLocal && kind != HostVisible {
+		return nil, invalidf("unknown memory kind %d", int(kind))
+	}
 	info := &vkb.BufferCreateInfo{
 		SType:       vkb.StructureTypeBufferCreateInfo,
 		Size:        vkb.DeviceSize(size),
@@ -119,7 +123,7 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	r := vkb.CreateBuffer(c.device, info, nil, &buf)
 	info.Free()
 	if err := c.noteResult(check("vkCreateBuffer", r)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("creating a %d-byte %s buffer: %w", size, kind, err)
 	}
 	var req vkb.MemoryRequirements
 	vkb.GetBufferMemoryRequirements(c.device, buf, &req)
@@ -145,14 +149,21 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 		vkb.DestroyBuffer(c.device, buf, nil)
 		return nil, fmt.Errorf("%w: a %d-byte %s buffer exceeds its memory heap (%d bytes)", ErrOutOfDeviceMemory, size, kind, heap)
 	}
+	// Every buffer has memory of its own: say so (a dedicated allocation,
+	// Vulkan 1.1), which lets the driver place and map it for that buffer
+	// alone.
+	dedicated := &vkb.MemoryDedicatedAllocateInfo{SType: vkb.StructureTypeMemoryDedicatedAllocateInfo, Buffer: buf}
+	dedRef, _ := dedicated.PassRef()
 	alloc := &vkb.MemoryAllocateInfo{
 		SType:           vkb.StructureTypeMemoryAllocateInfo,
+		PNext:           unsafe.Pointer(dedRef),
 		AllocationSize:  req.Size,
 		MemoryTypeIndex: uint32(typ),
 	}
 	var mem vkb.DeviceMemory
 	r = vkb.AllocateMemory(c.device, alloc, nil, &mem)
 	alloc.Free()
+	dedicated.Free()
 	if err := c.noteResult(check("vkAllocateMemory", r)); err != nil {
 		vkb.DestroyBuffer(c.device, buf, nil)
 		return nil, fmt.Errorf("allocating %d bytes of %s memory: %w", size, kind, err)
@@ -172,6 +183,8 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 		}
 		b.mapped, b.coherent = p, flags&memHostCoherent != 0
 	}
+	b.memSize = uint64(req.Size)
+	c.allocated.Add(b.memSize)
 	if err := c.adopt(b); err != nil {
 		return nil, err
 	}
@@ -222,6 +235,7 @@ func (b *Buffer) destroyLocked() {
 	}
 	vkb.DestroyBuffer(b.ctx.device, b.buf, nil)
 	vkb.FreeMemory(b.ctx.device, b.mem, nil) // unmaps implicitly
+	b.ctx.allocated.Add(-b.memSize)
 }
 
 // Range is a byte range of a buffer.

@@ -67,6 +67,10 @@ type Context struct {
 
 	lost atomic.Bool
 
+	// allocated is the device memory held by the context's own buffers
+	// (staging and retired ones included), in bytes.
+	allocated atomic.Uint64
+
 	// active counts calls in progress that use the device (submissions,
 	// transfers, object creation); Release waits for them.
 	active sync.WaitGroup
@@ -79,6 +83,9 @@ type child interface{ destroyLocked() }
 // enter marks the start of a call that uses the device. It fails once the
 // context is released or its device lost; otherwise exit must follow.
 func (c *Context) enter() error {
+	if c == nil {
+		return invalidf("nil context")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.unusableLocked(); err != nil {
@@ -393,6 +400,9 @@ func (c *Context) FullSubgroups() bool { return c.fullSubgroups }
 // Usable returns nil while the context can take work: not released and no
 // device loss seen.
 func (c *Context) Usable() error {
+	if c == nil {
+		return invalidf("nil context")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.unusableLocked()
@@ -458,6 +468,9 @@ func (c *Context) OnRelease(f func()) bool {
 // Open, the device and instance. It is idempotent. It must not be called
 // from inside a Submit record callback.
 func (c *Context) Release() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	if c.released {
 		// Another call is releasing, or has: return only once it is done.
@@ -524,6 +537,12 @@ func (c *Context) Release() {
 	c.fns = deviceFuncs{}
 	c.freePools, c.freeFences = nil, nil
 }
+
+// AllocatedBytes reports the device memory the context's own buffers hold
+// now: those the caller has not released, the staging buffer, and those
+// retired until a submission that may use them completes. Borrowed
+// buffers (WrapBuffer) count nothing. It is 0 after Release.
+func (c *Context) AllocatedBytes() uint64 { return c.allocated.Load() }
 
 // owns reports whether x is a live child of c.
 func (c *Context) owns(x child) bool {

@@ -53,9 +53,13 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 		return nil, invalidf("pipeline %s: %d bytes of push constants (a multiple of 4 up to %d)", d.Name, d.PushSize, c.info.MaxPushConstantsSize)
 	}
 	p = &ComputePipeline{ctx: c, Bindings: d.Bindings, PushSize: d.PushSize}
+	// The failing returns below set p to nil before this runs: undo the
+	// partial creation through a copy. (After a failed adopt, which has
+	// destroyed it already, destroy finds nothing left.)
+	partial := p
 	defer func() {
 		if err != nil {
-			p.destroy()
+			partial.destroy()
 			p = nil
 			err = c.noteResult(fmt.Errorf("pipeline %s: %w", d.Name, err))
 		}

@@ -65,6 +65,9 @@ func (c *Context) SetTimeout(d time.Duration) {
 // context stays usable, and its resources are reclaimed once it completes.
 // record must not call the context's Release.
 func (c *Context) Submit(record func(CommandBuffer) error) error {
+	if c == nil {
+		return invalidf("Submit: nil context")
+	}
 	c.mu.Lock()
 	timeout := c.timeout
 	c.mu.Unlock()
@@ -77,6 +80,9 @@ func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer
 		return err
 	}
 	defer c.exit()
+	if record == nil {
+		return invalidf("Submit: nil record function")
+	}
 	s, err := c.newSubmission()
 	if err != nil {
 		return err

@@ -67,6 +67,9 @@ func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
 // submission that wrote them has completed. A timestamp that was never
 // written, or whose submission is still running, is an error, not a wait.
 func (t *Timer) Ticks() ([]uint64, error) {
+	if t == nil || t.ctx == nil {
+		return nil, invalidf("nil timer")
+	}
 	return t.read(0, t.count)
 }
 
@@ -107,6 +110,9 @@ func (t *Timer) read(first, count uint32) ([]uint64, error) {
 // Nanoseconds returns the time from stamp a to stamp b, scaled by
 // timestampPeriod.
 func (t *Timer) Nanoseconds(a, b uint32) (float64, error) {
+	if t == nil || t.ctx == nil {
+		return 0, invalidf("nil timer")
+	}
 	if a >= t.count || b >= t.count {
 		return 0, invalidf("timestamps %d and %d: the timer has %d", a, b, t.count)
 	}

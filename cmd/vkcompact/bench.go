@@ -87,7 +87,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	for _, s := range strings.Split(*sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || v < 0 || v > 31 {
-			return usagef("-n: %q is not a power of two between 0 and 31", s)
+			return usagef("-n: %q is not an exponent from 0 to 31 (sizes are powers of two)", s)
 		}
 		logs = append(logs, v)
 	}
@@ -102,7 +102,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	var ratios []float64
 	for _, s := range strings.Split(*keepList, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || v < 0 || v > 1 {
+		if err != nil || !(v >= 0 && v <= 1) { // NaN too
 			return usagef("-keep: %q is not a ratio between 0 and 1", s)
 		}
 		ratios = append(ratios, v)

@@ -1,0 +1,309 @@
+package radix_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// badCase is one bad input to a public entry point: call must return an
+// error matching want whose message contains msg (or one of its
+// |-separated alternatives), and must not panic.
+type badCase struct {
+	entry, input string
+	want         error
+	msg          string
+	call         func() error
+}
+
+// checkBad runs c and reports what is wrong with its outcome. Each case is
+// logged as "case | entry | input | error" for the reliability report.
+func checkBad(t *testing.T, c badCase) {
+	t.Helper()
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+				t.Errorf("%s: %s: panicked: %v", c.entry, c.input, p)
+			}
+		}()
+		err = c.call()
+	}()
+	t.Logf("case | %s | %s | %v", c.entry, c.input, err)
+	switch {
+	case err == nil:
+		t.Errorf("%s: %s: no error", c.entry, c.input)
+	case !errors.Is(err, c.want):
+		t.Errorf("%s: %s: %v, want an error matching %v", c.entry, c.input, err, c.want)
+	case !slices.ContainsFunc(strings.Split(c.msg, "|"), func(m string) bool { return strings.Contains(err.Error(), m) }):
+		t.Errorf("%s: %s: %q does not mention %q", c.entry, c.input, err, c.msg)
+	}
+}
+
+// TestReliabilityBadInput tries every public entry point of radix with bad
+// arguments: each returns an error wrapping vk.ErrInvalid (or
+// vk.ErrReleased) that names the problem, nothing panics, and the
+// caller's buffers, all poisoned, are left as they were.
+func TestReliabilityBadInput(t *testing.T) {
+	ctx := vktest.Open(t)
+	other := vktest.Open(t)
+	info := ctx.Info()
+	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32, Values: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlace, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32, InPlace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreignPlan, err := radix.NewPlan(other, 100, radix.Sort{Key: compact.Uint32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newBuf(t, ctx, 4096)
+	s := newBuf(t, ctx, pairs.ScratchSize())
+	foreign := newBuf(t, other, 4096)
+	released := newBuf(t, ctx, 4096)
+	released.Release()
+	watched := []*vk.Buffer{a, s}
+	keys := []uint32{5, 3, 9, 1}
+	keysCopy := slices.Clone(keys)
+	good := radix.Buffers{Keys: a.Range(0, 400), Values: a.Range(512, 400), KeysOut: a.Range(1024, 400), ValuesOut: a.Range(1536, 400),
+		Scratch: s.Range(0, pairs.ScratchSize())}
+	rec := func(p *radix.Plan, edit func(b *radix.Buffers)) func() error {
+		return func() error {
+			b := good
+			edit(&b)
+			return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+		}
+	}
+	noValues := func(b *radix.Buffers) { b.Values, b.ValuesOut = vk.Range{}, vk.Range{} }
+	plan := func(n uint64, s radix.Sort) func() error {
+		return func() error { _, err := radix.NewPlan(ctx, n, s); return err }
+	}
+	var nilPlan *radix.Plan
+	var nilRec *pipeline.Recorder
+	inval := vk.ErrInvalid
+	u32 := compact.Uint32
+	cases := []badCase{
+		{"radix.NewPlan", "nil context", inval, "nil context", func() error { _, err := radix.NewPlan(nil, 10, radix.Sort{}); return err }},
+		{"radix.NewPlan", "i64 keys", inval, "the key type must be u32, i32, f32 or u64", plan(10, radix.Sort{Key: compact.Int64})},
+		{"radix.NewPlan", "f64 keys", inval, "the key type must be", plan(10, radix.Sort{Key: compact.Float64})},
+		{"radix.NewPlan", "key type 9", inval, "the key type must be", plan(10, radix.Sort{Key: compact.Type(9)})},
+		{"radix.NewPlan", "bits [0, 33) of a u32", inval, "bit range [0, 33) of a 32-bit key", plan(10, radix.Sort{Key: u32, EndBit: 33})},
+		{"radix.NewPlan", "bits [0, 65) of a u64", inval, "bit range [0, 65) of a 64-bit key", plan(10, radix.Sort{Key: compact.Uint64, EndBit: 65})},
+		{"radix.NewPlan", "bits [20, 10)", inval, "bit range [20, 10)", plan(10, radix.Sort{Key: compact.Uint64, BeginBit: 20, EndBit: 10})},
+		{"radix.NewPlan", "begin bit 40 of a u32 (end defaulted)", inval, "bit range [40, 0) of a 32-bit key", plan(10, radix.Sort{Key: u32, BeginBit: 40})},
+		{"radix.NewPlan", "n = 2^32", inval, "4294967296 keys", plan(1<<32, radix.Sort{})},
+		{"radix.NewPlan", "keys beyond one binding", inval, "exceed the device's maxStorageBufferRange", plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: compact.Uint64})},
+		{"radix.NewPlan", "9-bit digits", inval, "9 digit bits", plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
+		{"radix.NewPlan", "9 keys per lane", inval, "9 keys per lane", plan(10, radix.Sort{Options: radix.Options{KeysPerLane: 9}})},
+		{"radix.NewPlan", "workgroup not a multiple of the subgroup size", inval, "not a multiple of the largest subgroup size", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
+		{"radix.NewPlan", "workgroup too large for shared memory", inval, "bytes of shared memory", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}})},
+		{"radix.NewPlan", "8-bit digits, 8 keys per lane, workgroup 1024", inval, "bytes of shared memory|outside 1..", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 1024, DigitBits: 8, KeysPerLane: 8}})},
+		{"radix.Plan.Record", "no keys", inval, "no keys buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = vk.Range{} })},
+		{"radix.Plan.Record", "keys 4 bytes short", inval, "keys range of 396 bytes: 400 needed", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys.Size = 396 })},
+		{"radix.Plan.Record", "no keys output", inval, "no keys output buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = vk.Range{} })},
+		{"radix.Plan.Record", "keys output too small", inval, "keys output range of 200 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut.Size = 200 })},
+		{"radix.Plan.Record", "no scratch", inval, "no scratch buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = vk.Range{} })},
+		{"radix.Plan.Record", "scratch too small", inval, "scratch range of 16 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch.Size = 16 })},
+		{"radix.Plan.Record", "values given to a keys-only sort", inval, "values given for a sort of keys only", rec(keysOnly, func(*radix.Buffers) {})},
+		{"radix.Plan.Record", "pairs without values", inval, "no values buffer", rec(pairs, func(b *radix.Buffers) { b.Values = vk.Range{} })},
+		{"radix.Plan.Record", "pairs without a values output", inval, "no values output buffer", rec(pairs, func(b *radix.Buffers) { b.ValuesOut = vk.Range{} })},
+		{"radix.Plan.Record", "values too small", inval, "values range of 100 bytes", rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
+		{"radix.Plan.Record", "keys and keys output overlap", inval, "keys and keys output ranges overlap", rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
+		{"radix.Plan.Record", "values output overlapping the keys output", inval, "keys output and values output ranges overlap", rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
+		{"radix.Plan.Record", "scratch overlapping the keys", inval, "keys and scratch ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = a.Range(0, keysOnly.ScratchSize()) })},
+		{"radix.Plan.Record", "count inside the scratch", inval, "scratch and count ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
+		{"radix.Plan.Record", "count inside the keys output", inval, "keys output and count ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
+		{"radix.Plan.Record", "count of 2 bytes", inval, "count range of 2 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},
+		{"radix.Plan.Record", "keys offset not aligned", inval, "keys offset 4 is not a multiple of minStorageBufferOffsetAlignment", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(4, 400) })},
+		{"radix.Plan.Record", "keys past the end of their buffer", inval, "exceeds the 4096-byte buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(3840, 400) })},
+		{"radix.Plan.Record", "keys in another context", inval, "keys: the buffer belongs to another context", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = foreign.Range(0, 400) })},
+		{"radix.Plan.Record", "released keys output", vk.ErrReleased, "keys output: vk: used after Release", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = released.Range(0, 400) })},
+		{"radix.Plan.Record", "zero Buffer value as keys", inval, "keys: vk: invalid argument: nil buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = (&vk.Buffer{}).Range(0, 400) })},
+		{"radix.Plan.Record", "in place with a separate keys output", inval, "in place, the outputs must be the inputs or left empty", rec(inPlace, func(b *radix.Buffers) { b.Values, b.ValuesOut = vk.Range{}, vk.Range{} })},
+		{"radix.Plan.Record", "plan of another context", inval, "the plan was made for another context", rec(foreignPlan, noValues)},
+		{"radix.Plan.Record", "nil plan", inval, "nil Plan", rec(nilPlan, noValues)},
+		{"radix.Plan.Record", "nil Recorder", inval, "nil Recorder", func() error {
+			b := good
+			noValues(&b)
+			keysOnly.Record(nilRec, b)
+			return nilRec.Err()
+		}},
+		{"radix.Plan.Run", "nil plan", inval, "nil Plan", func() error { return nilPlan.Run(good) }},
+		{"radix.Plan.Run", "keys output too small", inval, "keys output range of 8 bytes", func() error {
+			return keysOnly.Run(radix.Buffers{Keys: a.Range(0, 400), KeysOut: a.Range(1024, 8)})
+		}},
+		{"radix.SortSlice", "Sort.Values set", inval, "use SortPairs", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{Values: true}); return err }},
+		{"radix.SortSlice", "nil context", inval, "nil context", func() error { _, err := radix.SortSlice(nil, keys, radix.Sort{}); return err }},
+		{"radix.SortSlice", "bits [0, 40) of a u32", inval, "bit range [0, 40)", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{EndBit: 40}); return err }},
+		{"radix.SortPairs", "3 values for 4 keys", inval, "3 values for 4 keys", func() error {
+			_, _, err := radix.SortPairs(ctx, keys, []uint32{1, 2, 3}, radix.Sort{})
+			return err
+		}},
+		{"radix.SortPairs", "nil context", inval, "nil context", func() error { _, _, err := radix.SortPairs(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{}); return err }},
+	}
+	for _, c := range cases {
+		if info.MinStorageBufferOffsetAlignment <= 4 && strings.Contains(c.input, "not aligned") {
+			continue
+		}
+		checkBad(t, c)
+		for _, b := range watched {
+			got := make([]byte, b.Size())
+			if err := vk.Download(b.All(), got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, poisonBytes(b.Size())) {
+				t.Errorf("%s: %s: a caller's buffer was modified", c.entry, c.input)
+			}
+		}
+	}
+	if !slices.Equal(keys, keysCopy) {
+		t.Error("a Sort helper modified the caller's keys")
+	}
+	if err := pairs.Run(good); err != nil {
+		t.Fatalf("the good buffers: %v", err)
+	}
+	other.Release()
+	checkBad(t, badCase{"radix.NewPlan", "released context", vk.ErrReleased, "after Release", func() error {
+		_, err := radix.NewPlan(other, 10, radix.Sort{})
+		return err
+	}})
+	checkBad(t, badCase{"radix.Plan.Run", "plan of a released context", vk.ErrReleased, "after Release", func() error {
+		return foreignPlan.Run(radix.Buffers{Keys: foreign.Range(0, 400), KeysOut: foreign.Range(1024, 400)})
+	}})
+	checkBad(t, badCase{"radix.SortSlice", "released context", vk.ErrReleased, "after Release", func() error {
+		_, err := radix.SortSlice(other, keys, radix.Sort{})
+		return err
+	}})
+}
+
+// TestReliabilityNoLeaks uses every kind of operation (compaction, split,
+// in place, flagged, prefix sum, copy, counted copy, sort of keys and of
+// pairs, GPU counts), releases everything, and destroys the device: the
+// context's device memory is back to zero and the validation layer, whose
+// leak reports TestLeakReported proves real, reports nothing.
+func TestReliabilityNoLeaks(t *testing.T) {
+	ctx, err := vk.Open(vk.Options{Validate: true})
+	if err != nil {
+		if !vktest.InCI() {
+			t.Skipf("no validation layer or device: %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	if !ctx.Validating() {
+		t.Fatal("validation is off")
+	}
+	rng := newRand(t)
+	const n = 5000
+	keys := make([]uint32, n)
+	for i := range keys {
+		keys[i] = rng.Uint32() & 0xff
+	}
+	vals := make([]uint32, n)
+	u32 := compact.Selection{Elem: compact.Plain(compact.Uint32)}
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"Slice", func() error { _, _, err := compact.Slice(ctx, keys, u32); return err }},
+		{"Slice split in place", func() error {
+			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Split: true, InPlace: true})
+			return err
+		}},
+		{"SliceFlagged", func() error { _, _, err := compact.SliceFlagged(ctx, keys, make([]uint8, n), u32); return err }},
+		{"ScanSlice", func() error { _, _, err := compact.ScanSlice(ctx, keys, compact.Scan{Inclusive: true}); return err }},
+		{"ScanSlice in place", func() error { _, _, err := compact.ScanSlice(ctx, keys, compact.Scan{InPlace: true}); return err }},
+		{"SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
+		{"SortPairs in place", func() error {
+			_, _, err := radix.SortPairs(ctx, keys, vals, radix.Sort{InPlace: true, Descending: true})
+			return err
+		}},
+		{"recorded chain with GPU counts: select, counted copy, sort, scan", func() error { return chainOnce(ctx, keys) }},
+	}
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := ctx.AllocatedBytes(); got != 0 {
+			t.Errorf("after %s: %d bytes still allocated", s.name, got)
+		}
+	}
+	t.Logf("pipelines cached: %d", pipeline.For(ctx).Len())
+	ctx.Release()
+	if n := ctx.AllocatedBytes(); n != 0 {
+		t.Errorf("%d bytes allocated after Release", n)
+	}
+	for _, m := range ctx.Messages() {
+		t.Errorf("validation at device destruction: %s", m)
+	}
+}
+
+// chainOnce records, into one command buffer, a compaction, a copy of its
+// survivors counted by its kept count, a sort of them and a prefix sum,
+// each counted on the GPU, then releases every buffer and plan.
+func chainOnce(ctx *vk.Context, keys []uint32) error {
+	n := uint64(len(keys))
+	sel, err := compact.NewPlan(ctx, n, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+	if err != nil {
+		return err
+	}
+	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: compact.Uint32, InPlace: true})
+	if err != nil {
+		return err
+	}
+	scan, err := compact.NewScanPlan(ctx, n, compact.Scan{})
+	if err != nil {
+		return err
+	}
+	var bufs []*vk.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	mk := func(size uint64) (vk.Range, error) {
+		b, err := ctx.NewBuffer(size, vk.DeviceLocal)
+		if err != nil {
+			return vk.Range{}, err
+		}
+		bufs = append(bufs, b)
+		return b.All(), nil
+	}
+	var src, dst, copied, sums, result, total, s1, s2, s3 vk.Range
+	for _, x := range []struct {
+		r    *vk.Range
+		size uint64
+	}{{&src, 4 * n}, {&dst, 4 * n}, {&copied, 4 * n}, {&sums, 4 * n}, {&result, compact.ResultSize}, {&total, 16},
+		{&s1, sel.ScratchSize()}, {&s2, sort.ScratchSize()}, {&s3, scan.ScratchSize()}} {
+		if *x.r, err = mk(x.size); err != nil {
+			return err
+		}
+	}
+	if err := vk.Upload(src, keys); err != nil {
+		return err
+	}
+	count := result.Sub(compact.ResultKeptOffset, 4)
+	return pipeline.Run(ctx, func(r *pipeline.Recorder) {
+		sel.Record(r, compact.Buffers{Src: src, Dst: dst, Result: result, Scratch: s1})
+		compact.RecordCopyCount(r, copied, dst, count, 4, compact.CopyOptions{})
+		sort.Record(r, radix.Buffers{Keys: copied, Scratch: s2, Count: count})
+		scan.Record(r, compact.ScanBuffers{Src: copied, Dst: sums, Total: total.Sub(0, 4), Scratch: s3, Count: count})
+	})
+}

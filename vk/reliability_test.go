@@ -1,0 +1,431 @@
+package vk_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// badCase is one bad input to a public entry point: call must return an
+// error matching want (any non-nil error when want is nil) whose message
+// contains msg, or one of its |-separated alternatives, and must not panic.
+type badCase struct {
+	entry, input string
+	want         error
+	msg          string
+	call         func() error
+}
+
+// checkBad runs c and reports what is wrong with its outcome. Each case is
+// logged as "case | entry | input | error" for the reliability report.
+func checkBad(t *testing.T, c badCase) {
+	t.Helper()
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+				t.Errorf("%s: %s: panicked: %v", c.entry, c.input, p)
+			}
+		}()
+		err = c.call()
+	}()
+	t.Logf("case | %s | %s | %v", c.entry, c.input, err)
+	switch {
+	case err == nil:
+		t.Errorf("%s: %s: no error", c.entry, c.input)
+	case c.want != nil && !errors.Is(err, c.want):
+		t.Errorf("%s: %s: %v, want an error matching %v", c.entry, c.input, err, c.want)
+	case !mentions(err, c.msg):
+		t.Errorf("%s: %s: %q does not mention %q", c.entry, c.input, err, c.msg)
+	}
+}
+
+func mentions(err error, msg string) bool {
+	for _, m := range strings.Split(msg, "|") {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
+}
+
+const poisonWord = 0xDEADBEEF
+
+// poisoned returns a buffer of n words of poisonWord, released with the test.
+func poisoned(t *testing.T, ctx *vk.Context, n int) *vk.Buffer {
+	t.Helper()
+	b, err := ctx.NewBuffer(uint64(4*n), vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = poisonWord
+	}
+	if err := vk.Upload(b.All(), w); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// stillPoisoned fails t if any word of b is no longer poisonWord.
+func stillPoisoned(t *testing.T, what string, b *vk.Buffer) {
+	t.Helper()
+	w := make([]uint32, b.Size()/4)
+	if err := vk.Download(b.All(), w); err != nil {
+		t.Fatalf("%s: download: %v", what, err)
+	}
+	if i := slices.IndexFunc(w, func(v uint32) bool { return v != poisonWord }); i >= 0 {
+		t.Errorf("%s: the caller's buffer was modified (word %d is %#x)", what, i, w[i])
+	}
+}
+
+// TestReliabilityBadInput tries every public entry point of vk with bad
+// arguments: each returns an error naming the problem, matching the right
+// sentinel, and panics on nothing. Failed submissions modify nothing.
+func TestReliabilityBadInput(t *testing.T) {
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	heap := info.MemoryHeaps[0].Size
+	buf := poisoned(t, ctx, 16)
+	released, err := ctx.NewBuffer(64, vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released.Release()
+	timer, err := ctx.NewTimer(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Release()
+	copySPIRV := shaders.MustSPIRV("copy")
+	pipe := func(d vk.PipelineDesc) func() error {
+		return func() error {
+			p, err := ctx.NewComputePipeline(d)
+			p.Release()
+			return err
+		}
+	}
+	var nilCtx *vk.Context
+	var nilTimer *vk.Timer
+	errRecord := errors.New("the callback's own error")
+	cases := []badCase{
+		{"vk.Open", `Options{Device: "99"}`, vk.ErrNoDevice, "device index 99 is out of range", func() error {
+			c, err := vk.Open(vk.Options{Device: "99"})
+			c.Release()
+			return err
+		}},
+		{"vk.Open", `Options{Device: "no-such-gpu"}`, vk.ErrNoDevice, `no device name contains "no-such-gpu"`, func() error {
+			c, err := vk.Open(vk.Options{Device: "no-such-gpu"})
+			c.Release()
+			return err
+		}},
+		{"vk.Borrow", "zero Handles", vk.ErrInvalid, "one is nil", func() error { _, err := vk.Borrow(vk.Handles{}); return err }},
+		{"vk.Borrow", "queue family 99", vk.ErrInvalid, "queue family 99", func() error {
+			h := vk.OwnedHandles(ctx)
+			h.QueueFamily = 99
+			c, err := vk.Borrow(h)
+			c.Release()
+			return err
+		}},
+		{"vk.DeviceRequirements", "nil instance and physical device", vk.ErrInvalid, "one is nil", func() error {
+			_, err := vk.DeviceRequirements(nil, nil, 0)
+			return err
+		}},
+		{"Context.NewBuffer", "size 0", vk.ErrInvalid, "buffer size 0", func() error { _, err := ctx.NewBuffer(0, vk.DeviceLocal); return err }},
+		{"Context.NewBuffer", "MemoryKind(7)", vk.ErrInvalid, "unknown memory kind 7", func() error { _, err := ctx.NewBuffer(64, vk.MemoryKind(7)); return err }},
+		{"Context.NewBuffer", "heap size + 1 bytes, device-local", vk.ErrOutOfDeviceMemory, "exceeds its memory heap", func() error {
+			_, err := ctx.NewBuffer(heap+1, vk.DeviceLocal)
+			return err
+		}},
+		{"Context.NewBuffer", "heap size + 1 bytes, host-visible", vk.ErrOutOfDeviceMemory, "exceeds its memory heap", func() error {
+			_, err := ctx.NewBuffer(heap+1, vk.HostVisible)
+			return err
+		}},
+		{"Context.NewBuffer", "2^62 bytes (beyond maxBufferSize)", vk.ErrOutOfDeviceMemory, "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", func() error {
+			_, err := ctx.NewBuffer(1<<62, vk.DeviceLocal)
+			return err
+		}},
+		{"Context.NewBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewBuffer(64, vk.DeviceLocal); return err }},
+		{"Context.WrapBuffer", "nil VkBuffer", vk.ErrInvalid, "nil VkBuffer", func() error { _, err := ctx.WrapBuffer(nil, 64); return err }},
+		{"Context.WrapBuffer", "size 0", vk.ErrInvalid, "size 0", func() error { _, err := ctx.WrapBuffer(buf.Handle(), 0); return err }},
+		{"Context.WrapBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.WrapBuffer(buf.Handle(), 64); return err }},
+		{"Context.NewComputePipeline", "no code", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Bindings: 4, PushSize: 4})},
+		{"Context.NewComputePipeline", "code without the SPIR-V magic", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Code: []uint32{1, 2, 3}})},
+		{"Context.NewComputePipeline", "-1 bindings", vk.ErrInvalid, "-1 bindings", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: -1, PushSize: 4, Constants: []uint32{64, 1}})},
+		{"Context.NewComputePipeline", "33 bindings", vk.ErrInvalid, "33 bindings", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 33, PushSize: 4, Constants: []uint32{64, 1}})},
+		{"Context.NewComputePipeline", "1000 specialization constants", vk.ErrInvalid, "specialization constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 4, Constants: make([]uint32, 1000)})},
+		{"Context.NewComputePipeline", "push size 6", vk.ErrInvalid, "6 bytes of push constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 6, Constants: []uint32{64, 1}})},
+		{"Context.NewComputePipeline", "push size above maxPushConstantsSize", vk.ErrInvalid, "bytes of push constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: info.MaxPushConstantsSize + 4, Constants: []uint32{64, 1}})},
+		{"Context.NewComputePipeline", "nil context", vk.ErrInvalid, "nil context", func() error {
+			_, err := nilCtx.NewComputePipeline(vk.PipelineDesc{Name: "x", Code: copySPIRV})
+			return err
+		}},
+		{"Context.NewTimer", "0 timestamps", vk.ErrInvalid, "at least one timestamp", func() error { _, err := ctx.NewTimer(0); return err }},
+		{"Context.NewTimer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewTimer(2); return err }},
+		{"Timer.Nanoseconds", "stamp 5 of a 2-stamp timer", vk.ErrInvalid, "the timer has 2", func() error { _, err := timer.Nanoseconds(0, 5); return err }},
+		{"Timer.Ticks", "never written", vk.ErrInvalid, "is not available", func() error { _, err := timer.Ticks(); return err }},
+		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
+		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
+		{"Context.Submit", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.Submit(nil) }},
+		{"Context.Submit", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Submit(func(vk.CommandBuffer) error { return nil }) }},
+		{"Context.Submit", "callback fails after recording a fill", errRecord, "own error", func() error {
+			return ctx.Submit(func(cb vk.CommandBuffer) error {
+				cb.FillBuffer(buf.All(), 0)
+				return errRecord
+			})
+		}},
+		{"Context.SubmitTimeout", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.SubmitTimeout(time.Second, nil) }},
+		{"Context.Usable", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Usable() }},
+		{"vk.Upload", "slice shorter than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 15)) }},
+		{"vk.Upload", "slice longer than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 17)) }},
+		{"vk.Upload", "range past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Upload(buf.Range(60, 8), []uint32{1, 2}) }},
+		{"vk.Upload", "offset overflowing uint64", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Upload(buf.Range(^uint64(0)-2, 4), []uint32{1}) }},
+		{"vk.Upload", "[]*int (pointers)", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 16), []*int{nil, nil}) }},
+		{"vk.Upload", "[]string", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 16), []string{""}) }},
+		{"vk.Upload", "[]struct{ s []byte }", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 24), []struct{ s []byte }{{}}) }},
+		{"vk.Upload", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Upload(vk.Range{Size: 4}, []uint32{1}) }},
+		{"vk.Upload", "zero Buffer value", vk.ErrInvalid, "nil buffer", func() error { return vk.Upload((&vk.Buffer{}).Range(0, 4), []uint32{1}) }},
+		{"vk.Upload", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Upload(released.All(), make([]uint32, 16)) }},
+		{"vk.Download", "slice shorter than the range", vk.ErrInvalid, "does not match", func() error { return vk.Download(buf.All(), make([]uint32, 15)) }},
+		{"vk.Download", "offset past the end", vk.ErrInvalid, "exceeds", func() error { return vk.Download(buf.Range(1<<40, 4), []uint32{0}) }},
+		{"vk.Download", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Download(vk.Range{Size: 4}, []uint32{0}) }},
+		{"vk.Download", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Download(released.All(), make([]uint32, 16)) }},
+		{"vk.Download", "[]any", vk.ErrInvalid, "holds pointers", func() error { return vk.Download(buf.Range(0, 16), make([]any, 1)) }},
+		{"Range.Check", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Range{Size: 4}.Check() }},
+		{"Range.Check", "past the end", vk.ErrInvalid, "exceeds", func() error { return buf.Range(32, 64).Check() }},
+		{"Range.Check", "released buffer", vk.ErrReleased, "after Release", func() error { return released.All().Check() }},
+	}
+	for _, c := range cases {
+		checkBad(t, c)
+		stillPoisoned(t, c.entry+": "+c.input, buf)
+	}
+	// Nil receivers that return nothing must not panic either.
+	nilCtx.Release()
+	nilTimer.Release()
+	(*vk.Buffer)(nil).Release()
+	(*vk.ComputePipeline)(nil).Release()
+	if err := ctx.Usable(); err != nil {
+		t.Errorf("the context after the bad inputs: %v", err)
+	}
+}
+
+// TestReliabilityAfterRelease: every call on a released context, or on a
+// buffer it made, reports ErrReleased.
+func TestReliabilityAfterRelease(t *testing.T) {
+	ctx := vktest.Open(t)
+	buf, err := ctx.NewBuffer(64, vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer, err := ctx.NewTimer(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := buf.Handle()
+	ctx.Release()
+	for _, c := range afterCases(ctx, buf, timer, h, vk.ErrReleased, "after Release") {
+		checkBad(t, c)
+	}
+	if ctx.OnRelease(func() {}) {
+		t.Error("OnRelease after Release registered the hook")
+	}
+	if n := ctx.AllocatedBytes(); n != 0 {
+		t.Errorf("%d bytes still allocated after Release", n)
+	}
+}
+
+// afterCases are the calls that must fail with want on an unusable context.
+func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Pointer, want error, msg string) []badCase {
+	words := make([]uint32, 16)
+	return []badCase{
+		{"Context.Usable", msg, want, msg, ctx.Usable},
+		{"Context.NewBuffer", msg, want, msg, func() error { _, err := ctx.NewBuffer(64, vk.DeviceLocal); return err }},
+		{"Context.WrapBuffer", msg, want, msg, func() error { _, err := ctx.WrapBuffer(h, 64); return err }},
+		{"Context.NewComputePipeline", msg, want, msg, func() error {
+			_, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
+			return err
+		}},
+		{"Context.NewTimer", msg, want, msg, func() error { _, err := ctx.NewTimer(2); return err }},
+		{"Timer.Ticks", msg, want, msg, func() error { _, err := timer.Ticks(); return err }},
+		{"Context.Submit", msg, want, msg, func() error { return ctx.Submit(func(vk.CommandBuffer) error { return nil }) }},
+		{"vk.Upload", msg, want, msg, func() error { return vk.Upload(buf.All(), words) }},
+		{"vk.Download", msg, want, msg, func() error { return vk.Download(buf.All(), words) }},
+		{"compact.Copy", msg, want, msg, func() error { return compact.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), compact.CopyOptions{}) }},
+		{"compact.NewPlan", msg, want, msg, func() error {
+			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+			return err
+		}},
+		{"compact.Slice", msg, want, msg, func() error {
+			_, _, err := compact.Slice(ctx, words, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+			return err
+		}},
+		{"compact.ScanSlice", msg, want, msg, func() error { _, _, err := compact.ScanSlice(ctx, words, compact.Scan{}); return err }},
+		{"radix.SortSlice", msg, want, msg, func() error { _, err := radix.SortSlice(ctx, words, radix.Sort{}); return err }},
+	}
+}
+
+// TestReliabilityDeviceLost: after a device loss the context says it is
+// unusable, and every operation, on plans made before the loss too,
+// returns ErrDeviceLost.
+func TestReliabilityDeviceLost(t *testing.T) {
+	ctx := vktest.Open(t)
+	buf, err := ctx.NewBuffer(64, vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer, err := ctx.NewTimer(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan, err := compact.NewScanPlan(ctx, 16, compact.Scan{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort, err := radix.NewPlan(ctx, 16, radix.Sort{Key: compact.Uint32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vk.MarkLost(ctx); !errors.Is(err, vk.ErrDeviceLost) {
+		t.Fatalf("MarkLost: %v", err)
+	}
+	cases := afterCases(ctx, buf, timer, buf.Handle(), vk.ErrDeviceLost, "device lost")
+	cases = append(cases,
+		badCase{"compact.Plan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
+			_, err := sel.Run(compact.Buffers{Src: buf.Range(0, 64), Dst: buf.Range(0, 64)})
+			return err
+		}},
+		badCase{"compact.ScanPlan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
+			_, err := scan.Run(compact.ScanBuffers{Src: buf.Range(0, 64), Dst: buf.Range(0, 64)})
+			return err
+		}},
+		badCase{"radix.Plan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
+			return sort.Run(radix.Buffers{Keys: buf.Range(0, 64), KeysOut: buf.Range(0, 64)})
+		}},
+		badCase{"radix.SortPairs", "after the loss", vk.ErrDeviceLost, "device lost", func() error {
+			_, _, err := radix.SortPairs(ctx, []uint32{3, 1}, []uint32{0, 1}, radix.Sort{})
+			return err
+		}},
+	)
+	for _, c := range cases {
+		checkBad(t, c)
+	}
+	// Release still works, and frees everything.
+	ctx.Release()
+	if n := ctx.AllocatedBytes(); n != 0 {
+		t.Errorf("%d bytes still allocated after Release", n)
+	}
+}
+
+// TestReliabilityOutOfMemory asks for buffers larger than the device's
+// heap: just past it (within maxBufferSize, so the library's own heap
+// check answers) and far past it (the driver's vkCreateBuffer answers).
+// Both give ErrOutOfDeviceMemory, leak nothing (AllocatedBytes is back where
+// it was, and vktest's validation layer reports leaked objects at
+// Release), and the context stays usable: a compaction runs afterwards.
+func TestReliabilityOutOfMemory(t *testing.T) {
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	before := ctx.AllocatedBytes()
+	var heap uint64
+	for _, h := range info.MemoryHeaps {
+		heap = max(heap, h.Size)
+	}
+	for _, size := range []uint64{heap + 1, heap + 4096, 2 * heap, 1 << 62} {
+		for _, kind := range []vk.MemoryKind{vk.DeviceLocal, vk.HostVisible} {
+			b, err := ctx.NewBuffer(size, kind)
+			if err == nil {
+				b.Release()
+				t.Errorf("a %d-byte %v buffer on a %d-byte heap: no error", size, kind, heap)
+				continue
+			}
+			if !errors.Is(err, vk.ErrOutOfDeviceMemory) {
+				t.Errorf("a %d-byte %v buffer: %v, want ErrOutOfDeviceMemory", size, kind, err)
+			}
+			t.Logf("%d-byte %v buffer (heap %d): %v", size, kind, heap, err)
+		}
+	}
+	if n := ctx.AllocatedBytes(); n != before {
+		t.Errorf("%d bytes allocated after the failures, %d before", n, before)
+	}
+	if err := ctx.Usable(); err != nil {
+		t.Fatalf("context unusable after out-of-memory errors: %v", err)
+	}
+	data := make([]uint32, 5000)
+	for i := range data {
+		data[i] = uint32(i % 3)
+	}
+	got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+	if err != nil {
+		t.Fatalf("compaction after out-of-memory errors: %v", err)
+	}
+	want := slices.DeleteFunc(slices.Clone(data), func(v uint32) bool { return v == 0 })
+	if !slices.Equal(got, want) || int(res.Kept) != len(want) {
+		t.Fatalf("compaction after out-of-memory errors: %d kept, want %d", res.Kept, len(want))
+	}
+	if n := ctx.AllocatedBytes(); n != before {
+		t.Errorf("%d bytes allocated after the compaction, %d before", n, before)
+	}
+}
+
+// TestReliabilityTimeout: a compaction and a sort that time out return
+// ErrTimeout and leave the context usable; once their work completes the
+// same operations succeed and nothing stays allocated.
+func TestReliabilityTimeout(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	const n = 1 << 20
+	keys := make([]uint32, n)
+	for i := range keys {
+		keys[i] = rng.Uint32()
+	}
+	before := ctx.AllocatedBytes()
+	for _, op := range []struct {
+		name string
+		run  func() error
+	}{
+		{"compact.Slice", func() error {
+			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+			return err
+		}},
+		{"radix.SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
+	} {
+		ctx.SetTimeout(0)
+		timedOut(t, op.name+" with a zero timeout", op.run)
+		ctx.SetTimeout(time.Minute)
+		if err := ctx.Usable(); err != nil {
+			t.Fatalf("%s: context unusable after a timeout: %v", op.name, err)
+		}
+		deadline := time.Now().Add(time.Minute)
+		for ctx.Pending() > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if p := ctx.Pending(); p != 0 {
+			t.Fatalf("%s: %d submissions pending after a minute", op.name, p)
+		}
+		if err := op.run(); err != nil {
+			t.Fatalf("%s after the timeout: %v", op.name, err)
+		}
+		runtime.Gosched()
+		if got := ctx.AllocatedBytes(); got != before {
+			t.Errorf("%s: %d bytes allocated after the timeout settled, %d before", op.name, got, before)
+		}
+	}
+}
