@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
-# subgroup size 8 with the race detector and at subgroup size 4, both under
-# the Khronos validation layer with synchronisation validation; then the
-# main job's particle demo, which must report "verified":true. A missing
+# subgroup size 8 with the race detector and at subgroup size 4, then the
+# GPU packages at subgroup size 16, all under the Khronos validation layer
+# with synchronisation validation; each fuzz target briefly
+# (VKCOMPACT_FUZZTIME, default 5s); then the main job's particle demo,
+# which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,18 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
 echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
+echo "== go test, lavapipe subgroup size 16: the GPU packages"
+LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/...
+echo "== fuzzing, briefly: each target for a few seconds beyond its seed corpus"
+fuzz() { # package target
+	LP_NATIVE_VECTOR_WIDTH=128 go test -run '^$' -fuzz "^$2\$" -fuzztime "${VKCOMPACT_FUZZTIME:-5s}" -parallel 2 "$1"
+}
+fuzz ./cmd/vkcompact FuzzReadNpy
+fuzz ./cmd/vkcompact FuzzParseBits
+fuzz ./compact FuzzParseKeep
+fuzz ./compact FuzzSelect
+fuzz ./compact FuzzScan
+fuzz ./radix FuzzSort
 echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"
