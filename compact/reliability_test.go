@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/badinput"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -22,44 +23,18 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// badCase is one bad input to a public entry point: call must return an
-// error matching want (any error when want is nil) whose message contains
-// msg, or one of its |-separated alternatives, and must not panic.
+// badCase is one bad input of the table (internal/badinput.Case; a type of
+// this package, so the table may list its fields in order).
 type badCase struct {
-	entry, input string
-	want         error
-	msg          string
-	call         func() error
+	Entry, Input string
+	Want         error
+	Msg          string
+	Call         func() error
 }
 
-// checkBad runs c and reports what is wrong with its outcome. Each case is
-// logged as "case | entry | input | error" for the reliability report.
 func checkBad(t *testing.T, c badCase) {
 	t.Helper()
-	var err error
-	var problem string
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-				problem = "panicked"
-			}
-		}()
-		err = c.call()
-	}()
-	t.Logf("case | %s | %s | %v", c.entry, c.input, err)
-	switch {
-	case problem != "":
-	case err == nil:
-		problem = "no error"
-	case c.want != nil && !errors.Is(err, c.want):
-		problem = fmt.Sprintf("%v, want an error matching %v", err, c.want)
-	case !slices.ContainsFunc(strings.Split(c.msg, "|"), func(m string) bool { return strings.Contains(err.Error(), m) }):
-		problem = fmt.Sprintf("%q does not mention %q", err, c.msg)
-	}
-	if problem != "" {
-		t.Errorf("%s: %s: %s (%v)", c.entry, c.input, problem, err)
-	}
+	badinput.Check(t, badinput.Case(c))
 }
 
 // unchanged fails t when a buffer no longer holds what it held.
@@ -173,202 +148,202 @@ func TestReliabilityBadInput(t *testing.T) {
 	inval := vk.ErrInvalid
 	cases := []badCase{
 		// Plans: elements, predicates, counts and options.
-		{entry: "compact.NewPlan", input: "nil context", want: inval, msg: "nil context", call: func() error { _, err := compact.NewPlan(nil, 10, u32); return err }},
-		{entry: "compact.NewPlan", input: "stride 10 (not a multiple of 4)", want: inval, msg: "stride 10", call: newPlan(10, elem(compact.Struct(10, 0, compact.Uint32)))},
-		{entry: "compact.NewPlan", input: "stride 2", want: inval, msg: "stride 2", call: newPlan(10, elem(compact.Struct(2, 0, compact.Uint32)))},
-		{entry: "compact.NewPlan", input: "stride 260 (above MaxStride)", want: inval, msg: "stride 260", call: newPlan(10, elem(compact.Struct(260, 0, compact.Uint32)))},
-		{entry: "compact.NewPlan", input: "key offset 8 in an 8-byte element", want: inval, msg: "does not fit", call: newPlan(10, elem(compact.Struct(8, 8, compact.Uint32)))},
-		{entry: "compact.NewPlan", input: "u64 key at 8 in a 12-byte element", want: inval, msg: "does not fit", call: newPlan(10, elem(compact.Struct(12, 8, compact.Uint64)))},
-		{entry: "compact.NewPlan", input: "key offset 2 (unaligned)", want: inval, msg: "key offset 2", call: newPlan(10, elem(compact.Struct(12, 2, compact.Uint32)))},
-		{entry: "compact.NewPlan", input: "key offset 0xfffffffc (wraps)", want: inval, msg: "does not fit", call: newPlan(10, elem(compact.Struct(16, 0xfffffffc, compact.Uint64)))},
-		{entry: "compact.NewPlan", input: "unknown key type 9", want: inval, msg: "unknown key type 9", call: newPlan(10, elem(compact.Plain(compact.Type(9))))},
-		{entry: "compact.NewPlan", input: "n = 2^32 (above MaxElements)", want: inval, msg: "4294967296 elements", call: newPlan(1<<32, u32)},
-		{entry: "compact.NewPlan", input: "n = 2^64-1", want: inval, msg: "18446744073709551615 elements", call: newPlan(^uint64(0), u32)},
-		{entry: "compact.NewPlan", input: "u32 constant -5", want: inval, msg: "out of range for u32", call: newPlan(10, keep(compact.Uint32, compact.KeepIf(compact.Less, compact.Int(-5))))},
-		{entry: "compact.NewPlan", input: "i32 constant 2^31", want: inval, msg: "out of range for i32", call: newPlan(10, keep(compact.Int32, compact.KeepIf(compact.Less, compact.Uint(1<<31))))},
-		{entry: "compact.NewPlan", input: "i64 key, constant 0.5", want: inval, msg: "not an integer", call: newPlan(10, keep(compact.Int64, compact.KeepIf(compact.Less, compact.Float(0.5))))},
-		{entry: "compact.NewPlan", input: "f32 key, constant 2^24+1", want: inval, msg: "not exactly representable", call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Uint(1<<24+1))))},
-		{entry: "compact.NewPlan", input: "f32 key, constant 1e39", want: inval, msg: "out of range for f32", call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Float(1e39))))},
-		{entry: "compact.NewPlan", input: "mask on an f32 key", want: inval, msg: "needs an integer key", call: newPlan(10, keep(compact.Float32, compact.KeepMask(1)))},
-		{entry: "compact.NewPlan", input: "mask 2^32 on a u32 key", want: inval, msg: "wider than u32", call: newPlan(10, keep(compact.Uint32, compact.KeepMask(1<<32)))},
-		{entry: "compact.NewPlan", input: "2-byte flags", want: inval, msg: "flags of 2 bytes", call: newPlan(10, keep(compact.Uint32, compact.KeepFlagged(2)))},
-		{entry: "compact.NewPlan", input: "unknown operator 42", want: inval, msg: "unknown keep operator 42", call: newPlan(10, keep(compact.Uint32, compact.Keep{Op: 42}))},
-		{entry: "compact.NewPlan", input: "workgroup not a multiple of the subgroup size", want: inval, msg: "not a multiple of the largest subgroup size", call: newPlan(10, opts(compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}))},
-		{entry: "compact.NewPlan", input: "workgroup above maxComputeWorkGroupInvocations", want: inval, msg: "outside 1..", call: newPlan(10, opts(compact.Options{WorkgroupSize: bigWG}))},
-		{entry: "compact.NewPlan", input: "5 loads per lane", want: inval, msg: "5 loads per lane", call: newPlan(10, opts(compact.Options{LoadsPerLane: 5}))},
-		{entry: "compact.NewPlan", input: "write strategy 7", want: inval, msg: "unknown write strategy 7", call: newPlan(10, opts(compact.Options{Write: 7}))},
-		{entry: "compact.NewPlan", input: "staged write that does not fit shared memory", want: inval, msg: "bytes of shared memory", call: newPlan(10, compact.Selection{
+		{Entry: "compact.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.NewPlan(nil, 10, u32); return err }},
+		{Entry: "compact.NewPlan", Input: "stride 10 (not a multiple of 4)", Want: inval, Msg: "stride 10", Call: newPlan(10, elem(compact.Struct(10, 0, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 2", Want: inval, Msg: "stride 2", Call: newPlan(10, elem(compact.Struct(2, 0, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 260 (above MaxStride)", Want: inval, Msg: "stride 260", Call: newPlan(10, elem(compact.Struct(260, 0, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "key offset 8 in an 8-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(8, 8, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "u64 key at 8 in a 12-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(12, 8, compact.Uint64)))},
+		{Entry: "compact.NewPlan", Input: "key offset 2 (unaligned)", Want: inval, Msg: "key offset 2", Call: newPlan(10, elem(compact.Struct(12, 2, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "key offset 0xfffffffc (wraps)", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(16, 0xfffffffc, compact.Uint64)))},
+		{Entry: "compact.NewPlan", Input: "unknown key type 9", Want: inval, Msg: "unknown key type 9", Call: newPlan(10, elem(compact.Plain(compact.Type(9))))},
+		{Entry: "compact.NewPlan", Input: "n = 2^32 (above MaxElements)", Want: inval, Msg: "4294967296 elements", Call: newPlan(1<<32, u32)},
+		{Entry: "compact.NewPlan", Input: "n = 2^64-1", Want: inval, Msg: "18446744073709551615 elements", Call: newPlan(^uint64(0), u32)},
+		{Entry: "compact.NewPlan", Input: "u32 constant -5", Want: inval, Msg: "out of range for u32", Call: newPlan(10, keep(compact.Uint32, compact.KeepIf(compact.Less, compact.Int(-5))))},
+		{Entry: "compact.NewPlan", Input: "i32 constant 2^31", Want: inval, Msg: "out of range for i32", Call: newPlan(10, keep(compact.Int32, compact.KeepIf(compact.Less, compact.Uint(1<<31))))},
+		{Entry: "compact.NewPlan", Input: "i64 key, constant 0.5", Want: inval, Msg: "not an integer", Call: newPlan(10, keep(compact.Int64, compact.KeepIf(compact.Less, compact.Float(0.5))))},
+		{Entry: "compact.NewPlan", Input: "f32 key, constant 2^24+1", Want: inval, Msg: "not exactly representable", Call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Uint(1<<24+1))))},
+		{Entry: "compact.NewPlan", Input: "f32 key, constant 1e39", Want: inval, Msg: "out of range for f32", Call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Float(1e39))))},
+		{Entry: "compact.NewPlan", Input: "mask on an f32 key", Want: inval, Msg: "needs an integer key", Call: newPlan(10, keep(compact.Float32, compact.KeepMask(1)))},
+		{Entry: "compact.NewPlan", Input: "mask 2^32 on a u32 key", Want: inval, Msg: "wider than u32", Call: newPlan(10, keep(compact.Uint32, compact.KeepMask(1<<32)))},
+		{Entry: "compact.NewPlan", Input: "2-byte flags", Want: inval, Msg: "flags of 2 bytes", Call: newPlan(10, keep(compact.Uint32, compact.KeepFlagged(2)))},
+		{Entry: "compact.NewPlan", Input: "unknown operator 42", Want: inval, Msg: "unknown keep operator 42", Call: newPlan(10, keep(compact.Uint32, compact.Keep{Op: 42}))},
+		{Entry: "compact.NewPlan", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: newPlan(10, opts(compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}))},
+		{Entry: "compact.NewPlan", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: newPlan(10, opts(compact.Options{WorkgroupSize: bigWG}))},
+		{Entry: "compact.NewPlan", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: newPlan(10, opts(compact.Options{LoadsPerLane: 5}))},
+		{Entry: "compact.NewPlan", Input: "write strategy 7", Want: inval, Msg: "unknown write strategy 7", Call: newPlan(10, opts(compact.Options{Write: 7}))},
+		{Entry: "compact.NewPlan", Input: "staged write that does not fit shared memory", Want: inval, Msg: "bytes of shared memory", Call: newPlan(10, compact.Selection{
 			Elem: compact.Struct(256, 0, compact.Uint32), Options: compact.Options{WorkgroupSize: 1024, LoadsPerLane: 4, Write: compact.WriteStaged}})},
-		{entry: "compact.NewPlan", input: "Processors 2^32-1 (counts overflow the scratch size)", want: inval, msg: "processors", call: newPlan(100, opts(compact.Options{Processors: 0xffffffff}))},
-		{entry: "compact.NewPlan", input: "Processors 2^30 (scratch of 4 GiB)", want: inval, msg: "processors", call: newPlan(100, opts(compact.Options{Processors: 1 << 30}))},
-		{entry: "compact.Elem.Check", input: "stride 6", msg: "stride 6", call: compact.Struct(6, 0, compact.Uint32).Check},
-		{entry: "compact.ParseType", input: `"u16"`, msg: `unknown type "u16"`, call: func() error { _, err := compact.ParseType("u16"); return err }},
-		{entry: "compact.ParseKeep", input: `"x ~ 3"`, msg: "want nonzero", call: func() error { _, err := compact.ParseKeep("x ~ 3", compact.Uint32); return err }},
-		{entry: "compact.ParseKeep", input: `"x < 1.5" for u32`, msg: "not an integer", call: func() error { _, err := compact.ParseKeep("x < 1.5", compact.Uint32); return err }},
-		{entry: "compact.ParseKeep", input: `"x < 5000000000" for u32`, msg: "out of range", call: func() error { _, err := compact.ParseKeep("x < 5000000000", compact.Uint32); return err }},
-		{entry: "compact.ParseKeep", input: `"x & 1.5" for f32`, msg: "not an integer|integer key", call: func() error { _, err := compact.ParseKeep("x & 1.5", compact.Float32); return err }},
+		{Entry: "compact.NewPlan", Input: "Processors 2^32-1 (counts overflow the scratch size)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 0xffffffff}))},
+		{Entry: "compact.NewPlan", Input: "Processors 2^30 (scratch of 4 GiB)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 1 << 30}))},
+		{Entry: "compact.Elem.Check", Input: "stride 6", Msg: "stride 6", Call: compact.Struct(6, 0, compact.Uint32).Check},
+		{Entry: "compact.ParseType", Input: `"u16"`, Msg: `unknown type "u16"`, Call: func() error { _, err := compact.ParseType("u16"); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x ~ 3"`, Msg: "want nonzero", Call: func() error { _, err := compact.ParseKeep("x ~ 3", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 1.5" for u32`, Msg: "not an integer", Call: func() error { _, err := compact.ParseKeep("x < 1.5", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 5000000000" for u32`, Msg: "out of range", Call: func() error { _, err := compact.ParseKeep("x < 5000000000", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x & 1.5" for f32`, Msg: "not an integer|integer key", Call: func() error { _, err := compact.ParseKeep("x & 1.5", compact.Float32); return err }},
 
 		// Plan.Record: buffers that do not fit the plan.
-		{entry: "compact.Plan.Record", input: "no source", want: inval, msg: "no source buffer", call: record(func(b *compact.Buffers) { b.Src = vk.Range{} })},
-		{entry: "compact.Plan.Record", input: "source 4 bytes short", want: inval, msg: "source range of 396 bytes: 400 needed", call: record(func(b *compact.Buffers) { b.Src.Size = 396 })},
-		{entry: "compact.Plan.Record", input: "no destination", want: inval, msg: "no destination buffer", call: record(func(b *compact.Buffers) { b.Dst = vk.Range{} })},
-		{entry: "compact.Plan.Record", input: "destination too small for the output", want: inval, msg: "destination range of 100 bytes", call: record(func(b *compact.Buffers) { b.Dst.Size = 100 })},
-		{entry: "compact.Plan.Record", input: "no result", want: inval, msg: "no result buffer", call: record(func(b *compact.Buffers) { b.Result = vk.Range{} })},
-		{entry: "compact.Plan.Record", input: "result of 47 bytes", want: inval, msg: "result range of 47 bytes", call: record(func(b *compact.Buffers) { b.Result.Size = 47 })},
-		{entry: "compact.Plan.Record", input: "no scratch", want: inval, msg: "no scratch buffer", call: record(func(b *compact.Buffers) { b.Scratch = vk.Range{} })},
-		{entry: "compact.Plan.Record", input: "scratch too small", want: inval, msg: "scratch range of 16 bytes", call: record(func(b *compact.Buffers) { b.Scratch.Size = 16 })},
-		{entry: "compact.Plan.Record", input: "source and destination overlap", want: inval, msg: "source and destination ranges overlap; to work in place", call: record(func(b *compact.Buffers) { b.Dst = a.Range(256, 400) })},
-		{entry: "compact.Plan.Record", input: "destination = source without InPlace", want: inval, msg: "ranges overlap", call: record(func(b *compact.Buffers) { b.Dst = b.Src })},
-		{entry: "compact.Plan.Record", input: "result inside the destination", want: inval, msg: "result and destination ranges overlap", call: record(func(b *compact.Buffers) { b.Result = a.Range(1024, 48) })},
-		{entry: "compact.Plan.Record", input: "result inside the scratch", want: inval, msg: "result and scratch ranges overlap", call: record(func(b *compact.Buffers) { b.Result = s.Range(0, compact.ResultSize) })},
-		{entry: "compact.Plan.Record", input: "count inside the result block", want: inval, msg: "result and count ranges overlap", call: record(func(b *compact.Buffers) { b.Count = a.Range(2048, 4) })},
-		{entry: "compact.Plan.Record", input: "count inside the destination", want: inval, msg: "destination and count ranges overlap", call: record(func(b *compact.Buffers) { b.Count = a.Range(1024, 4) })},
-		{entry: "compact.Plan.Record", input: "count of 2 bytes", want: inval, msg: "count range of 2 bytes", call: record(func(b *compact.Buffers) { b.Count = a.Range(3072, 2) })},
-		{entry: "compact.Plan.Record", input: "count in another context", want: inval, msg: "count: the buffer belongs to another context", call: record(func(b *compact.Buffers) { b.Count = foreign.Range(0, 4) })},
-		{entry: "compact.Plan.Record", input: "source past the end of its buffer", want: inval, msg: "exceeds the 4096-byte buffer", call: record(func(b *compact.Buffers) { b.Src = a.Range(3840, 400) })},
-		{entry: "compact.Plan.Record", input: "source in another context", want: inval, msg: "source: the buffer belongs to another context", call: record(func(b *compact.Buffers) { b.Src = foreign.Range(0, 400) })},
-		{entry: "compact.Plan.Record", input: "released source", want: vk.ErrReleased, msg: "source: vk: used after Release", call: record(func(b *compact.Buffers) { b.Src = released.Range(0, 400) })},
-		{entry: "compact.Plan.Record", input: "zero Buffer value as destination", want: inval, msg: "destination: vk: invalid argument: nil buffer", call: record(func(b *compact.Buffers) { b.Dst = (&vk.Buffer{}).Range(0, 400) })},
-		{entry: "compact.Plan.Record", input: "destination offset not aligned", want: inval, msg: "destination offset 1028 is not a multiple of minStorageBufferOffsetAlignment", call: record(func(b *compact.Buffers) { b.Dst = a.Range(1028, 400) })},
-		{entry: "compact.Plan.Record", input: "result offset not aligned", want: inval, msg: "result offset 2052 is not a multiple", call: record(func(b *compact.Buffers) { b.Result = a.Range(2052, 48) })},
-		{entry: "compact.Plan.Record", input: "count offset not aligned", want: inval, msg: "count offset 3076 is not a multiple", call: record(func(b *compact.Buffers) { b.Count = a.Range(3076, 4) })},
-		{entry: "compact.Plan.Record", input: "in place with a separate destination", want: inval, msg: "in place, the destination must be the source or left empty", call: sel(inPlace, func(b *compact.Buffers) {
+		{Entry: "compact.Plan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: record(func(b *compact.Buffers) { b.Src = vk.Range{} })},
+		{Entry: "compact.Plan.Record", Input: "source 4 bytes short", Want: inval, Msg: "source range of 396 bytes: 400 needed", Call: record(func(b *compact.Buffers) { b.Src.Size = 396 })},
+		{Entry: "compact.Plan.Record", Input: "no destination", Want: inval, Msg: "no destination buffer", Call: record(func(b *compact.Buffers) { b.Dst = vk.Range{} })},
+		{Entry: "compact.Plan.Record", Input: "destination too small for the output", Want: inval, Msg: "destination range of 100 bytes", Call: record(func(b *compact.Buffers) { b.Dst.Size = 100 })},
+		{Entry: "compact.Plan.Record", Input: "no result", Want: inval, Msg: "no result buffer", Call: record(func(b *compact.Buffers) { b.Result = vk.Range{} })},
+		{Entry: "compact.Plan.Record", Input: "result of 47 bytes", Want: inval, Msg: "result range of 47 bytes", Call: record(func(b *compact.Buffers) { b.Result.Size = 47 })},
+		{Entry: "compact.Plan.Record", Input: "no scratch", Want: inval, Msg: "no scratch buffer", Call: record(func(b *compact.Buffers) { b.Scratch = vk.Range{} })},
+		{Entry: "compact.Plan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 16 bytes", Call: record(func(b *compact.Buffers) { b.Scratch.Size = 16 })},
+		{Entry: "compact.Plan.Record", Input: "source and destination overlap", Want: inval, Msg: "source and destination ranges overlap; to work in place", Call: record(func(b *compact.Buffers) { b.Dst = a.Range(256, 400) })},
+		{Entry: "compact.Plan.Record", Input: "destination = source without InPlace", Want: inval, Msg: "ranges overlap", Call: record(func(b *compact.Buffers) { b.Dst = b.Src })},
+		{Entry: "compact.Plan.Record", Input: "result inside the destination", Want: inval, Msg: "result and destination ranges overlap", Call: record(func(b *compact.Buffers) { b.Result = a.Range(1024, 48) })},
+		{Entry: "compact.Plan.Record", Input: "result inside the scratch", Want: inval, Msg: "result and scratch ranges overlap", Call: record(func(b *compact.Buffers) { b.Result = s.Range(0, compact.ResultSize) })},
+		{Entry: "compact.Plan.Record", Input: "count inside the result block", Want: inval, Msg: "result and count ranges overlap", Call: record(func(b *compact.Buffers) { b.Count = a.Range(2048, 4) })},
+		{Entry: "compact.Plan.Record", Input: "count inside the destination", Want: inval, Msg: "destination and count ranges overlap", Call: record(func(b *compact.Buffers) { b.Count = a.Range(1024, 4) })},
+		{Entry: "compact.Plan.Record", Input: "count of 2 bytes", Want: inval, Msg: "count range of 2 bytes", Call: record(func(b *compact.Buffers) { b.Count = a.Range(3072, 2) })},
+		{Entry: "compact.Plan.Record", Input: "count in another context", Want: inval, Msg: "count: the buffer belongs to another context", Call: record(func(b *compact.Buffers) { b.Count = foreign.Range(0, 4) })},
+		{Entry: "compact.Plan.Record", Input: "source past the end of its buffer", Want: inval, Msg: "exceeds the 4096-byte buffer", Call: record(func(b *compact.Buffers) { b.Src = a.Range(3840, 400) })},
+		{Entry: "compact.Plan.Record", Input: "source in another context", Want: inval, Msg: "source: the buffer belongs to another context", Call: record(func(b *compact.Buffers) { b.Src = foreign.Range(0, 400) })},
+		{Entry: "compact.Plan.Record", Input: "released source", Want: vk.ErrReleased, Msg: "source: vk: used after Release", Call: record(func(b *compact.Buffers) { b.Src = released.Range(0, 400) })},
+		{Entry: "compact.Plan.Record", Input: "zero Buffer value as destination", Want: inval, Msg: "destination: vk: invalid argument: nil buffer", Call: record(func(b *compact.Buffers) { b.Dst = (&vk.Buffer{}).Range(0, 400) })},
+		{Entry: "compact.Plan.Record", Input: "destination offset not aligned", Want: inval, Msg: "destination offset 1028 is not a multiple of minStorageBufferOffsetAlignment", Call: record(func(b *compact.Buffers) { b.Dst = a.Range(1028, 400) })},
+		{Entry: "compact.Plan.Record", Input: "result offset not aligned", Want: inval, Msg: "result offset 2052 is not a multiple", Call: record(func(b *compact.Buffers) { b.Result = a.Range(2052, 48) })},
+		{Entry: "compact.Plan.Record", Input: "count offset not aligned", Want: inval, Msg: "count offset 3076 is not a multiple", Call: record(func(b *compact.Buffers) { b.Count = a.Range(3076, 4) })},
+		{Entry: "compact.Plan.Record", Input: "in place with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: sel(inPlace, func(b *compact.Buffers) {
 			b.Scratch = s.Range(0, inPlace.ScratchSize())
 		})},
-		{entry: "compact.Plan.Record", input: "flagged without flags", want: inval, msg: "no flags buffer", call: sel(flagged, func(b *compact.Buffers) {})},
-		{entry: "compact.Plan.Record", input: "uint8 flags without their padding word", want: inval, msg: "uint8 flags are read in 4-byte words", call: sel(flagged, func(b *compact.Buffers) {
+		{Entry: "compact.Plan.Record", Input: "flagged without flags", Want: inval, Msg: "no flags buffer", Call: sel(flagged, func(b *compact.Buffers) {})},
+		{Entry: "compact.Plan.Record", Input: "uint8 flags without their padding word", Want: inval, Msg: "uint8 flags are read in 4-byte words", Call: sel(flagged, func(b *compact.Buffers) {
 			b.Flags = flags.Range(16, 10)
 		})},
-		{entry: "compact.Plan.Record", input: "plan of another context", want: inval, msg: "the plan was made for another context", call: sel(foreignPlan, func(b *compact.Buffers) {})},
-		{entry: "compact.Plan.Record", input: "nil Recorder", want: inval, msg: "nil Recorder", call: func() error {
+		{Entry: "compact.Plan.Record", Input: "plan of another context", Want: inval, Msg: "the plan was made for another context", Call: sel(foreignPlan, func(b *compact.Buffers) {})},
+		{Entry: "compact.Plan.Record", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			plan.Record(nilRec, good)
 			return nilRec.Err()
 		}},
-		{entry: "compact.Plan.Record", input: "nil plan", want: inval, msg: "nil", call: sel(nilPlan, func(b *compact.Buffers) {})},
-		{entry: "compact.Plan.RecordTimed", input: "nil timer", want: inval, msg: "timer", call: func() error {
+		{Entry: "compact.Plan.Record", Input: "nil plan", Want: inval, Msg: "nil", Call: sel(nilPlan, func(b *compact.Buffers) {})},
+		{Entry: "compact.Plan.RecordTimed", Input: "nil timer", Want: inval, Msg: "timer", Call: func() error {
 			return pipeline.Run(ctx, func(r *pipeline.Recorder) { plan.RecordTimed(r, good, nil) })
 		}},
 
 		// Plan.Run and Select: the same checks, with Result and Scratch allocated.
-		{entry: "compact.Plan.Run", input: "destination too small", want: inval, msg: "destination range of 8 bytes", call: func() error {
+		{Entry: "compact.Plan.Run", Input: "destination too small", Want: inval, Msg: "destination range of 8 bytes", Call: func() error {
 			_, err := plan.Run(compact.Buffers{Src: a.Range(0, 400), Dst: a.Range(1024, 8)})
 			return err
 		}},
-		{entry: "compact.Plan.Run", input: "nil plan", want: inval, msg: "nil", call: func() error { _, err := nilPlan.Run(good); return err }},
-		{entry: "compact.Select", input: "nil context", want: inval, msg: "nil context", call: func() error { _, err := compact.Select(nil, 100, u32, good); return err }},
-		{entry: "compact.Select", input: "source overlapping the destination", want: inval, msg: "ranges overlap", call: func() error {
+		{Entry: "compact.Plan.Run", Input: "nil plan", Want: inval, Msg: "nil", Call: func() error { _, err := nilPlan.Run(good); return err }},
+		{Entry: "compact.Select", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.Select(nil, 100, u32, good); return err }},
+		{Entry: "compact.Select", Input: "source overlapping the destination", Want: inval, Msg: "ranges overlap", Call: func() error {
 			_, err := compact.Select(ctx, 100, u32, compact.Buffers{Src: a.Range(0, 400), Dst: a.Range(256, 400)})
 			return err
 		}},
-		{entry: "compact.Select", input: "n above the buffers", want: inval, msg: "source range of 400 bytes: 4000 needed", call: func() error {
+		{Entry: "compact.Select", Input: "n above the buffers", Want: inval, Msg: "source range of 400 bytes: 4000 needed", Call: func() error {
 			_, err := compact.Select(ctx, 1000, u32, good)
 			return err
 		}},
-		{entry: "compact.ReadResult", input: "nil buffer", want: inval, msg: "nil buffer", call: func() error { _, err := compact.ReadResult(vk.Range{}); return err }},
-		{entry: "compact.ReadResult", input: "range past the end", want: inval, msg: "exceeds", call: func() error { _, err := compact.ReadResult(a.Range(4092, 48)); return err }},
-		{entry: "compact.ReadResult", input: "range of 8 bytes (shorter than the 12 read)", want: inval, msg: "bytes", call: func() error { _, err := compact.ReadResult(a.Range(0, 8)); return err }},
+		{Entry: "compact.ReadResult", Input: "nil buffer", Want: inval, Msg: "nil buffer", Call: func() error { _, err := compact.ReadResult(vk.Range{}); return err }},
+		{Entry: "compact.ReadResult", Input: "range past the end", Want: inval, Msg: "exceeds", Call: func() error { _, err := compact.ReadResult(a.Range(4092, 48)); return err }},
+		{Entry: "compact.ReadResult", Input: "range of 8 bytes (shorter than the 12 read)", Want: inval, Msg: "bytes", Call: func() error { _, err := compact.ReadResult(a.Range(0, 8)); return err }},
 
 		// Slice helpers.
-		{entry: "compact.Slice", input: "nil context", want: inval, msg: "nil context", call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
-		{entry: "compact.Slice", input: "stride 8 for []uint32", want: inval, msg: "elements of 8 bytes in a slice of 4-byte uint32", call: func() error {
+		{Entry: "compact.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
+		{Entry: "compact.Slice", Input: "stride 8 for []uint32", Want: inval, Msg: "elements of 8 bytes in a slice of 4-byte uint32", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Struct(8, 0, compact.Uint32)})
 			return err
 		}},
-		{entry: "compact.Slice", input: "u64 key for []uint32", want: inval, msg: "u64 key at byte 0 does not fit in a 4-byte element", call: func() error {
+		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "u64 key at byte 0 does not fit in a 4-byte element", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Uint64)})
 			return err
 		}},
-		{entry: "compact.Slice", input: "flagged selection", want: inval, msg: "use SliceFlagged", call: func() error {
+		{Entry: "compact.Slice", Input: "flagged selection", Want: inval, Msg: "use SliceFlagged", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, keep(compact.Uint32, compact.KeepFlagged(4)))
 			return err
 		}},
-		{entry: "compact.Slice", input: "[]*int (pointers)", want: inval, msg: "holds pointers", call: func() error {
+		{Entry: "compact.Slice", Input: "[]*int (pointers)", Want: inval, Msg: "holds pointers", Call: func() error {
 			_, _, err := compact.Slice(ctx, []*int{nil}, compact.Selection{Elem: compact.Plain(compact.Uint64)})
 			return err
 		}},
-		{entry: "compact.Slice", input: "5 loads per lane", want: inval, msg: "5 loads per lane", call: func() error {
+		{Entry: "compact.Slice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, opts(compact.Options{LoadsPerLane: 5}))
 			return err
 		}},
-		{entry: "compact.SliceFlagged", input: "99 flags for 100 elements", want: inval, msg: "99 flags for 100 elements", call: func() error {
+		{Entry: "compact.SliceFlagged", Input: "99 flags for 100 elements", Want: inval, Msg: "99 flags for 100 elements", Call: func() error {
 			_, _, err := compact.SliceFlagged(ctx, data, make([]uint8, 99), u32)
 			return err
 		}},
-		{entry: "compact.SliceFlagged", input: "nil context", want: inval, msg: "nil context", call: func() error {
+		{Entry: "compact.SliceFlagged", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error {
 			_, _, err := compact.SliceFlagged(nil, data, make([]uint32, 100), u32)
 			return err
 		}},
 
 		// Prefix sums.
-		{entry: "compact.NewScanPlan", input: "nil context", want: inval, msg: "nil context", call: func() error { _, err := compact.NewScanPlan(nil, 10, compact.Scan{}); return err }},
-		{entry: "compact.NewScanPlan", input: "u64 elements", want: inval, msg: "must be u32, i32 or f32", call: func() error {
+		{Entry: "compact.NewScanPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.NewScanPlan(nil, 10, compact.Scan{}); return err }},
+		{Entry: "compact.NewScanPlan", Input: "u64 elements", Want: inval, Msg: "must be u32, i32 or f32", Call: func() error {
 			_, err := compact.NewScanPlan(ctx, 10, compact.Scan{Type: compact.Uint64})
 			return err
 		}},
-		{entry: "compact.NewScanPlan", input: "n = 2^32", want: inval, msg: "4294967296 elements", call: func() error { _, err := compact.NewScanPlan(ctx, 1<<32, compact.Scan{}); return err }},
-		{entry: "compact.ScanSlice", input: "Options.Write set", want: inval, msg: "do not apply to a prefix sum", call: scanOpts(compact.Scan{Options: compact.Options{Write: compact.WriteStaged}})},
-		{entry: "compact.ScanSlice", input: "Options.GroupSize set", want: inval, msg: "do not apply to a prefix sum", call: scanOpts(compact.Scan{Options: compact.Options{GroupSize: 64}})},
-		{entry: "compact.ScanSlice", input: "workgroup not a multiple of the subgroup size", want: inval, msg: "not a multiple of the largest subgroup size", call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
-		{entry: "compact.ScanSlice", input: "workgroup above maxComputeWorkGroupInvocations", want: inval, msg: "outside 1..", call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: bigWG}})},
-		{entry: "compact.ScanSlice", input: "5 loads per lane", want: inval, msg: "5 loads per lane", call: scanOpts(compact.Scan{Options: compact.Options{LoadsPerLane: 5}})},
-		{entry: "compact.ScanSlice", input: "nil context", want: inval, msg: "nil context", call: func() error { _, _, err := compact.ScanSlice(nil, data, compact.Scan{}); return err }},
-		{entry: "compact.ScanPlan.Record", input: "no source", want: inval, msg: "no source buffer", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Src = vk.Range{} })},
-		{entry: "compact.ScanPlan.Record", input: "destination too small", want: inval, msg: "destination range of 396 bytes", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst.Size = 396 })},
-		{entry: "compact.ScanPlan.Record", input: "no total", want: inval, msg: "no total buffer", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = vk.Range{} })},
-		{entry: "compact.ScanPlan.Record", input: "total of 2 bytes", want: inval, msg: "total range of 2 bytes", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total.Size = 2 })},
-		{entry: "compact.ScanPlan.Record", input: "scratch too small", want: inval, msg: "scratch range of 4 bytes", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Scratch.Size = 4 })},
-		{entry: "compact.ScanPlan.Record", input: "source and destination overlap", want: inval, msg: "source and destination ranges overlap", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(16, 400) })},
-		{entry: "compact.ScanPlan.Record", input: "total inside the destination", want: inval, msg: "total and destination ranges overlap", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = a.Range(1040, 4) })},
-		{entry: "compact.ScanPlan.Record", input: "count inside the total", want: inval, msg: "total and count ranges overlap", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Count = b.Total })},
-		{entry: "compact.ScanPlan.Record", input: "destination offset not aligned", want: inval, msg: "not a multiple of minStorageBufferOffsetAlignment", call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(1028, 400) })},
-		{entry: "compact.ScanPlan.Record", input: "in place plan with a separate destination", want: inval, msg: "in place, the destination must be the source or left empty", call: func() error {
+		{Entry: "compact.NewScanPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 elements", Call: func() error { _, err := compact.NewScanPlan(ctx, 1<<32, compact.Scan{}); return err }},
+		{Entry: "compact.ScanSlice", Input: "Options.Write set", Want: inval, Msg: "do not apply to a prefix sum", Call: scanOpts(compact.Scan{Options: compact.Options{Write: compact.WriteStaged}})},
+		{Entry: "compact.ScanSlice", Input: "Options.GroupSize set", Want: inval, Msg: "do not apply to a prefix sum", Call: scanOpts(compact.Scan{Options: compact.Options{GroupSize: 64}})},
+		{Entry: "compact.ScanSlice", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
+		{Entry: "compact.ScanSlice", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: bigWG}})},
+		{Entry: "compact.ScanSlice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: scanOpts(compact.Scan{Options: compact.Options{LoadsPerLane: 5}})},
+		{Entry: "compact.ScanSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.ScanSlice(nil, data, compact.Scan{}); return err }},
+		{Entry: "compact.ScanPlan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Src = vk.Range{} })},
+		{Entry: "compact.ScanPlan.Record", Input: "destination too small", Want: inval, Msg: "destination range of 396 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst.Size = 396 })},
+		{Entry: "compact.ScanPlan.Record", Input: "no total", Want: inval, Msg: "no total buffer", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = vk.Range{} })},
+		{Entry: "compact.ScanPlan.Record", Input: "total of 2 bytes", Want: inval, Msg: "total range of 2 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total.Size = 2 })},
+		{Entry: "compact.ScanPlan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 4 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Scratch.Size = 4 })},
+		{Entry: "compact.ScanPlan.Record", Input: "source and destination overlap", Want: inval, Msg: "source and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(16, 400) })},
+		{Entry: "compact.ScanPlan.Record", Input: "total inside the destination", Want: inval, Msg: "total and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = a.Range(1040, 4) })},
+		{Entry: "compact.ScanPlan.Record", Input: "count inside the total", Want: inval, Msg: "total and count ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Count = b.Total })},
+		{Entry: "compact.ScanPlan.Record", Input: "destination offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(1028, 400) })},
+		{Entry: "compact.ScanPlan.Record", Input: "in place plan with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: func() error {
 			p, err := compact.NewScanPlan(ctx, 100, compact.Scan{InPlace: true})
 			if err != nil {
 				return err
 			}
 			return scanRec(p, func(*compact.ScanBuffers) {})()
 		}},
-		{entry: "compact.ScanPlan.Record", input: "plan of another context", want: inval, msg: "the plan was made for another context", call: scanRec(foreignScan, func(*compact.ScanBuffers) {})},
-		{entry: "compact.ScanPlan.Record", input: "nil plan", want: inval, msg: "nil ScanPlan", call: scanRec(nilScan, func(*compact.ScanBuffers) {})},
-		{entry: "compact.ScanPlan.Record", input: "nil Recorder", want: inval, msg: "nil Recorder", call: func() error {
+		{Entry: "compact.ScanPlan.Record", Input: "plan of another context", Want: inval, Msg: "the plan was made for another context", Call: scanRec(foreignScan, func(*compact.ScanBuffers) {})},
+		{Entry: "compact.ScanPlan.Record", Input: "nil plan", Want: inval, Msg: "nil ScanPlan", Call: scanRec(nilScan, func(*compact.ScanBuffers) {})},
+		{Entry: "compact.ScanPlan.Record", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			scan.Record(nilRec, goodScan)
 			return nilRec.Err()
 		}},
-		{entry: "compact.ScanPlan.Run", input: "nil plan", want: inval, msg: "nil ScanPlan", call: func() error { _, err := nilScan.Run(goodScan); return err }},
-		{entry: "compact.ScanPlan.Run", input: "source in another context", want: inval, msg: "source: the buffer belongs to another context", call: func() error {
+		{Entry: "compact.ScanPlan.Run", Input: "nil plan", Want: inval, Msg: "nil ScanPlan", Call: func() error { _, err := nilScan.Run(goodScan); return err }},
+		{Entry: "compact.ScanPlan.Run", Input: "source in another context", Want: inval, Msg: "source: the buffer belongs to another context", Call: func() error {
 			_, err := scan.Run(compact.ScanBuffers{Src: foreign.Range(0, 400), Dst: a.Range(1024, 400)})
 			return err
 		}},
 
 		// Copies.
-		{entry: "compact.Copy", input: "6 bytes (not whole words)", want: inval, msg: "not a whole number of 32-bit words", call: copyRec(a.Range(1024, 6), a.Range(0, 6), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "sizes differ", want: inval, msg: "copy of 400 bytes into a 396-byte destination", call: copyRec(a.Range(1024, 396), a.Range(0, 400), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "overlapping ranges", want: inval, msg: "overlap", call: copyRec(a.Range(256, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "source offset not aligned", want: inval, msg: "not a multiple of minStorageBufferOffsetAlignment", call: copyRec(a.Range(1024, 400), a.Range(4, 400), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "nil source buffer", want: inval, msg: "copy source: vk: invalid argument: nil buffer", call: copyRec(a.Range(1024, 400), vk.Range{Size: 400}, compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "released destination", want: vk.ErrReleased, msg: "copy destination: vk: used after Release", call: copyRec(released.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "destination in another context", want: inval, msg: "another context", call: copyRec(foreign.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{entry: "compact.Copy", input: "17 vectors per thread", want: inval, msg: "17 uvec4 per invocation", call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{VecsPerThread: 17})},
-		{entry: "compact.Copy", input: "workgroup above maxComputeWorkGroupInvocations", want: inval, msg: "outside 1..", call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{WorkgroupSize: bigWG})},
-		{entry: "compact.Copy", input: "nil context", want: inval, msg: "one is nil", call: func() error { return compact.Copy(nil, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{}) }},
-		{entry: "compact.CheckCopyOptions", input: "nil context", want: inval, msg: "nil context", call: func() error { return compact.CheckCopyOptions(nil, compact.CopyOptions{}) }},
-		{entry: "compact.CheckCopyOptions", input: "17 vectors per thread", want: inval, msg: "17 uvec4", call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{VecsPerThread: 17}) }},
-		{entry: "compact.RecordCopy", input: "nil Recorder", want: inval, msg: "nil Recorder", call: func() error {
+		{Entry: "compact.Copy", Input: "6 bytes (not whole words)", Want: inval, Msg: "not a whole number of 32-bit words", Call: copyRec(a.Range(1024, 6), a.Range(0, 6), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "sizes differ", Want: inval, Msg: "copy of 400 bytes into a 396-byte destination", Call: copyRec(a.Range(1024, 396), a.Range(0, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "overlapping ranges", Want: inval, Msg: "overlap", Call: copyRec(a.Range(256, 400), a.Range(0, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "source offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: copyRec(a.Range(1024, 400), a.Range(4, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "nil source buffer", Want: inval, Msg: "copy source: vk: invalid argument: nil buffer", Call: copyRec(a.Range(1024, 400), vk.Range{Size: 400}, compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "released destination", Want: vk.ErrReleased, Msg: "copy destination: vk: used after Release", Call: copyRec(released.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "destination in another context", Want: inval, Msg: "another context", Call: copyRec(foreign.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{VecsPerThread: 17})},
+		{Entry: "compact.Copy", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{WorkgroupSize: bigWG})},
+		{Entry: "compact.Copy", Input: "nil context", Want: inval, Msg: "one is nil", Call: func() error { return compact.Copy(nil, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{}) }},
+		{Entry: "compact.CheckCopyOptions", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { return compact.CheckCopyOptions(nil, compact.CopyOptions{}) }},
+		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{VecsPerThread: 17}) }},
+		{Entry: "compact.RecordCopy", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			compact.RecordCopy(nilRec, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{})
 			return nilRec.Err()
 		}},
-		{entry: "compact.RecordCopyCount", input: "0-byte elements", want: inval, msg: "0-byte elements", call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 0)},
-		{entry: "compact.RecordCopyCount", input: "6-byte elements", want: inval, msg: "6-byte elements", call: copyCount(a.Range(1024, 396), a.Range(0, 396), a.Range(3072, 4), 6)},
-		{entry: "compact.RecordCopyCount", input: "count of 2 bytes", want: inval, msg: "count range has 2 bytes", call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 2), 4)},
-		{entry: "compact.RecordCopyCount", input: "nil count buffer", want: inval, msg: "count: vk: invalid argument: nil buffer", call: copyCount(a.Range(1024, 400), a.Range(0, 400), vk.Range{Size: 4}, 4)},
-		{entry: "compact.RecordCopyCount", input: "400 bytes of 12-byte elements", want: inval, msg: "not a whole number of 12-byte elements", call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 12)},
+		{Entry: "compact.RecordCopyCount", Input: "0-byte elements", Want: inval, Msg: "0-byte elements", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 0)},
+		{Entry: "compact.RecordCopyCount", Input: "6-byte elements", Want: inval, Msg: "6-byte elements", Call: copyCount(a.Range(1024, 396), a.Range(0, 396), a.Range(3072, 4), 6)},
+		{Entry: "compact.RecordCopyCount", Input: "count of 2 bytes", Want: inval, Msg: "count range has 2 bytes", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 2), 4)},
+		{Entry: "compact.RecordCopyCount", Input: "nil count buffer", Want: inval, Msg: "count: vk: invalid argument: nil buffer", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), vk.Range{Size: 4}, 4)},
+		{Entry: "compact.RecordCopyCount", Input: "400 bytes of 12-byte elements", Want: inval, Msg: "not a whole number of 12-byte elements", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 12)},
 	}
 	for _, c := range cases {
-		if align < 8 && strings.Contains(c.input, "not aligned") {
+		if align < 8 && strings.Contains(c.Input, "not aligned") {
 			continue
 		}
 		checkBad(t, c)
-		unchanged(t, c.entry+": "+c.input, watched)
+		unchanged(t, c.Entry+": "+c.Input, watched)
 	}
 	if !slices.Equal(data, dataCopy) {
 		t.Error("a Slice helper modified the caller's slice")
@@ -384,21 +359,21 @@ func TestReliabilityBadInput(t *testing.T) {
 	// After the context's Release.
 	other.Release()
 	for _, c := range []badCase{
-		{entry: "compact.NewPlan", input: "released context", want: vk.ErrReleased, msg: "after Release", call: func() error { _, err := compact.NewPlan(other, 10, u32); return err }},
-		{entry: "compact.Plan.Run", input: "plan of a released context", want: vk.ErrReleased, msg: "after Release", call: func() error {
+		{Entry: "compact.NewPlan", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, err := compact.NewPlan(other, 10, u32); return err }},
+		{Entry: "compact.Plan.Run", Input: "plan of a released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 			_, err := foreignPlan.Run(compact.Buffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
 			return err
 		}},
-		{entry: "compact.ScanPlan.Run", input: "plan of a released context", want: vk.ErrReleased, msg: "after Release", call: func() error {
+		{Entry: "compact.ScanPlan.Run", Input: "plan of a released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 			_, err := foreignScan.Run(compact.ScanBuffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
 			return err
 		}},
-		{entry: "compact.Slice", input: "released context", want: vk.ErrReleased, msg: "after Release", call: func() error { _, _, err := compact.Slice(other, data, u32); return err }},
-		{entry: "compact.ScanSlice", input: "released context", want: vk.ErrReleased, msg: "after Release", call: func() error { _, _, err := compact.ScanSlice(other, data, compact.Scan{}); return err }},
-		{entry: "compact.Copy", input: "released context", want: vk.ErrReleased, msg: "after Release", call: func() error {
+		{Entry: "compact.Slice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.Slice(other, data, u32); return err }},
+		{Entry: "compact.ScanSlice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.ScanSlice(other, data, compact.Scan{}); return err }},
+		{Entry: "compact.Copy", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 			return compact.Copy(other, foreign.Range(1024, 400), foreign.Range(0, 400), compact.CopyOptions{})
 		}},
-		{entry: "compact.CheckCopyOptions", input: "released context", want: vk.ErrReleased, msg: "after Release", call: func() error {
+		{Entry: "compact.CheckCopyOptions", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 			return compact.CheckCopyOptions(other, compact.CopyOptions{WorkgroupSize: 64})
 		}},
 	} {

@@ -2,8 +2,7 @@ package radix_test
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
+	"github.com/vkcompact/vkcompact/internal/badinput"
 	"slices"
 	"strings"
 	"testing"
@@ -15,39 +14,18 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// badCase is one bad input to a public entry point: call must return an
-// error matching want whose message contains msg (or one of its
-// |-separated alternatives), and must not panic.
+// badCase is one bad input of the table (internal/badinput.Case; a type of
+// this package, so the table may list its fields in order).
 type badCase struct {
-	entry, input string
-	want         error
-	msg          string
-	call         func() error
+	Entry, Input string
+	Want         error
+	Msg          string
+	Call         func() error
 }
 
-// checkBad runs c and reports what is wrong with its outcome. Each case is
-// logged as "case | entry | input | error" for the reliability report.
 func checkBad(t *testing.T, c badCase) {
 	t.Helper()
-	var err error
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-				t.Errorf("%s: %s: panicked: %v", c.entry, c.input, p)
-			}
-		}()
-		err = c.call()
-	}()
-	t.Logf("case | %s | %s | %v", c.entry, c.input, err)
-	switch {
-	case err == nil:
-		t.Errorf("%s: %s: no error", c.entry, c.input)
-	case !errors.Is(err, c.want):
-		t.Errorf("%s: %s: %v, want an error matching %v", c.entry, c.input, err, c.want)
-	case !slices.ContainsFunc(strings.Split(c.msg, "|"), func(m string) bool { return strings.Contains(err.Error(), m) }):
-		t.Errorf("%s: %s: %q does not mention %q", c.entry, c.input, err, c.msg)
-	}
+	badinput.Check(t, badinput.Case(c))
 }
 
 // TestReliabilityBadInput tries every public entry point of radix with bad
@@ -159,7 +137,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"radix.SortPairs", "nil context", inval, "nil context", func() error { _, _, err := radix.SortPairs(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{}); return err }},
 	}
 	for _, c := range cases {
-		if info.MinStorageBufferOffsetAlignment <= 4 && strings.Contains(c.input, "not aligned") {
+		if info.MinStorageBufferOffsetAlignment <= 4 && strings.Contains(c.Input, "not aligned") {
 			continue
 		}
 		checkBad(t, c)
@@ -169,7 +147,7 @@ func TestReliabilityBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, poisonBytes(b.Size())) {
-				t.Errorf("%s: %s: a caller's buffer was modified", c.entry, c.input)
+				t.Errorf("%s: %s: a caller's buffer was modified", c.Entry, c.Input)
 			}
 		}
 	}

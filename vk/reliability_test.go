@@ -2,10 +2,9 @@ package vk_test
 
 import (
 	"errors"
-	"fmt"
+	"github.com/vkcompact/vkcompact/internal/badinput"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -17,48 +16,18 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// badCase is one bad input to a public entry point: call must return an
-// error matching want (any non-nil error when want is nil) whose message
-// contains msg, or one of its |-separated alternatives, and must not panic.
+// badCase is one bad input of the table (internal/badinput.Case; a type of
+// this package, so the table may list its fields in order).
 type badCase struct {
-	entry, input string
-	want         error
-	msg          string
-	call         func() error
+	Entry, Input string
+	Want         error
+	Msg          string
+	Call         func() error
 }
 
-// checkBad runs c and reports what is wrong with its outcome. Each case is
-// logged as "case | entry | input | error" for the reliability report.
 func checkBad(t *testing.T, c badCase) {
 	t.Helper()
-	var err error
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-				t.Errorf("%s: %s: panicked: %v", c.entry, c.input, p)
-			}
-		}()
-		err = c.call()
-	}()
-	t.Logf("case | %s | %s | %v", c.entry, c.input, err)
-	switch {
-	case err == nil:
-		t.Errorf("%s: %s: no error", c.entry, c.input)
-	case c.want != nil && !errors.Is(err, c.want):
-		t.Errorf("%s: %s: %v, want an error matching %v", c.entry, c.input, err, c.want)
-	case !mentions(err, c.msg):
-		t.Errorf("%s: %s: %q does not mention %q", c.entry, c.input, err, c.msg)
-	}
-}
-
-func mentions(err error, msg string) bool {
-	for _, m := range strings.Split(msg, "|") {
-		if strings.Contains(err.Error(), m) {
-			return true
-		}
-	}
-	return false
+	badinput.Check(t, badinput.Case(c))
 }
 
 const poisonWord = 0xDEADBEEF
@@ -211,7 +180,7 @@ func TestReliabilityBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		checkBad(t, c)
-		stillPoisoned(t, c.entry+": "+c.input, buf)
+		stillPoisoned(t, c.Entry+": "+c.Input, buf)
 	}
 	// Nil receivers that return nothing must not panic either.
 	nilCtx.Release()
