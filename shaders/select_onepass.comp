@@ -117,14 +117,7 @@ uint countTile(uint t, uint n, uvec2 c) {
     return subgroupAdd(kept);
 }
 
-// grid spreads groups over x and y within maxX.
-uvec3 grid(uint groups) {
-    if (groups == 0) {
-        return uvec3(0, 1, 1);
-    }
-    uint y = (groups - 1) / pc.maxX + 1;
-    return uvec3((groups - 1) / y + 1, y, 1);
-}
+#include "result_block.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -302,18 +295,6 @@ void main() {
 
     if (tile == lastTile && lid == 0) {
         uint kept = prefix + aggregate;
-        result[0] = kept;
-        result[1] = n - kept;
-        result[2] = n;
-        result[3] = 0;
-        uvec3 g = grid(kept == 0 ? 0 : (kept - 1) / pc.groupSize + 1);
-        result[4] = g.x;
-        result[5] = g.y;
-        result[6] = g.z;
-        result[7] = 0;
-        result[8] = kept; // VkDrawIndirectCommand: vertexCount
-        result[9] = 1;    // instanceCount
-        result[10] = 0;   // firstVertex
-        result[11] = 0;   // firstInstance
+        writeResult(kept, n, pc.groupSize, pc.maxX);
     }
 }

@@ -42,14 +42,7 @@ layout(push_constant) uniform Push {
     uint copyAll;   // the copy-back copies every element, not the kept ones
 } pc;
 
-// grid spreads groups over x and y within maxX.
-uvec3 grid(uint groups) {
-    if (groups == 0) {
-        return uvec3(0, 1, 1);
-    }
-    uint y = (groups - 1) / pc.maxX + 1;
-    return uvec3((groups - 1) / y + 1, y, 1);
-}
+#include "result_block.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -59,19 +52,7 @@ void main() {
         counts[pc.nChunks] = kept;
         counts[PROCS] = kept;
         counts[PROCS + 1] = n;
-        result[0] = kept;
-        result[1] = n - kept;
-        result[2] = n;
-        result[3] = 0;
-        uvec3 g = grid(kept == 0 ? 0 : (kept - 1) / pc.groupSize + 1);
-        result[4] = g.x;
-        result[5] = g.y;
-        result[6] = g.z;
-        result[7] = 0;
-        result[8] = kept; // VkDrawIndirectCommand: vertexCount
-        result[9] = 1;    // instanceCount
-        result[10] = 0;   // firstVertex
-        result[11] = 0;   // firstInstance
+        writeResult(kept, n, pc.groupSize, pc.maxX);
     }
     uint copied = pc.copyAll != 0 ? n : kept;
     for (uint p = lid; p < pc.pieces; p += gl_WorkGroupSize.x) {
@@ -79,6 +60,6 @@ void main() {
         uint elems = copied > first ? min(pc.pieceElems, copied - first) : 0;
         // elems * STRIDE words fit: a piece is one binding of at most 4 GiB.
         uint words = elems * STRIDE;
-        args[p] = uvec4(grid(words == 0 ? 0 : (words - 1) / pc.copyTile + 1), 0);
+        args[p] = uvec4(gridFor(words == 0 ? 0 : (words - 1) / pc.copyTile + 1, pc.maxX), 0);
     }
 }
