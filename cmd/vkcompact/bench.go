@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -42,12 +43,14 @@ func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
 
 type benchConfig struct {
 	reps, warmup int
+	warmupFor    time.Duration // least wall time of back-to-back warm-up runs
 	copyOpts     compact.CopyOptions
 	selectOpts   compact.Options
 	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
 	scanOpts     compact.Options
 	sortOpts     radix.Options
 	phases       io.Writer // where per-phase times go, or nil
+	pool         *benchPool
 }
 
 // rotateBytes: inputs smaller than this are rotated over several buffer
@@ -75,9 +78,11 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: default 8)")
 	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
-	warmup := fs.Int("warmup", 3, "untimed runs first")
+	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
+	warmupMs := fs.Int("warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
 	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
+	alloc := fs.String("alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
 	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxVecsPerThread))
 	if err := parse(fs, args); err != nil {
@@ -127,6 +132,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	default:
 		return usagef("-select-path: %q is not auto, three-phase or single-pass", *path)
 	}
+	if *alloc != "size" && *alloc != "op" {
+		return usagef("-alloc: %q is not size or op", *alloc)
+	}
 	if *order != "reversed" && *order != "stable" {
 		return usagef("-partition-order: %q is not reversed or stable", *order)
 	}
@@ -142,6 +150,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *reps < 1 || *warmup < 0 {
 		return usagef("-reps must be at least 1 and -warmup at least 0")
 	}
+	if *warmupMs < 0 || *warmupMs > 600000 {
+		return usagef("-warmup-ms %d: 0 to 600000", *warmupMs)
+	}
 	if *wg > 1<<16 {
 		return usagef("-copy-wg %d: beyond any device's workgroup size", *wg)
 	}
@@ -153,7 +164,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
-	cfg := benchConfig{reps: *reps, warmup: *warmup,
+	cfg := benchConfig{reps: *reps, warmup: *warmup, warmupFor: time.Duration(*warmupMs) * time.Millisecond,
 		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
 			Path: selPath, Spins: int32(*spins)},
@@ -163,6 +174,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *phases {
 		cfg.phases = stderr
 	}
+	cfg.pool = &benchPool{ctx: ctx, reuse: *alloc == "size"}
+	defer cfg.pool.drain()
 	if err := compact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
 		return usageError{err}
 	}
@@ -191,6 +204,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 				}
 			}
 		}
+		cfg.pool.drain()
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rows)
@@ -201,23 +215,17 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 // benchCopy times the uvec4 copy of n uint32 and checks its output.
 func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
 	bytes := 4 * n
-	sets := int(min(max(rotateBytes/(2*bytes), 1), 16))
-	type pair struct{ src, dst *vk.Buffer }
+	sets := bufferSets{pool: cfg.pool}
+	defer sets.release()
+	type pair struct{ src, dst vk.Range }
 	var pairs []pair
-	defer func() {
-		for _, p := range pairs {
-			p.src.Release()
-			p.dst.Release()
-		}
-	}()
-	for range sets {
-		src, err := ctx.NewBuffer(bytes, vk.DeviceLocal)
+	for range int(min(max(rotateBytes/(2*bytes), 1), 16)) {
+		src, err := sets.alloc(bytes)
 		if err != nil {
 			return benchRow{}, err
 		}
-		dst, err := ctx.NewBuffer(bytes, vk.DeviceLocal)
+		dst, err := sets.alloc(bytes)
 		if err != nil {
-			src.Release()
 			return benchRow{}, err
 		}
 		pairs = append(pairs, pair{src, dst})
@@ -230,45 +238,25 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	for _, p := range pairs {
 		src, dst := p.src, p.dst
-		if err := vk.Upload(src.All(), want); err != nil {
+		if err := vk.Upload(src, want); err != nil {
 			return benchRow{}, err
 		}
 		if err := poison(ctx, dst); err != nil {
 			return benchRow{}, err
 		}
 	}
-	timer, err := ctx.NewTimer(2)
+	ms, _, err := timeRuns(ctx, cfg, len(pairs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
+		t.Stamp(r.CommandBuffer(), 0)
+		compact.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
+		t.Stamp(r.CommandBuffer(), 1)
+	})
 	if err != nil {
 		return benchRow{}, err
-	}
-	defer timer.Release()
-	var ms []float64
-	for i := range cfg.warmup + cfg.reps {
-		p := pairs[i%len(pairs)]
-		err := ctx.Submit(func(cb vk.CommandBuffer) error {
-			cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
-			timer.Reset(cb)
-			timer.Stamp(cb, 0)
-			r := pipeline.Record(cb)
-			compact.RecordCopy(r, p.dst.All(), p.src.All(), cfg.copyOpts)
-			timer.Stamp(cb, 1)
-			return r.Err()
-		})
-		if err != nil {
-			return benchRow{}, err
-		}
-		if i >= cfg.warmup {
-			ns, err := timer.Nanoseconds(0, 1)
-			if err != nil {
-				return benchRow{}, err
-			}
-			ms = append(ms, ns/1e6)
-		}
 	}
 	// Check every set that ran (with fewer runs than sets, some never did).
 	for _, p := range pairs[:min(len(pairs), cfg.warmup+cfg.reps)] {
 		got := make([]uint32, n)
-		if err := vk.Download(p.dst.All(), got); err != nil {
+		if err := vk.Download(p.dst, got); err != nil {
 			return benchRow{}, err
 		}
 		if i := firstDiff(got, want); i >= 0 {
@@ -280,10 +268,10 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 }
 
 // poison fills b with 0xDEADBEEF so that an unwritten element shows.
-func poison(ctx *vk.Context, b *vk.Buffer) error {
+func poison(ctx *vk.Context, b vk.Range) error {
 	return ctx.Submit(func(cb vk.CommandBuffer) error {
 		cb.MemoryBarrier(vk.StageAllCommands, vk.StageTransfer, vk.AccessMemoryWrite, vk.AccessTransferWrite)
-		cb.FillBuffer(b.All(), 0xDEADBEEF)
+		cb.FillBuffer(b, 0xDEADBEEF)
 		cb.MemoryBarrier(vk.StageTransfer, vk.StageAllCommands, vk.AccessTransferWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
 		return nil
 	})

@@ -34,19 +34,8 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		}
 		bytes := 4 * n
 		nSets := int(min(max(rotateBytes/(2*bytes), 1), 16))
-		var bufs []*vk.Buffer
-		defer func() {
-			for _, b := range bufs {
-				b.Release()
-			}
-		}()
-		alloc := func(size uint64) (*vk.Buffer, error) {
-			b, err := ctx.NewBuffer(size, vk.DeviceLocal)
-			if err == nil {
-				bufs = append(bufs, b)
-			}
-			return b, err
-		}
+		sets := bufferSets{pool: cfg.pool}
+		defer sets.release()
 		rng := rand.New(rand.NewPCG(42, n^uint64(keep*1e6)))
 		in := make([]uint32, n)
 		var want []uint32
@@ -67,27 +56,18 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		var inputs []compact.Buffers
 		for range nSets {
 			var b compact.Buffers
-			src, err := alloc(bytes)
-			if err != nil {
-				return benchRow{}, err
+			for _, x := range []struct {
+				r    *vk.Range
+				size uint64
+			}{{&b.Src, bytes}, {&b.Dst, bytes}, {&b.Result, compact.ResultSize}, {&b.Scratch, plan.ScratchSize()}} {
+				if *x.r, err = sets.alloc(x.size); err != nil {
+					return benchRow{}, err
+				}
 			}
-			dst, err := alloc(bytes)
-			if err != nil {
-				return benchRow{}, err
-			}
-			res, err := alloc(compact.ResultSize)
-			if err != nil {
-				return benchRow{}, err
-			}
-			scratch, err := alloc(max(plan.ScratchSize(), 16))
-			if err != nil {
-				return benchRow{}, err
-			}
-			b.Src, b.Dst, b.Result, b.Scratch = src.All(), dst.All(), res.All(), scratch.Range(0, plan.ScratchSize())
 			if err := vk.Upload(b.Src, in); err != nil {
 				return benchRow{}, err
 			}
-			if err := poison(ctx, dst); err != nil {
+			if err := poison(ctx, b.Dst); err != nil {
 				return benchRow{}, err
 			}
 			inputs = append(inputs, b)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -11,31 +12,53 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// timeRuns runs record warmup+reps times, on buffer set i % sets for run
-// i, each in its own submission between full memory barriers, and returns
-// the GPU time of each timed run between stamps 0 and stamps-1 and of
-// each phase between consecutive stamps, in ms. record writes the stamps.
+// timeRuns times record on buffer set i % sets for run i and returns the
+// GPU time of each timed run between stamps 0 and stamps-1 and of each
+// phase between consecutive stamps, in ms. record writes the stamps.
+//
+// It first warms up: at least cfg.warmup runs and, for at least
+// cfg.warmupFor of wall time, runs back to back, every set once per
+// submission. NVIDIA's Vulkan driver clocks the GPU by its recent load
+// (a CUDA context holds the top performance state instead): after the
+// seconds of idling in which the host makes a large input, the first
+// tens of milliseconds of work run at a fraction of the clock, and
+// timing them would measure the clock governor, not the kernels. Then
+// each timed run is its own submission between full memory barriers,
+// as the CUB anchor times each call between events.
 func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record func(r *pipeline.Recorder, set int, t *vk.Timer)) (ms []float64, phases [][]float64, err error) {
 	timer, err := ctx.NewTimer(stamps)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer timer.Release()
-	phases = make([][]float64, stamps-1)
-	for i := range cfg.warmup + cfg.reps {
+	run := func(cb vk.CommandBuffer, r *pipeline.Recorder, set int) {
+		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
+		timer.Reset(cb)
+		record(r, set, timer)
+		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+	}
+	start := time.Now()
+	for done := 0; done < cfg.warmup || time.Since(start) < cfg.warmupFor; done += sets {
 		err := ctx.Submit(func(cb vk.CommandBuffer) error {
-			cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
-			timer.Reset(cb)
 			r := pipeline.Record(cb)
-			record(r, i%sets, timer)
-			cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+			for set := range sets {
+				run(cb, r, set)
+			}
 			return r.Err()
 		})
 		if err != nil {
 			return nil, nil, err
 		}
-		if i < cfg.warmup {
-			continue
+	}
+	phases = make([][]float64, stamps-1)
+	for i := range cfg.reps {
+		err := ctx.Submit(func(cb vk.CommandBuffer) error {
+			r := pipeline.Record(cb)
+			run(cb, r, i%sets)
+			return r.Err()
+		})
+		if err != nil {
+			return nil, nil, err
 		}
 		ns, err := timer.Nanoseconds(0, stamps-1)
 		if err != nil {
@@ -53,14 +76,61 @@ func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record 
 	return ms, phases, nil
 }
 
-// bufferSets allocates device-local buffers and releases them all at once.
+// benchPool holds the device-local buffers of the measurements at one
+// size. With reuse (bench -alloc size, the default: the CUB anchor too
+// allocates its buffers once per size), a buffer an operation gives back
+// serves the next request of its size class (at least the size asked
+// for, at most twice it), so every operation at a size runs on the same
+// memory; the pool frees them when the size is done. Without reuse
+// (-alloc op) each operation allocates its own buffers and frees them
+// when it ends.
+type benchPool struct {
+	ctx   *vk.Context
+	reuse bool
+	free  []*vk.Buffer
+}
+
+func (p *benchPool) take(size uint64) (*vk.Buffer, error) {
+	size = max(size, 16)
+	best := -1
+	for i, b := range p.free {
+		if b.Size() >= size && b.Size() <= 2*size && (best < 0 || b.Size() < p.free[best].Size()) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		b := p.free[best]
+		p.free = slices.Delete(p.free, best, best+1)
+		return b, nil
+	}
+	return p.ctx.NewBuffer(size, vk.DeviceLocal)
+}
+
+func (p *benchPool) give(b *vk.Buffer) {
+	if p.reuse {
+		p.free = append(p.free, b)
+	} else {
+		b.Release()
+	}
+}
+
+// drain frees every buffer the pool holds.
+func (p *benchPool) drain() {
+	for _, b := range p.free {
+		b.Release()
+	}
+	p.free = nil
+}
+
+// bufferSets takes the buffers of one measurement from the pool and gives
+// them all back at once.
 type bufferSets struct {
-	ctx  *vk.Context
+	pool *benchPool
 	bufs []*vk.Buffer
 }
 
 func (s *bufferSets) alloc(size uint64) (vk.Range, error) {
-	b, err := s.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	b, err := s.pool.take(size)
 	if err != nil {
 		return vk.Range{}, err
 	}
@@ -70,8 +140,9 @@ func (s *bufferSets) alloc(size uint64) (vk.Range, error) {
 
 func (s *bufferSets) release() {
 	for _, b := range s.bufs {
-		b.Release()
+		s.pool.give(b)
 	}
+	s.bufs = nil
 }
 
 // setsFor is how many buffer sets rotate for an operation touching bytes
@@ -94,7 +165,7 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 		want[i] = total
 		total += in[i]
 	}
-	sets := bufferSets{ctx: ctx}
+	sets := bufferSets{pool: cfg.pool}
 	defer sets.release()
 	var bs []compact.ScanBuffers
 	for range setsFor(8 * n) {
@@ -110,7 +181,7 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 		if err := vk.Upload(b.Src, in); err != nil {
 			return benchRow{}, err
 		}
-		if err := poison(ctx, b.Dst.Buffer); err != nil {
+		if err := poison(ctx, b.Dst); err != nil {
 			return benchRow{}, err
 		}
 		bs = append(bs, b)
@@ -166,7 +237,7 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 			vals[i] = uint32(i)
 		}
 		wantKeys, wantVals := stableSortRef(keys, vals)
-		sets := bufferSets{ctx: ctx}
+		sets := bufferSets{pool: cfg.pool}
 		defer sets.release()
 		perSet := 8 * n
 		if pairs {
@@ -196,14 +267,14 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 			if err := vk.Upload(b.Keys, keys); err != nil {
 				return benchRow{}, err
 			}
-			if err := poison(ctx, b.KeysOut.Buffer); err != nil {
+			if err := poison(ctx, b.KeysOut); err != nil {
 				return benchRow{}, err
 			}
 			if pairs {
 				if err := vk.Upload(b.Values, vals); err != nil {
 					return benchRow{}, err
 				}
-				if err := poison(ctx, b.ValuesOut.Buffer); err != nil {
+				if err := poison(ctx, b.ValuesOut); err != nil {
 					return benchRow{}, err
 				}
 			}

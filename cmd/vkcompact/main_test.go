@@ -100,7 +100,7 @@ func TestDevicesJSON(t *testing.T) {
 
 func TestBenchCopy(t *testing.T) {
 	requireDevice(t)
-	code, out, errOut := runCLI(t, "bench", "-ops", "copy", "-n", "10,16", "-reps", "3", "-warmup", "1")
+	code, out, errOut := runCLI(t, "bench", "-ops", "copy", "-n", "10,16", "-reps", "3", "-warmup", "1", "-warmup-ms", "30")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -119,8 +119,9 @@ func TestBenchCopy(t *testing.T) {
 		}
 	}
 	// The default operations: copy, then compaction and split at each
-	// keep ratio, each checked against the input by bench itself.
-	code, out, errOut = runCLI(t, "bench", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-json", "-phases")
+	// keep ratio, each checked against the input by bench itself, with
+	// buffers of their own (-alloc op; the default shares them per size).
+	code, out, errOut = runCLI(t, "bench", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-warmup-ms", "0", "-alloc", "op", "-json", "-phases")
 	var rowsJSON []benchRow
 	if code != 0 || json.Unmarshal([]byte(out), &rowsJSON) != nil || len(rowsJSON) != 14 {
 		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
@@ -137,5 +138,17 @@ func TestBenchCopy(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "count ") || !strings.Contains(errOut, "move ") {
 		t.Errorf("-phases printed no phase times: %s", errOut)
+	}
+	// Every operation, twice at each size, on the buffers the size's pool
+	// hands from one operation to the next (-alloc size, the default):
+	// bench checks each output, so a buffer handed on with stale contents
+	// or the wrong extent fails here.
+	all := "copy,select_if,partition_if,scan_exclusive_u32,sort_keys_u32,sort_pairs_u32"
+	code, out, errOut = runCLI(t, "bench", "-ops", all+","+all, "-n", "9,12", "-keep", "0.3", "-reps", "2", "-warmup-ms", "20")
+	if code != 0 {
+		t.Fatalf("bench (pooled buffers): exit %d: %s", code, errOut)
+	}
+	if rows, err := csv.NewReader(strings.NewReader(out)).ReadAll(); err != nil || len(rows) != 25 {
+		t.Errorf("bench (pooled buffers): %d rows, %v:\n%s", len(rows), err, out)
 	}
 }
