@@ -94,7 +94,8 @@ func TestSelectAutoPath(t *testing.T) {
 		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true}, 1000, compact.PathThreePhase},
 		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}, 1000, compact.PathThreePhase},
 		{nonzero(compact.Uint32), 0, compact.PathThreePhase},
-		{nonzero(compact.Uint32), 1 << 27, compact.PathThreePhase}, // 512 MiB: the three phases measured faster
+		{nonzero(compact.Uint32), 1 << 27, compact.PathSinglePass},
+		{nonzero(compact.Uint32), compact.MaxSinglePassElements + 1, compact.PathThreePhase},
 		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1 << 27, compact.PathSinglePass},
 		{nonzero(compact.Uint32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, compact.PathThreePhase},
 	} {

@@ -111,9 +111,8 @@ func (w Write) String() string {
 type Path uint8
 
 const (
-	// PathAuto takes the single pass on GPUs where it applies (see
-	// PathSinglePass) and measured faster: every split with
-	// ReverseRejected, and compactions of inputs up to 256 MiB. It takes
+	// PathAuto takes the single pass on GPUs wherever it applies (see
+	// PathSinglePass): it measured faster there at every size. It takes
 	// the three phases otherwise, and on CPU devices.
 	PathAuto Path = iota
 	// PathThreePhase is Billeter's count, scan and move: the input is read
@@ -297,7 +296,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if sel.ReverseRejected && !sel.Split {
 		return nil, invalid("compact: ReverseRejected applies to a split only")
 	}
-	if o.Path == PathSinglePass || (o.Path == PathAuto && autoSinglePass(info, n*p.size, sel.Split)) {
+	if o.Path == PathSinglePass || (o.Path == PathAuto && autoSinglePass(info)) {
 		why := p.planSinglePass(info, n, words, epv)
 		if why == "" {
 			return p, p.singlePassPipelines(info, words)
@@ -377,18 +376,14 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	return p, nil
 }
 
-// autoSinglePassBytes bounds the input of a compaction (not a split) that
-// PathAuto sends down the single pass on a GPU. On the H100 the single pass
-// ran faster up to 2^26 uint32 (0.070 against 0.098 ms at 2^24, keep 0.5)
-// but slower at 2^28 (3.25 against 2.83 ms), where the split still gained
-// (3.57 against 6.44 ms): BENCHMARKS.md.
-const autoSinglePassBytes = 256 << 20
-
-// autoSinglePass is PathAuto's choice where the single pass applies. On CPU
-// devices (lavapipe) the three phases ran faster: 7.0 against 23.4 ms at
-// 2^20 uint32.
-func autoSinglePass(info vk.DeviceInfo, bytes uint64, split bool) bool {
-	return info.Type != "cpu" && (split || bytes <= autoSinglePassBytes)
+// autoSinglePass is PathAuto's choice where the single pass applies: on
+// every GPU. On the H100, with the clocks up, it ran faster than the three
+// phases at every size measured (2^28 uint32, keep 0.5: 0.85 against
+// 1.12 ms; split 1.04 against 2.05 ms; BENCHMARKS.md). On CPU devices
+// (lavapipe) the three phases ran faster: 7.0 against 23.4 ms at 2^20
+// uint32.
+func autoSinglePass(info vk.DeviceInfo) bool {
+	return info.Type != "cpu"
 }
 
 // planSinglePass sizes the single pass, or says why it does not apply.
@@ -455,12 +450,25 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	if sel.Split {
 		split = 1
 	}
+	// Which tile a workgroup takes. From a counter (atomicAdd at its
+	// start), every tile it waits on belongs to a workgroup already
+	// running, whatever order the device starts workgroups in. By its
+	// index in the dispatch, it starts loading at once, a round trip to
+	// memory earlier; a predecessor not yet started costs only the
+	// fallback, so this is safe anywhere and fast where workgroups start
+	// in index order. On the H100 (BENCHMARKS.md) by index was the faster
+	// for compaction (2^28 uint32, keep 0.5: 0.81 against 0.86 ms) and
+	// the slower for split (1.24 against 1.04 ms).
+	byIndex := uint32(1)
+	if sel.Split {
+		byIndex = 0
+	}
 	stage := p.tile * words
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
 	cache := pipeline.For(p.ctx)
 	var err error
 	if p.pass, err = cache.Get(onepassKernel, p.wg, 1, words, sel.Elem.KeyOffset/4, uint32(sel.Elem.Key), p.pred, flagBytes, p.vecs,
-		split, stage, maxSubgroups); err != nil {
+		split, stage, maxSubgroups, byIndex); err != nil {
 		return err
 	}
 	p.fill, err = cache.Get(fillKernel, fillGroup)
@@ -579,7 +587,7 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: !p.sel.Split}
 	}
 	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
 }
@@ -595,4 +603,8 @@ type Tuning struct {
 	// The single pass: elements per tile, tiles, and re-reads of a late
 	// predecessor before the fallback counts it.
 	Tile, Tiles, Spins uint32
+	// TilesByIndex: a workgroup's tile is its index in the dispatch (a
+	// compaction) rather than the next number of a tile counter (a
+	// split). See singlePassPipelines.
+	TilesByIndex bool
 }

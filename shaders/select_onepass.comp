@@ -10,8 +10,10 @@
 // without forward-progress guarantees by decoupled fallback (Smith,
 // Levien et al.).
 //
-// Each workgroup takes the next tile number from a counter (so every tile
-// it waits on was taken earlier, by a workgroup already running), loads
+// Each workgroup takes a tile number, from a counter (so every tile it
+// waits on was taken earlier, by a workgroup already running) or, with
+// TILE_BY_ID, its index in the dispatch (it loads at once; a predecessor
+// not yet started costs only the fallback below), loads
 // its tile once (TILE = workgroup size * VECS * EPV elements, unit
 // u = k * WG + lid holding elements u*EPV .. u*EPV+EPV-1), ranks the kept
 // elements inside the tile (ballots, then a scan of the per-subgroup
@@ -27,7 +29,7 @@
 // 1 aggregate, 2 inclusive prefix), bits 0-29 the value. Flag and value
 // share one word, written with atomicMax (a flag never goes down) and read
 // with atomic loads, so no other memory ordering is needed; the host keeps
-// n below 2^30. status[0] is the tile counter. The host zeroes status
+// n below 2^30. status[0] is the tile counter (unused with TILE_BY_ID). The host zeroes status
 // before the dispatch.
 //
 // Fallback: when the look-back meets a predecessor that has not published
@@ -47,6 +49,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to the back, reversed
 layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
 layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
+layout(constant_id = 11) const uint TILE_BY_ID = 0; // 1: tile = workgroup index; 0: from the tile counter
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -129,11 +132,16 @@ void main() {
     uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
     uint lastTile = n == 0 ? 0 : (n - 1) / TILE;
 
-    if (lid == 0) {
-        sTile = atomicAdd(status[0], 1);
+    uint tile;
+    if (TILE_BY_ID != 0) {
+        tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    } else {
+        if (lid == 0) {
+            sTile = atomicAdd(status[0], 1);
+        }
+        barrier();
+        tile = sTile;
     }
-    barrier();
-    uint tile = sTile;
     if (tile > lastTile || tile >= pc.tiles) {
         return; // past the count: no tile with elements waits on this one
     }

@@ -79,8 +79,8 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		if cfg.phases != nil {
 			t := plan.Tuning()
 			if t.Path == compact.PathSinglePass {
-				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d, workgroup %d, %d loads per lane, %d spins\n",
-					op, n, keep, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins)
+				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d, workgroup %d, %d loads per lane, %d spins, tiles by %s\n",
+					op, n, keep, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins, map[bool]string{true: "index", false: "counter"}[t.TilesByIndex])
 			} else {
 				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: count %.5f, scan %.5f, move %.5f ms (medians); %d chunks of %d, %d loads per lane, %s writes\n",
 					op, n, keep, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane, t.Write)

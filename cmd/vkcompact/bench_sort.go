@@ -17,8 +17,7 @@ import (
 // phase between consecutive stamps, in ms. record writes the stamps.
 //
 // It first warms up: at least cfg.warmup runs and, for at least
-// cfg.warmupFor of wall time, runs back to back, every set once per
-// submission. NVIDIA's Vulkan driver clocks the GPU by its recent load
+// cfg.warmupFor of wall time, runs back to back. NVIDIA's Vulkan driver clocks the GPU by its recent load
 // (a CUDA context holds the top performance state instead): after the
 // seconds of idling in which the host makes a large input, the first
 // tens of milliseconds of work run at a fraction of the clock, and
@@ -37,17 +36,25 @@ func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record 
 		record(r, set, timer)
 		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
 	}
+	// Each warm-up submission holds batch runs, doubled while a
+	// submission takes under 4 ms, so that short runs too keep the GPU
+	// busy rather than waiting on the host between submissions.
 	start := time.Now()
-	for done := 0; done < cfg.warmup || time.Since(start) < cfg.warmupFor; done += sets {
+	batch := sets
+	for done := 0; done < cfg.warmup || time.Since(start) < cfg.warmupFor; done += batch {
+		t0 := time.Now()
 		err := ctx.Submit(func(cb vk.CommandBuffer) error {
 			r := pipeline.Record(cb)
-			for set := range sets {
-				run(cb, r, set)
+			for i := range batch {
+				run(cb, r, i%sets)
 			}
 			return r.Err()
 		})
 		if err != nil {
 			return nil, nil, err
+		}
+		if time.Since(t0) < 4*time.Millisecond && batch < 4096 {
+			batch *= 2
 		}
 	}
 	phases = make([][]float64, stamps-1)
