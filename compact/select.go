@@ -293,6 +293,9 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if o.Path > PathSinglePass {
 		return nil, invalid("compact: unknown path %d", o.Path)
 	}
+	if o.Write > WriteStaged { // checked here too: the single pass ignores Write
+		return nil, invalid("compact: unknown write strategy %d", o.Write)
+	}
 	if sel.ReverseRejected && !sel.Split {
 		return nil, invalid("compact: ReverseRejected applies to a split only")
 	}
@@ -410,7 +413,13 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	}
 	vecs := p.sel.LoadsPerLane
 	if vecs == 0 {
+		// Tiles of 4 loads per lane for a compaction, 3 for a split: on
+		// the H100 at 2^28 uint32 a split took 0.99 ms with 3 against
+		// 1.04 ms with 4 (BENCHMARKS.md).
 		vecs = MaxLoadsPerLane
+		if sel.Split {
+			vecs = 3
+		}
 		for vecs > 1 && shared(vecs) > uint64(info.MaxSharedMemory) {
 			vecs--
 		}
