@@ -11,7 +11,8 @@
 #                         libgl1 libglx0 libgles2) NVIDIA's Vulkan driver loads through
 #   .bench/tests/*.test   (for -tests) test binaries: go test -c -o .bench/tests/ ./compact ...
 #   .bench/layer/*.deb    (for -tests) Debian's vulkan-validationlayers
-# Writes $OUT/bench.csv (vkcompact and cub rows in one file) and prints the
+# Writes $OUT/bench.csv (vkcompact and cub rows in one file), its plot
+# $OUT/plot.svg (throughput against n, one panel per operation), and prints the
 # merged table: our time over CUB's; for copy our bandwidth as a share of
 # CUB's memcpy; for select_if and partition_if our time over the
 # single-pass byte floor, (1+p)*4n bytes for select (2*4n for partition) at
@@ -104,9 +105,9 @@ echo "== building the CUB anchor"
 nvcc -O3 -arch=sm_90 -o "$bin/cub_anchor" "$bin/cub_anchor.cu"
 
 echo "== running"
-# One process per size: in one long process, buffers allocated after large
-# ones were freed ran slower on the H100 (BENCHMARKS.md), which would charge
-# the later sizes for the earlier ones.
+# One process per size, each warming the GPU up before it times (bench
+# -warmup-ms): NVIDIA's Vulkan driver lowers the clocks while the host makes
+# the inputs (BENCHMARKS.md).
 echo "impl,op,n,keep_ratio,ms_median,gelem_per_s" >"$out/vkcompact.csv"
 for lg in ${sizes//,/ }; do
 	"$bin/vkcompact" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases 2>>"$out/phases.txt" | tail -n +2 >>"$out/vkcompact.csv"
@@ -114,6 +115,7 @@ done
 grep -v '^# device' "$out/phases.txt" || true
 "$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
+"$bin/vkcompact" bench -plot-only -plot "$out/plot.svg" -plot-with "$out/bench.csv" -ops "$ops" || true
 
 if [ "$sweep" = 1 ]; then
 	echo "== compaction tuning sweep at 2^28, keep 0.5 (processors x loads per lane x write)"

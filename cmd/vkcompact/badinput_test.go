@@ -97,6 +97,9 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 		"v1001.npy":        npyFile(u4("(1001,)"), f4(1001)),
 		"v2d.npy":          npyFile(u4("(10, 100)"), f4(1000)),
 		"vfortran.npy":     npyFile(dict("<u4", "True", "(1000,)"), f4(1000)),
+		"bad.csv":          []byte("cub,select_if,x,0.5,1,2\n"),
+		"cols.csv":         []byte("a,b,c\n"),
+		"sel.csv":          []byte("impl,op,n,keep_ratio,ms_median,gelem_per_s\ncub,select_if,1024,0.5,1,2\n"),
 	}
 	v1_1 := files["v1_1.npy"]
 	v1_1[7] = 1 // version 1.1
@@ -162,6 +165,12 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{cmd: "bench", name: "-warmup negative", args: []string{"-warmup", "-1"}, want: "-warmup at least 0"},
 		{cmd: "bench", name: "-warmup-ms negative", args: []string{"-warmup-ms", "-1"}, want: "-warmup-ms -1: 0 to 600000"},
 		{cmd: "bench", name: "-warmup-ms above ten minutes", args: []string{"-warmup-ms", "600001"}, want: "-warmup-ms 600001: 0 to 600000"},
+		{cmd: "bench", name: "-plot not svg or png", args: []string{"-plot", filepath.Join(dir, "out.pdf")}, want: "out.pdf: want a .svg or .png file"},
+		{cmd: "bench", name: "-plot-only without -plot-with", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg")}, want: "-plot-only needs -plot FILE and -plot-with CSV"},
+		{cmd: "bench", name: "-plot-with no such file", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-plot-with", filepath.Join(dir, "nope.csv")}, want: "-plot-with: open"},
+		{cmd: "bench", name: "-plot-with malformed row", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-plot-with", p["bad.csv"]}, want: "want impl,op,n,keep_ratio,ms_median,gelem_per_s"},
+		{cmd: "bench", name: "-plot-with wrong columns", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-plot-with", p["cols.csv"]}, want: "wrong number of fields"},
+		{cmd: "bench", name: "-plot-only with no rows of the ops", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-ops", "copy", "-plot-with", p["sel.csv"]}, want: "-plot: no rows of copy to draw"},
 		{cmd: "bench", name: "-alloc unknown", args: []string{"-alloc", "frame"}, want: `-alloc: "frame" is not size or op`},
 		{cmd: "bench", name: "-reps not a number", args: []string{"-reps", "many"}, want: `invalid value "many" for flag -reps`},
 		{cmd: "bench", name: "-select-write unknown", args: []string{"-select-write", "fast"}, want: `-select-write: "fast" is not auto, scattered or staged`},

@@ -82,6 +82,9 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	warmupMs := fs.Int("warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
 	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
 	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
+	plotPath := fs.String("plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
+	plotWith := fs.String("plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")
+	plotOnly := fs.Bool("plot-only", false, "measure nothing: draw the -plot-with rows of the -ops operations")
 	alloc := fs.String("alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
 	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxVecsPerThread))
@@ -159,6 +162,26 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *vecs > compact.MaxVecsPerThread {
 		return usagef("-copy-vecs %d: at most %d", *vecs, compact.MaxVecsPerThread)
 	}
+	var extra []benchRow
+	if *plotPath != "" {
+		if _, err := plotFormat(*plotPath); err != nil {
+			return usageError{err}
+		}
+	}
+	if *plotWith != "" {
+		if extra, err = readBenchCSV(*plotWith); err != nil {
+			return usagef("-plot-with: %v", err)
+		}
+	}
+	if *plotOnly {
+		if *plotPath == "" || *plotWith == "" {
+			return usagef("-plot-only needs -plot FILE and -plot-with CSV")
+		}
+		if err := writePlot(*plotPath, extra, opList); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
 	ctx, err := vk.Open(vk.Options{Device: *device})
 	if err != nil {
 		return err
@@ -197,14 +220,18 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 				if err != nil {
 					return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
 				}
-				if *asJSON {
-					rows = append(rows, row)
-				} else {
+				rows = append(rows, row)
+				if !*asJSON {
 					fmt.Fprintf(stdout, "%s,%s,%d,%.3f,%.5f,%.2f\n", row.Impl, row.Op, row.N, row.KeepRatio, row.MsMedian, row.GelemPerS)
 				}
 			}
 		}
 		cfg.pool.drain()
+	}
+	if *plotPath != "" {
+		if err := writePlot(*plotPath, append(rows, extra...), opList); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rows)

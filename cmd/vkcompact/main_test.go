@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,5 +151,30 @@ func TestBenchCopy(t *testing.T) {
 	}
 	if rows, err := csv.NewReader(strings.NewReader(out)).ReadAll(); err != nil || len(rows) != 25 {
 		t.Errorf("bench (pooled buffers): %d rows, %v:\n%s", len(rows), err, out)
+	}
+}
+
+// TestBenchPlot draws a measured table beside another implementation's
+// rows, as SVG and PNG, and a table from a CSV alone (-plot-only).
+func TestBenchPlot(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "cub.csv")
+	writeTestFile(t, other, []byte("impl,op,n,keep_ratio,ms_median,gelem_per_s\n# a comment\ncub,copy,1024,1.000,0.001,1.02\ncub,copy,65536,1.000,0.002,32.8\n"+
+		"cub,select_if,1024,0.500,0.002,0.51\ncub,select_if,65536,0.500,0.003,21.8\n"))
+	svg := filepath.Join(dir, "only.svg")
+	if code, _, errOut := runCLI(t, "bench", "-plot-only", "-plot", svg, "-plot-with", other, "-ops", "copy,select_if"); code != 0 {
+		t.Fatalf("-plot-only: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "select_if") {
+		t.Errorf("-plot-only wrote no SVG with a select_if panel (%v)", err)
+	}
+	requireDevice(t)
+	png := filepath.Join(dir, "run.png")
+	code, out, errOut := runCLI(t, "bench", "-ops", "copy", "-n", "10,16", "-reps", "2", "-warmup-ms", "0", "-plot", png, "-plot-with", other)
+	if code != 0 || !strings.Contains(out, "vkcompact,copy,65536") {
+		t.Fatalf("bench -plot: exit %d: %s %s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(png); err != nil || len(b) < 1000 || string(b[1:4]) != "PNG" {
+		t.Errorf("bench -plot wrote no PNG (%d bytes, %v)", len(b), err)
 	}
 }
