@@ -246,7 +246,7 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	defer sets.release()
 	type pair struct{ src, dst vk.Range }
 	var pairs []pair
-	for range int(min(max(rotateBytes/(2*bytes), 1), 16)) {
+	for range setsFor(2 * bytes) {
 		src, err := sets.alloc(bytes)
 		if err != nil {
 			return benchRow{}, err

@@ -33,7 +33,7 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 			return benchRow{}, err
 		}
 		bytes := 4 * n
-		nSets := int(min(max(rotateBytes/(2*bytes), 1), 16))
+		nSets := setsFor(2 * bytes)
 		sets := bufferSets{pool: cfg.pool}
 		defer sets.release()
 		rng := rand.New(rand.NewPCG(42, n^uint64(keep*1e6)))

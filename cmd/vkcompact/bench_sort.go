@@ -41,7 +41,7 @@ func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record 
 	// busy rather than waiting on the host between submissions.
 	start := time.Now()
 	batch := sets
-	for done := 0; done < cfg.warmup || time.Since(start) < cfg.warmupFor; done += batch {
+	for done := 0; done < cfg.warmup || time.Since(start) < cfg.warmupFor; {
 		t0 := time.Now()
 		err := ctx.Submit(func(cb vk.CommandBuffer) error {
 			r := pipeline.Record(cb)
@@ -53,6 +53,7 @@ func timeRuns(ctx *vk.Context, cfg benchConfig, sets int, stamps uint32, record 
 		if err != nil {
 			return nil, nil, err
 		}
+		done += batch
 		if time.Since(t0) < 4*time.Millisecond && batch < 4096 {
 			batch *= 2
 		}
