@@ -183,3 +183,33 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 	x := (groups + y - 1) / y // balance the rows: fewer idle workgroups
 	return Grid{X: uint32(x), Y: uint32(y)}, nil
 }
+
+// Statistics returns the driver's statistics for the pipeline (see
+// vk.Options.Statistics).
+func (p *Pipeline) Statistics() ([]vk.PipelineStatistic, error) {
+	if p == nil || p.p == nil {
+		return nil, fmt.Errorf("%w: statistics of a nil pipeline", vk.ErrInvalid)
+	}
+	return p.p.Statistics()
+}
+
+// Pipelines returns the cache's pipelines, ordered by kernel name and then
+// by specialization constants.
+func (c *Cache) Pipelines() []*Pipeline {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	out := make([]*Pipeline, 0, len(c.m))
+	for _, p := range c.m {
+		out = append(out, p)
+	}
+	c.mu.Unlock()
+	slices.SortFunc(out, func(a, b *Pipeline) int {
+		if a.Kernel.Name != b.Kernel.Name {
+			return strings.Compare(a.Kernel.Name, b.Kernel.Name)
+		}
+		return slices.Compare(a.Constants, b.Constants)
+	})
+	return out
+}

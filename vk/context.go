@@ -29,6 +29,13 @@ type Options struct {
 	// Timeout bounds each wait of the library's own submissions; 0 means
 	// one minute.
 	Timeout time.Duration
+	// Statistics asks the driver to keep, for every pipeline, the
+	// statistics of VK_KHR_pipeline_executable_properties (on NVIDIA:
+	// registers per invocation, shared memory, ...), read with
+	// ComputePipeline.Statistics. Ignored where the device lacks the
+	// extension (DeviceInfo.PipelineStatistics); Statistics then reports
+	// ErrUnsupported. It may slow pipeline creation.
+	Statistics bool
 }
 
 // Context is one Vulkan device and one compute queue, either created by the
@@ -47,6 +54,7 @@ type Context struct {
 	memory   memoryTypes
 
 	fullSubgroups bool // pipelines may require full subgroups
+	statistics    bool // pipelines are created capturing their executable statistics
 	timeout       time.Duration
 
 	queueMu sync.Mutex // serialises vkQueueSubmit: the queue is externally synchronised
@@ -252,6 +260,7 @@ func Open(opts Options) (*Context, error) {
 		infos[def].Default = true
 	}
 	c := &Context{inst: inst, instance: inst.handle, physical: pds[pick], info: infos[pick]}
+	c.statistics = opts.Statistics && c.info.PipelineStatistics
 	if err := c.createDevice(); err != nil {
 		inst.destroy()
 		return nil, err
@@ -278,6 +287,7 @@ func (c *Context) createDevice() error {
 		float64:        d.ShaderFloat64,
 		sizeControl:    d.SubgroupSizeControl,
 		sizeControlExt: d.SubgroupSizeControl && d.apiVersion < 1<<22|3<<12,
+		statistics:     c.statistics,
 	})
 	if err != nil {
 		return err
@@ -375,7 +385,7 @@ func Borrow(h Handles) (*Context, error) {
 
 // init loads device functions and memory types.
 func (c *Context) init() error {
-	fns, err := loadDeviceFuncs(c.instance, c.device)
+	fns, err := loadDeviceFuncs(c.instance, c.device, c.statistics)
 	if err != nil {
 		return err
 	}

@@ -347,7 +347,7 @@ typedef int32_t (*vkc_create_compute_pipelines_fn)(void*, uint64_t, uint32_t, co
 // vkc_create_compute_pipeline creates one compute pipeline from module
 // (entry point "main") with count 32-bit specialization constants, constant
 // i at ID i.
-static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t stageFlags, uint64_t module, uint64_t layout,
+static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t createFlags, uint32_t stageFlags, uint64_t module, uint64_t layout,
 	uint32_t count, const uint32_t* constants, uint64_t* pipeline) {
 	vkc_specialization_map_entry entries[VKC_MAX_CONSTANTS];
 	uint32_t data[VKC_MAX_CONSTANTS];
@@ -362,6 +362,7 @@ static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t stag
 	vkc_compute_pipeline_create_info info;
 	memset(&info, 0, sizeof info);
 	info.sType = 29; // VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
+	info.flags = createFlags;
 	info.stage.sType = 18; // VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
 	info.stage.flags = stageFlags;
 	info.stage.stage = 0x20; // VK_SHADER_STAGE_COMPUTE_BIT
@@ -371,6 +372,48 @@ static int32_t vkc_create_compute_pipeline(void* fn, void* device, uint32_t stag
 	info.layout = layout;
 	info.basePipelineIndex = -1;
 	return ((vkc_create_compute_pipelines_fn)fn)(device, 0, 1, &info, NULL, pipeline);
+}
+
+// ---- Pipeline executable statistics (VK_KHR_pipeline_executable_properties).
+
+typedef struct { int32_t sType; const void* pNext; uint64_t pipeline; } vkc_pipeline_info;
+typedef struct { int32_t sType; void* pNext; uint32_t stages; char name[256]; char description[256]; uint32_t subgroupSize; } vkc_executable_properties;
+typedef struct { int32_t sType; const void* pNext; uint64_t pipeline; uint32_t executableIndex; } vkc_executable_info;
+typedef struct { int32_t sType; void* pNext; char name[256]; char description[256]; int32_t format; uint64_t value; } vkc_executable_statistic;
+typedef int32_t (*vkc_get_executables_fn)(void*, const vkc_pipeline_info*, uint32_t*, vkc_executable_properties*);
+typedef int32_t (*vkc_get_statistics_fn)(void*, const vkc_executable_info*, uint32_t*, vkc_executable_statistic*);
+
+#define VKC_MAX_EXECUTABLES 8
+#define VKC_MAX_STATISTICS 64
+
+// vkc_pipeline_statistics fills out with up to VKC_MAX_EXECUTABLES
+// executables' properties and, for executable e, up to VKC_MAX_STATISTICS
+// statistics at stats[e * VKC_MAX_STATISTICS], their counts in counts[e].
+// It returns a VkResult; *executables is the number filled.
+static int32_t vkc_pipeline_statistics(void* getExecutables, void* getStatistics, void* device, uint64_t pipeline,
+	uint32_t* executables, vkc_executable_properties* props, uint32_t* counts, vkc_executable_statistic* stats) {
+	vkc_pipeline_info pinfo = { 1000269001, NULL, pipeline }; // VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR
+	uint32_t n = VKC_MAX_EXECUTABLES;
+	for (uint32_t i = 0; i < n; i++) {
+		memset(&props[i], 0, sizeof props[i]);
+		props[i].sType = 1000269002; // VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR
+	}
+	int32_t r = ((vkc_get_executables_fn)getExecutables)(device, &pinfo, &n, props);
+	if (r < 0) return r;
+	*executables = n;
+	for (uint32_t e = 0; e < n; e++) {
+		vkc_executable_info einfo = { 1000269003, NULL, pipeline, e }; // VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR
+		vkc_executable_statistic* s = &stats[e * VKC_MAX_STATISTICS];
+		uint32_t m = VKC_MAX_STATISTICS;
+		for (uint32_t i = 0; i < m; i++) {
+			memset(&s[i], 0, sizeof s[i]);
+			s[i].sType = 1000269004; // VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR
+		}
+		int32_t r2 = ((vkc_get_statistics_fn)getStatistics)(device, &einfo, &m, s);
+		if (r2 < 0) return r2;
+		counts[e] = m;
+	}
+	return r;
 }
 
 // ---- Object creation with nested arrays. The binding's PassRef copies
@@ -410,6 +453,7 @@ static int32_t vkc_create_instance(void* fn, uint32_t apiVersion, int validate, 
 }
 
 typedef struct { int32_t sType; void* pNext; uint32_t subgroupSizeControl; uint32_t computeFullSubgroups; } vkc_subgroup_size_control_features;
+typedef struct { int32_t sType; void* pNext; uint32_t pipelineExecutableInfo; } vkc_pipeline_executable_features;
 typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t queueFamilyIndex; uint32_t queueCount;
 	const float* pQueuePriorities; } vkc_device_queue_create_info;
 typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t queueCreateInfoCount;
@@ -425,22 +469,26 @@ typedef int32_t (*vkc_create_device_fn)(void*, const vkc_device_create_info*, co
 // push-descriptor extension, and the optional features asked for.
 // sizeControlExt adds VK_EXT_subgroup_size_control (before Vulkan 1.3).
 static int32_t vkc_create_device(void* fn, void* pd, uint32_t family, int int64, int float64,
-	int sizeControl, int sizeControlExt, void** device) {
+	int sizeControl, int sizeControlExt, int statistics, void** device) {
 	static const float priority = 1.0f;
-	const char* exts[2] = { "VK_KHR_push_descriptor", "VK_EXT_subgroup_size_control" };
+	const char* exts[3] = { "VK_KHR_push_descriptor", NULL, NULL };
+	uint32_t extCount = 1;
+	if (sizeControlExt) exts[extCount++] = "VK_EXT_subgroup_size_control";
+	if (statistics) exts[extCount++] = "VK_KHR_pipeline_executable_properties";
 	uint32_t features[VKC_FEATURE_COUNT];
 	memset(features, 0, sizeof features);
 	features[VKC_FEATURE_SHADER_INT64] = int64 ? 1 : 0;
 	features[VKC_FEATURE_SHADER_FLOAT64] = float64 ? 1 : 0;
-	vkc_subgroup_size_control_features ctl = { 1000225002, NULL, 1, 1 }; // ..._SUBGROUP_SIZE_CONTROL_FEATURES
+	vkc_pipeline_executable_features exe = { 1000269000, NULL, 1 }; // ..._PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR
+	vkc_subgroup_size_control_features ctl = { 1000225002, statistics ? &exe : NULL, 1, 1 }; // ..._SUBGROUP_SIZE_CONTROL_FEATURES
 	vkc_device_queue_create_info queue = { 2, NULL, 0, family, 1, &priority }; // VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
 	vkc_device_create_info info;
 	memset(&info, 0, sizeof info);
 	info.sType = 3; // VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-	info.pNext = sizeControl ? &ctl : NULL;
+	info.pNext = sizeControl ? (void*)&ctl : statistics ? (void*)&exe : NULL;
 	info.queueCreateInfoCount = 1;
 	info.pQueueCreateInfos = &queue;
-	info.enabledExtensionCount = sizeControlExt ? 2 : 1;
+	info.enabledExtensionCount = extCount;
 	info.ppEnabledExtensionNames = exts;
 	info.pEnabledFeatures = features;
 	return ((vkc_create_device_fn)fn)(pd, &info, NULL, device);
@@ -612,9 +660,11 @@ type deviceFuncs struct {
 	createShaderModule     unsafe.Pointer
 	createSetLayout        unsafe.Pointer
 	createPipelineLayout   unsafe.Pointer
+	getExecutables         unsafe.Pointer // nil unless VK_KHR_pipeline_executable_properties is enabled
+	getStatistics          unsafe.Pointer
 }
 
-func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, error) {
+func loadDeviceFuncs(instance vkb.Instance, device vkb.Device, statistics bool) (deviceFuncs, error) {
 	gdpa := instanceProc(instance, "vkGetDeviceProcAddr")
 	if gdpa == nil {
 		return deviceFuncs{}, errors.New("vk: vkGetInstanceProcAddr gave no vkGetDeviceProcAddr")
@@ -635,6 +685,13 @@ func loadDeviceFuncs(instance vkb.Instance, device vkb.Device) (deviceFuncs, err
 		createShaderModule:     get("vkCreateShaderModule"),
 		createSetLayout:        get("vkCreateDescriptorSetLayout"),
 		createPipelineLayout:   get("vkCreatePipelineLayout"),
+	}
+	if statistics {
+		f.getExecutables = get("vkGetPipelineExecutablePropertiesKHR")
+		f.getStatistics = get("vkGetPipelineExecutableStatisticsKHR")
+		if f.getExecutables == nil || f.getStatistics == nil {
+			return f, errors.New("vk: vkGetDeviceProcAddr gave no vkGetPipelineExecutable{Properties,Statistics}KHR")
+		}
 	}
 	if f.pushDescriptorSet == nil {
 		return f, fmt.Errorf("%w: vkCmdPushDescriptorSetKHR is not available: enable the %s device extension",
@@ -769,13 +826,13 @@ func wholeMemoryRange(f *deviceFuncs, device vkb.Device, mem vkb.DeviceMemory, f
 // maxConstants is the most specialization constants a pipeline takes.
 const maxConstants = C.VKC_MAX_CONSTANTS
 
-func createComputePipeline(f *deviceFuncs, device vkb.Device, stageFlags uint32, module vkb.ShaderModule, layout vkb.PipelineLayout, constants []uint32) (vkb.Pipeline, int32) {
+func createComputePipeline(f *deviceFuncs, device vkb.Device, createFlags, stageFlags uint32, module vkb.ShaderModule, layout vkb.PipelineLayout, constants []uint32) (vkb.Pipeline, int32) {
 	var pc *C.uint32_t
 	if len(constants) > 0 {
 		pc = (*C.uint32_t)(unsafe.Pointer(&constants[0]))
 	}
 	var out C.uint64_t
-	r := C.vkc_create_compute_pipeline(f.createComputePipelines, unsafe.Pointer(device), C.uint32_t(stageFlags),
+	r := C.vkc_create_compute_pipeline(f.createComputePipelines, unsafe.Pointer(device), C.uint32_t(createFlags), C.uint32_t(stageFlags),
 		C.uint64_t(handle(unsafe.Pointer(module))), C.uint64_t(handle(unsafe.Pointer(layout))),
 		C.uint32_t(len(constants)), pc, &out)
 	// A non-dispatchable handle is a pointer-sized C value on 64-bit
@@ -803,6 +860,7 @@ type deviceOptions struct {
 	family                      uint32
 	int64, float64              bool
 	sizeControl, sizeControlExt bool
+	statistics                  bool // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
 }
 
 func cbool(b bool) C.int {
@@ -820,7 +878,7 @@ func createDeviceC(instance vkb.Instance, pd vkb.PhysicalDevice, o deviceOptions
 	}
 	var h unsafe.Pointer
 	r := C.vkc_create_device(fn, unsafe.Pointer(pd), C.uint32_t(o.family), cbool(o.int64), cbool(o.float64),
-		cbool(o.sizeControl), cbool(o.sizeControlExt), &h)
+		cbool(o.sizeControl), cbool(o.sizeControlExt), cbool(o.statistics), &h)
 	return vkb.Device(h), check("vkCreateDevice", vkb.Result(r))
 }
 
@@ -844,4 +902,42 @@ func createPipelineLayoutC(f *deviceFuncs, device vkb.Device, set vkb.Descriptor
 	var out C.uint64_t
 	r := C.vkc_create_pipeline_layout(f.createPipelineLayout, unsafe.Pointer(device), C.uint64_t(handle(unsafe.Pointer(set))), C.uint32_t(pushSize), &out)
 	return *(*vkb.PipelineLayout)(unsafe.Pointer(&out)), int32(r)
+}
+
+// rawStatistic is one statistic as the C layer returns it.
+type rawStatistic struct {
+	executable, description, name, statDescription string
+	subgroupSize                                     uint32
+	format                                           int32
+	value                                            uint64
+}
+
+func pipelineStatisticsC(f *deviceFuncs, device vkb.Device, pipeline vkb.Pipeline) ([]rawStatistic, int32) {
+	var n C.uint32_t
+	var props [C.VKC_MAX_EXECUTABLES]C.vkc_executable_properties
+	var counts [C.VKC_MAX_EXECUTABLES]C.uint32_t
+	stats := (*[C.VKC_MAX_EXECUTABLES * C.VKC_MAX_STATISTICS]C.vkc_executable_statistic)(C.calloc(C.VKC_MAX_EXECUTABLES*C.VKC_MAX_STATISTICS, C.size_t(unsafe.Sizeof(C.vkc_executable_statistic{}))))
+	defer C.free(unsafe.Pointer(stats))
+	r := C.vkc_pipeline_statistics(f.getExecutables, f.getStatistics, unsafe.Pointer(device), C.uint64_t(handle(unsafe.Pointer(pipeline))),
+		&n, &props[0], &counts[0], &stats[0])
+	if r < 0 {
+		return nil, int32(r)
+	}
+	var out []rawStatistic
+	for e := 0; e < int(n) && e < C.VKC_MAX_EXECUTABLES; e++ {
+		p := &props[e]
+		for i := 0; i < int(counts[e]) && i < C.VKC_MAX_STATISTICS; i++ {
+			s := &stats[e*C.VKC_MAX_STATISTICS+i]
+			out = append(out, rawStatistic{
+				executable:      C.GoString(&p.name[0]),
+				description:     C.GoString(&p.description[0]),
+				subgroupSize:    uint32(p.subgroupSize),
+				name:            C.GoString(&s.name[0]),
+				statDescription: C.GoString(&s.description[0]),
+				format:          int32(s.format),
+				value:           uint64(s.value),
+			})
+		}
+	}
+	return out, int32(r)
 }

@@ -52,6 +52,10 @@ type DeviceInfo struct {
 	ShaderInt64    bool `json:"shader_int64"`
 	ShaderFloat64  bool `json:"shader_float64"`
 	PushDescriptor bool `json:"push_descriptor"` // VK_KHR_push_descriptor
+	// PipelineStatistics: VK_KHR_pipeline_executable_properties, which
+	// reports what the compiler made of each kernel (registers, shared
+	// memory, ...); see Options.Statistics.
+	PipelineStatistics bool `json:"pipeline_statistics"`
 
 	// Problems lists what the device lacks that vkcompact needs; empty when
 	// usable.
@@ -170,6 +174,7 @@ func queryDevice(inst vkb.Instance, instVersion uint32, pd vkb.PhysicalDevice, i
 		return d, err
 	}
 	d.PushDescriptor = exts[extPushDescriptor]
+	d.PipelineStatistics = exts[extExecutableProperties]
 	if d.apiVersion >= minAPIVersion {
 		d.ComputeUnits, d.SubgroupsPerUnit = computeUnits(inst, pd, exts["VK_NV_shader_sm_builtins"], exts["VK_AMD_shader_core_properties"])
 	}

@@ -2,6 +2,7 @@ package vk
 
 import (
 	"fmt"
+	"math"
 
 	vkb "github.com/goki/vulkan"
 )
@@ -31,6 +32,81 @@ type PipelineDesc struct {
 
 // Pipeline stage create flags (VkPipelineShaderStageCreateFlagBits).
 const stageRequireFullSubgroups = 0x2
+
+// VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (VkPipelineCreateFlagBits).
+const pipelineCaptureStatistics = 0x40
+
+// extExecutableProperties reports the compiler's statistics per pipeline.
+const extExecutableProperties = "VK_KHR_pipeline_executable_properties"
+
+// PipelineStatistic is one statistic the driver reports about a compiled
+// pipeline (VK_KHR_pipeline_executable_properties), such as NVIDIA's
+// register count per invocation.
+type PipelineStatistic struct {
+	Executable   string  // the executable's name (a pipeline may compile to several)
+	SubgroupSize uint32  // the executable's subgroup size, 0 if the driver does not say
+	Name         string  // the statistic's name, as the driver spells it
+	Description  string  // the driver's description
+	Value        float64 // booleans as 0 or 1
+}
+
+// Statistics returns the driver's statistics for the pipeline. It needs a
+// context opened with Options.Statistics on a device that has
+// VK_KHR_pipeline_executable_properties; otherwise it returns
+// ErrUnsupported.
+func (p *ComputePipeline) Statistics() ([]PipelineStatistic, error) {
+	if p == nil || p.ctx == nil {
+		return nil, invalidf("statistics of a nil pipeline")
+	}
+	c := p.ctx
+	if err := c.enter(); err != nil {
+		return nil, err
+	}
+	defer c.exit()
+	if !c.statistics {
+		why := "the context was opened without Options.Statistics"
+		if !c.info.PipelineStatistics {
+			why = c.info.Name + " lacks " + extExecutableProperties
+		} else if c.borrowed {
+			why = "a borrowed context does not enable " + extExecutableProperties
+		}
+		return nil, fmt.Errorf("%w: pipeline statistics: %s", ErrUnsupported, why)
+	}
+	c.mu.Lock() // the pipeline stays alive while owned (Release destroys it under c.mu)
+	_, owned := c.children[p]
+	var raw []rawStatistic
+	var r int32
+	if owned {
+		raw, r = pipelineStatisticsC(&c.fns, c.device, p.pipeline)
+	}
+	c.mu.Unlock()
+	if !owned {
+		return nil, fmt.Errorf("%w: the pipeline", ErrReleased)
+	}
+	if err := check("vkGetPipelineExecutableStatisticsKHR", vkb.Result(r)); err != nil {
+		return nil, c.noteResult(err)
+	}
+	out := make([]PipelineStatistic, 0, len(raw))
+	for _, s := range raw {
+		st := PipelineStatistic{Executable: s.executable, SubgroupSize: s.subgroupSize, Name: s.name, Description: s.statDescription}
+		switch s.format {
+		case 0: // VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR
+			if uint32(s.value) != 0 {
+				st.Value = 1
+			}
+		case 1: // INT64
+			st.Value = float64(int64(s.value))
+		case 2: // UINT64
+			st.Value = float64(s.value)
+		case 3: // FLOAT64
+			st.Value = math.Float64frombits(s.value)
+		default:
+			continue
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
 
 // NewComputePipeline creates a shader module, a push-descriptor set layout,
 // a pipeline layout and the pipeline. Partial creations are undone on
@@ -85,7 +161,11 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 	if d.FullSubgroups && c.fullSubgroups {
 		flags |= stageRequireFullSubgroups
 	}
-	pipe, res := createComputePipeline(&c.fns, c.device, flags, p.module, p.layout, d.Constants)
+	var createFlags uint32
+	if c.statistics {
+		createFlags |= pipelineCaptureStatistics
+	}
+	pipe, res := createComputePipeline(&c.fns, c.device, createFlags, flags, p.module, p.layout, d.Constants)
 	if err := check("vkCreateComputePipelines", vkb.Result(res)); err != nil {
 		return nil, err
 	}

@@ -166,6 +166,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{cmd: "bench", name: "-warmup-ms negative", args: []string{"-warmup-ms", "-1"}, want: "-warmup-ms -1: 0 to 600000"},
 		{cmd: "bench", name: "-warmup-ms above ten minutes", args: []string{"-warmup-ms", "600001"}, want: "-warmup-ms 600001: 0 to 600000"},
 		{cmd: "bench", name: "-plot not svg or png", args: []string{"-plot", filepath.Join(dir, "out.pdf")}, want: "out.pdf: want a .svg or .png file"},
+		{cmd: "bench", name: "-kernel-stats a directory", args: []string{"-ops", "copy", "-n", "4", "-kernel-stats", dir}, want: "is a directory"},
 		{cmd: "bench", name: "-plot-only without -plot-with", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg")}, want: "-plot-only needs -plot FILE and -plot-with CSV"},
 		{cmd: "bench", name: "-plot-with no such file", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-plot-with", filepath.Join(dir, "nope.csv")}, want: "-plot-with: open"},
 		{cmd: "bench", name: "-plot-with malformed row", args: []string{"-plot-only", "-plot", filepath.Join(dir, "out.svg"), "-plot-with", p["bad.csv"]}, want: "want impl,op,n,keep_ratio,ms_median,gelem_per_s"},

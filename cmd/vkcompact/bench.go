@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -85,6 +86,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	plotPath := fs.String("plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
 	plotWith := fs.String("plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")
 	plotOnly := fs.Bool("plot-only", false, "measure nothing: draw the -plot-with rows of the -ops operations")
+	kernelStats := fs.String("kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
 	alloc := fs.String("alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
 	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxVecsPerThread))
@@ -182,11 +184,26 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		return nil
 	}
-	ctx, err := vk.Open(vk.Options{Device: *device})
+	var statsOut *outputFile
+	if *kernelStats != "" {
+		// Created first, so that a path that cannot be written fails before the run.
+		if statsOut, err = createOutputFor("-kernel-stats", *kernelStats); err != nil {
+			return err
+		}
+		defer func() {
+			if statsOut != nil {
+				statsOut.abort()
+			}
+		}()
+	}
+	ctx, err := vk.Open(vk.Options{Device: *device, Statistics: *kernelStats != ""})
 	if err != nil {
 		return err
 	}
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
+	if *kernelStats != "" && !ctx.Info().PipelineStatistics {
+		return usagef("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", ctx.Info().Name)
+	}
 	cfg := benchConfig{reps: *reps, warmup: *warmup, warmupFor: time.Duration(*warmupMs) * time.Millisecond,
 		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
@@ -232,6 +249,16 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		if err := writePlot(*plotPath, append(rows, extra...), opList); err != nil {
 			return err
 		}
+	}
+	if *kernelStats != "" {
+		data, err := kernelStatsCSV(pipeline.For(ctx).Pipelines())
+		if err != nil {
+			return err
+		}
+		if err := statsOut.commit(nil, data); err != nil {
+			return err
+		}
+		statsOut = nil
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(rows)
@@ -317,4 +344,29 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// kernelStatsCSV gives each pipeline's driver statistics as CSV rows:
+// kernel, its specialization constants (space-separated, the workgroup size
+// first), executable, subgroup size, statistic, value.
+func kernelStatsCSV(pipes []*pipeline.Pipeline) ([]byte, error) {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write([]string{"kernel", "constants", "executable", "subgroup_size", "statistic", "value"})
+	for _, p := range pipes {
+		stats, err := p.Statistics()
+		if err != nil {
+			return nil, fmt.Errorf("-kernel-stats: %s: %w", p.Kernel.Name, err)
+		}
+		consts := make([]string, len(p.Constants))
+		for i, c := range p.Constants {
+			consts[i] = strconv.FormatUint(uint64(c), 10)
+		}
+		for _, s := range stats {
+			w.Write([]string{p.Kernel.Name, strings.Join(consts, " "), s.Executable, strconv.FormatUint(uint64(s.SubgroupSize), 10),
+				s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64)})
+		}
+	}
+	w.Flush()
+	return []byte(b.String()), w.Error()
 }

@@ -178,3 +178,35 @@ func TestBenchPlot(t *testing.T) {
 		t.Errorf("bench -plot wrote no PNG (%d bytes, %v)", len(b), err)
 	}
 }
+
+// TestBenchKernelStats runs bench -kernel-stats: where the device reports
+// pipeline statistics (NVIDIA), the CSV holds rows for every kernel the run
+// compiled; elsewhere (lavapipe) it fails naming the missing extension and
+// leaves no file.
+func TestBenchKernelStats(t *testing.T) {
+	requireDevice(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stats.csv")
+	code, _, errOut := runCLI(t, "bench", "-ops", "copy,select_if", "-keep", "0.5", "-n", "12", "-reps", "1", "-warmup-ms", "0", "-kernel-stats", path)
+	if code == 2 && strings.Contains(errOut, "lacks VK_KHR_pipeline_executable_properties") {
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("a failed -kernel-stats left %s (%v)", path, err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("a failed -kernel-stats left %d files in its directory", len(left))
+		}
+		return
+	}
+	if code != 0 {
+		t.Fatalf("bench -kernel-stats: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if !strings.HasPrefix(text, "kernel,constants,executable,subgroup_size,statistic,value\n") || !strings.Contains(text, "\ncopy,") || !strings.Contains(text, "select") {
+		t.Errorf("-kernel-stats CSV lacks the header or the copy and select kernels:\n%s", text)
+	}
+	t.Logf("\n%s", text)
+}
