@@ -907,9 +907,9 @@ func createPipelineLayoutC(f *deviceFuncs, device vkb.Device, set vkb.Descriptor
 // rawStatistic is one statistic as the C layer returns it.
 type rawStatistic struct {
 	executable, description, name, statDescription string
-	subgroupSize                                     uint32
-	format                                           int32
-	value                                            uint64
+	subgroupSize                                   uint32
+	format                                         int32
+	value                                          uint64
 }
 
 func pipelineStatisticsC(f *deviceFuncs, device vkb.Device, pipeline vkb.Pipeline) ([]rawStatistic, int32) {
