@@ -413,13 +413,12 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	}
 	vecs := p.sel.LoadsPerLane
 	if vecs == 0 {
-		// Tiles of 4 loads per lane for a compaction, 3 for a split: on
-		// the H100 at 2^28 uint32 a split took 0.99 ms with 3 against
-		// 1.04 ms with 4 (BENCHMARKS.md).
+		// Tiles of 4 loads per lane. On the H100 at 2^28 uint32, keep 0.5
+		// (BENCHMARKS.md), 256 x 4 took 0.662 ms (compaction) and 0.822
+		// ms (split), against 0.822 and 1.014 ms with 3 loads, which need
+		// fewer registers (32 against 46) but make more tiles to look
+		// back over.
 		vecs = MaxLoadsPerLane
-		if sel.Split {
-			vecs = 3
-		}
 		for vecs > 1 && shared(vecs) > uint64(info.MaxSharedMemory) {
 			vecs--
 		}

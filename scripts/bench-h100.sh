@@ -11,7 +11,11 @@
 #                         libgl1 libglx0 libgles2) NVIDIA's Vulkan driver loads through
 #   .bench/tests/*.test   (for -tests) test binaries: go test -c -o .bench/tests/ ./compact ...
 #   .bench/layer/*.deb    (for -tests) Debian's vulkan-validationlayers
-# Writes $OUT/bench.csv (vkcompact and cub rows in one file), its plot
+# Writes $OUT/bench.csv (vkcompact and cub rows in one file; the separate
+# vkcompact.csv and cub.csv are removed at the end, since the device tool
+# brings back at most 8 files), $OUT/kernel-stats.csv (the driver's
+# statistics of every kernel the last size's run compiled: registers, shared
+# memory), its plot
 # $OUT/plot.svg (throughput against n, one panel per operation), and prints the
 # merged table: our time over CUB's; for copy our bandwidth as a share of
 # CUB's memcpy; for select_if and partition_if our time over the
@@ -110,8 +114,11 @@ echo "== running"
 # the inputs (BENCHMARKS.md).
 echo "impl,op,n,keep_ratio,ms_median,gelem_per_s" >"$out/vkcompact.csv"
 for lg in ${sizes//,/ }; do
-	"$bin/vkcompact" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases 2>>"$out/phases.txt" | tail -n +2 >>"$out/vkcompact.csv"
+	"$bin/vkcompact" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases -kernel-stats "$out/kernel-stats.csv" \
+		2>>"$out/phases.txt" | tail -n +2 >>"$out/vkcompact.csv"
 done
+echo "== registers per invocation of each kernel (the last size's run; bench -kernel-stats)"
+grep -E 'Register Count' "$out/kernel-stats.csv" | cut -d, -f1,2,6 || true
 grep -v '^# device' "$out/phases.txt" || true
 "$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
@@ -185,3 +192,4 @@ END {
 		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}
 }' "$out/bench.csv" | tee "$out/merged.txt"
+rm -f "$out/vkcompact.csv" "$out/cub.csv"

@@ -16,11 +16,16 @@
 // not yet started costs only the fallback below), loads
 // its tile once (TILE = workgroup size * VECS * EPV elements, unit
 // u = k * WG + lid holding elements u*EPV .. u*EPV+EPV-1), ranks the kept
-// elements inside the tile (ballots, then a scan of the per-subgroup
-// counts), gathers them in shared memory in output order, and publishes
-// its aggregate. It then looks back over its predecessors' status words
-// to find its exclusive prefix P, publishes its inclusive prefix, and
-// writes its kept elements to P.. with contiguous word stores. With SPLIT
+// elements of each segment (a subgroup's units k) with ballots, stages
+// them in the segment's own place in shared memory, scans the segments'
+// counts, and publishes its aggregate. It then looks back over its
+// predecessors' status words to find its exclusive prefix P, publishes its
+// inclusive prefix, and each subgroup writes its segments' kept elements
+// to P + (kept before the segment).. with contiguous word stores. The
+// loaded elements leave registers right after ranking: on the H100 the
+// kernel's speed follows how many workgroups fit per processor, which its
+// registers decide (74 when the whole tile was gathered in output order
+// after the scan, 46 now; bench -kernel-stats shows them). With SPLIT
 // the rejected elements go to the back in reverse order (as CUB's
 // DevicePartition does): the r-th rejected element overall goes to slot
 // n - 1 - r, so no tile waits for the kept total.
@@ -77,7 +82,13 @@ const bool LOAD_DATA = true;
 const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * VECS * EPV;
-const uint LOOKBACK = 4; // status words per lane per look-back round
+// Status words per lane per look-back round. One: on the H100 the kernel
+// is bound by how many workgroups fit per processor, which its registers
+// decide, and the look-back's words were the peak (2^28 uint32 keep 0.5,
+// 256 x 4 loads: 4 words 51 registers, 0.771 ms; 2 words 46, 0.684 ms;
+// 1 word 46, 0.662 ms; 8 words 67, 0.970 ms). A look-back by the whole
+// workgroup (256 words a round, a barrier each) took 0.856 ms.
+const uint LOOKBACK = 1;
 
 shared uint stage[STAGE_WORDS];
 shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per (load k, subgroup), then their exclusive scan
@@ -148,35 +159,57 @@ void main() {
     uint start = tile * TILE;
     uint m = min(TILE, n - min(start, n)); // elements in the tile
 
-    // Load the tile once and rank its kept elements.
+    // Load the tile once. Each subgroup ranks the kept elements of its
+    // segments, segment (k, subgroup) being the elements of the subgroup's
+    // units k (SEG = sg * EPV elements, at tile position segBase(k)), and
+    // stages them in the segment's own place in shared memory: kept ones
+    // from the front in order, rejected ones (SPLIT) from the back,
+    // reversed. So the loaded elements leave registers at once (the kernel
+    // needs few registers, and more workgroups fit per processor), and
+    // each subgroup later writes out its own segments.
     uvec4 v[4];
-    uint keep[4];
-    uint below[4]; // kept before the lane's unit k, among its subgroup's units k
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
             v[k] = loadK(start, k, n);
         }
     }
+    uint seg = sg * EPV;
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            uint first = start + (k * WG + lid) * EPV;
-            keep[k] = keepMask(v[k], first, n, c);
-            uint b = 0, total = 0;
+            uint segBase = (k * WG + lid - lane) * EPV;   // the segment's tile position
+            uint segLen = min(seg, m - min(segBase, m));  // its elements
+            uint pos = lane * EPV;                        // the unit's position in the segment
+            uint keep = keepMask(v[k], start + segBase + pos, n, c);
+            uint own = 0, total = 0;
             [[unroll]] for (uint j = 0; j < 4; j++) {
                 if (j < EPV) {
-                    uvec4 bal = subgroupBallot((keep[k] & (1u << j)) != 0);
-                    b += subgroupBallotExclusiveBitCount(bal);
+                    uvec4 bal = subgroupBallot((keep & (1u << j)) != 0);
+                    own += subgroupBallotExclusiveBitCount(bal);
                     total += subgroupBallotBitCount(bal);
                 }
             }
-            below[k] = b;
             if (subgroupElect()) {
                 sgCounts[k * nsg + sgid] = total;
+            }
+            [[unroll]] for (uint j = 0; j < 4; j++) {
+                if (j < EPV && pos + j < segLen) {
+                    bool kj = (keep & (1u << j)) != 0;
+                    if (kj || SPLIT != 0) {
+                        uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
+                        uint e = start + segBase + pos + j;
+                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                            stage[at * STRIDE + w] = VEC_PATH ? v[k][j * STRIDE + w] : srcWord[e * STRIDE + w];
+                        }
+                    }
+                    if (kj) {
+                        own++;
+                    }
+                }
             }
         }
     }
     barrier();
-    // Exclusive scan of the per-(k, subgroup) counts, in element order.
+    // Exclusive scan of the per-segment counts, in element order.
     if (sgid == 0) {
         uint carry = 0;
         for (uint base = 0; base < VECS * nsg; base += sg) {
@@ -198,30 +231,6 @@ void main() {
     // Publish the aggregate early, so successors can look past this tile.
     if (lid == 0) {
         publish(tile, (tile == 0 ? FLAG_INCL : FLAG_AGG) | aggregate);
-    }
-
-    // Gather the tile's output in shared memory: kept elements from the
-    // front in order, rejected ones (SPLIT) from the back, reversed.
-    [[unroll]] for (uint k = 0; k < 4; k++) {
-        if (k < VECS) {
-            uint own = sgCounts[k * nsg + sgid] + below[k]; // kept before element j in the tile
-            uint pos = (k * WG + lid) * EPV;                // the unit's position in the tile
-            [[unroll]] for (uint j = 0; j < 4; j++) {
-                if (j < EPV && pos + j < m) {
-                    bool kj = (keep[k] & (1u << j)) != 0;
-                    if (kj || SPLIT != 0) {
-                        uint at = kj ? own : m - 1 - (pos + j - own);
-                        uint e = start + pos + j;
-                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                            stage[at * STRIDE + w] = VEC_PATH ? v[k][j * STRIDE + w] : srcWord[e * STRIDE + w];
-                        }
-                    }
-                    if (kj) {
-                        own++;
-                    }
-                }
-            }
-        }
     }
 
     // Look back for the exclusive prefix, with subgroup 0 alone and no
@@ -289,16 +298,27 @@ void main() {
     barrier(); // the stage and sPrefix are complete
     uint prefix = sPrefix;
 
-    // Write out: the kept elements to prefix.., the rejected ones (SPLIT)
-    // to their reversed slots at the back, which are contiguous and
-    // ascending in stage order.
-    uint rejFirst = n - (start - prefix) - m; // slot of stage index 0 on the rejected side
-    uint words = (SPLIT != 0 ? m : aggregate) * STRIDE;
-    for (uint t = lid; t < words; t += WG) {
-        uint i = t / STRIDE;
-        uint w = t - i * STRIDE;
-        uint slot = i < aggregate ? prefix + i : rejFirst + i;
-        dstWord[slot * STRIDE + w] = stage[t];
+    // Write out, each subgroup its own segments: the kept elements to
+    // prefix + (kept before the segment).., the rejected ones (SPLIT) to
+    // their reversed slots at the back, which are contiguous and ascending
+    // in stage order.
+    [[unroll]] for (uint k = 0; k < 4; k++) {
+        if (k < VECS) {
+            uint i = k * nsg + sgid;
+            uint segBase = (k * WG + lid - lane) * EPV;
+            uint segLen = min(seg, m - min(segBase, m));
+            uint before = sgCounts[i];                                     // kept before the segment
+            uint kept = (i + 1 < VECS * nsg ? sgCounts[i + 1] : aggregate) - before;
+            uint keptAt = prefix + before;                                 // slot of the segment's first kept element
+            uint rejAt = n - (start - prefix) - (segBase - before) - segLen; // slot of stage index 0 on the rejected side
+            uint words = (SPLIT != 0 ? segLen : kept) * STRIDE;
+            for (uint t = lane; t < words; t += sg) {
+                uint q = t / STRIDE;
+                uint w = t - q * STRIDE;
+                uint slot = q < kept ? keptAt + q : rejAt + q;
+                dstWord[slot * STRIDE + w] = stage[segBase * STRIDE + t];
+            }
+        }
     }
 
     if (tile == lastTile && lid == 0) {

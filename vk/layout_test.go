@@ -44,6 +44,11 @@ var cMirrors = map[string]struct {
 	"vkc_amd_core_props":                    {"VkPhysicalDeviceShaderCorePropertiesAMD", []string{"sType", "pNext", "shaderEngineCount", "shaderArraysPerEngineCount", "computeUnitsPerShaderArray", "simdPerComputeUnit", "wavefrontsPerSimd", "wavefrontSize"}},
 	"vkc_properties2":                       {"VkPhysicalDeviceProperties2", []string{"sType", "pNext", "properties"}},
 	"vkc_pipeline_layout_create_info":       {"VkPipelineLayoutCreateInfo", []string{"sType", "pNext", "flags", "setLayoutCount", "pSetLayouts", "pushConstantRangeCount", "pPushConstantRanges"}},
+	"vkc_pipeline_executable_features":      {"VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR", []string{"sType", "pNext", "pipelineExecutableInfo"}},
+	"vkc_pipeline_info":                     {"VkPipelineInfoKHR", []string{"sType", "pNext", "pipeline"}},
+	"vkc_executable_properties":             {"VkPipelineExecutablePropertiesKHR", []string{"sType", "pNext", "stages", "name", "description", "subgroupSize"}},
+	"vkc_executable_info":                   {"VkPipelineExecutableInfoKHR", []string{"sType", "pNext", "pipeline", "executableIndex"}},
+	"vkc_executable_statistic":              {"VkPipelineExecutableStatisticKHR", []string{"sType", "pNext", "name", "description", "format", "value"}},
 }
 
 // TestCLayout compiles the C layer's preamble beside the Vulkan headers
