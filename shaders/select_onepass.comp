@@ -161,7 +161,7 @@ void main() {
 
     // Load the tile once. Each subgroup ranks the kept elements of its
     // segments, segment (k, subgroup) being the elements of the subgroup's
-    // units k (SEG = sg * EPV elements, at tile position segBase(k)), and
+    // units k (seg = sg * EPV elements from tile position segBase), and
     // stages them in the segment's own place in shared memory: kept ones
     // from the front in order, rejected ones (SPLIT) from the back,
     // reversed. So the loaded elements leave registers at once (the kernel
