@@ -34,6 +34,14 @@ var (
 		PushWords:     5,
 		FullSubgroups: true,
 	}
+	// The single pass (scan_onepass.comp), for integer sums out of place.
+	scanOnepassKernel = &pipeline.Kernel{
+		Name:          "scan_onepass",
+		SPIRV:         shaders.MustSPIRV("scan_onepass"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     4,
+		FullSubgroups: true,
+	}
 )
 
 // ScanTotalSize is the size of the total a prefix sum writes: one element.
@@ -54,9 +62,14 @@ type Scan struct {
 	Inclusive bool
 	// InPlace writes the sums over the source; Dst stays empty.
 	InPlace bool
-	// Options tunes the phases as for a selection: Processors,
-	// WorkgroupSize and LoadsPerLane apply; Write and GroupSize must be
-	// left zero.
+	// Options tunes the sum as a selection's: Path, Spins, Processors
+	// (three phases), WorkgroupSize and LoadsPerLane apply; Write and
+	// GroupSize must be left zero. The single pass (PathSinglePass) sums
+	// uint32 and int32 out of place, when the source and destination each
+	// fit one binding (maxStorageBufferRange). Float32 sums keep the
+	// three phases: the single pass's fallback sums a late tile again in
+	// another order, so a float total would depend on timing. PathAuto
+	// takes the single pass where it applies, on GPUs.
 	Options
 }
 
@@ -84,6 +97,11 @@ type ScanPlan struct {
 	vecs uint32
 	chunks
 	reduce, sums, apply *pipeline.Pipeline
+
+	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
+	tile, tiles uint32
+	spins       uint32
+	pass, fill  *pipeline.Pipeline
 }
 
 // NewScanPlan checks s for n elements on ctx, picks its tuning and creates
@@ -106,12 +124,24 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if s.Write != WriteAuto || s.GroupSize != 0 {
 		return nil, invalid("compact: Options.Write and Options.GroupSize do not apply to a prefix sum")
 	}
+	if s.Path > PathSinglePass {
+		return nil, invalid("compact: unknown path %d", s.Path)
+	}
 	info := ctx.Info()
 	p := &ScanPlan{ctx: ctx, scan: s, n: uint32(n)}
 	var procs uint32
 	var err error
 	if p.wg, p.vecs, procs, err = s.Options.resolve(info, 1); err != nil {
 		return nil, err
+	}
+	if s.Path == PathSinglePass || (s.Path == PathAuto && autoSinglePass(info)) {
+		why := p.planSinglePass(info, n)
+		if why == "" {
+			return p, p.singlePassPipelines(info)
+		}
+		if s.Path == PathSinglePass {
+			return nil, invalid("compact: the single pass does not apply to this prefix sum: %s", why)
+		}
 	}
 	if p.chunks, err = cutChunks(info, n, 4, procs, maxChunk(info, p.vecs, 4, 1, false)); err != nil {
 		return nil, err
@@ -140,21 +170,78 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	return p, nil
 }
 
+// planSinglePass sizes the single pass, or says why it does not apply.
+func (p *ScanPlan) planSinglePass(info vk.DeviceInfo, n uint64) string {
+	s := p.scan
+	switch {
+	case s.Type == Float32:
+		return "float32 sums keep the three phases (the fallback would sum a late tile in another order, so the total would depend on timing)"
+	case s.InPlace:
+		return "it does not run in place"
+	case n == 0:
+		return "there are no elements"
+	case n*4 > uint64(info.MaxStorageBufferRange):
+		return fmt.Sprintf("%d bytes of elements exceed one binding (maxStorageBufferRange %d)", n*4, info.MaxStorageBufferRange)
+	}
+	p.vecs = s.LoadsPerLane
+	if p.vecs == 0 {
+		// Tiles of 4 uvec4 loads per lane, as the compaction's.
+		p.vecs = MaxLoadsPerLane
+	}
+	p.onepass = true
+	p.tile = p.wg * p.vecs * 4
+	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	p.spins = spinsFor(info, s.Spins)
+	return ""
+}
+
+// singlePassPipelines creates the single pass's pipelines.
+func (p *ScanPlan) singlePassPipelines(info vk.DeviceInfo) error {
+	inclusive := uint32(0)
+	if p.scan.Inclusive {
+		inclusive = 1
+	}
+	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
+	cache := pipeline.For(p.ctx)
+	// Constants as select.glsl numbers them (1 PROCS, 2 STRIDE, ..., 7
+	// VECS), then 8 inclusive, 9 the most subgroups, 10 tiles by index
+	// (see tilesByIndex).
+	var err error
+	byIndex := uint32(0)
+	if tilesByIndex(info, false) {
+		byIndex = 1
+	}
+	if p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.vecs, inclusive, maxSubgroups, byIndex); err != nil {
+		return err
+	}
+	p.fill, err = cache.Get(fillKernel, fillGroup)
+	return err
+}
+
 // N returns the element count the plan was made for.
 func (p *ScanPlan) N() uint64 { return uint64(p.n) }
 
 // ScratchSize returns the bytes of scratch Record needs: one sum per chunk
-// and the total.
-func (p *ScanPlan) ScratchSize() uint64 { return alignUp(uint64(p.nChunks+1)*4, 256) }
+// and the total, or on the single pass the status words of its tiles.
+func (p *ScanPlan) ScratchSize() uint64 {
+	if p.onepass {
+		return alignUp((1+2*uint64(p.tiles))*4, 256)
+	}
+	return alignUp(uint64(p.nChunks+1)*4, 256)
+}
 
 // Tuning reports the choices the plan made (Write is unused).
 func (p *ScanPlan) Tuning() Tuning {
-	return Tuning{Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, SegmentElems: p.segElems}
+	if p.onepass {
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: tilesByIndex(p.ctx.Info(), false)}
+	}
+	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, SegmentElems: p.segElems}
 }
 
-// Record records the prefix sum into r's command buffer: reduce, scan of
-// the chunk sums, and apply, with a buffer barrier between each. Errors
-// are kept by r.
+// Record records the prefix sum into r's command buffer: on the three
+// phases reduce, scan of the chunk sums, and apply, with a buffer barrier
+// between each; on the single pass the clear of its status words and the
+// pass. Errors are kept by r.
 //
 // Synchronisation contract, as for Plan.Record: the first accesses are
 // compute-shader reads of Src and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -169,7 +256,8 @@ func (p *ScanPlan) Record(r *pipeline.Recorder, b ScanBuffers) {
 
 // RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
 // are written before the reduce, after it, after the scan of the sums and
-// at the end. t needs 4 queries, reset earlier in the command buffer.
+// at the end (the single pass: before the clear, after it, and twice after
+// the pass). t needs 4 queries, reset earlier in the command buffer.
 func (p *ScanPlan) RecordTimed(r *pipeline.Recorder, b ScanBuffers, t *vk.Timer) {
 	if t == nil {
 		r.Fail(invalid("compact: RecordTimed needs a timer"))
@@ -191,6 +279,10 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 	}
 	if err := p.check(r, &b); err != nil {
 		r.Fail(err)
+		return
+	}
+	if p.onepass {
+		p.recordSinglePass(r, b, stamp)
 		return
 	}
 	info := p.ctx.Info()
@@ -221,6 +313,26 @@ func (p *ScanPlan) record(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32
 		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), countOn},
 			src, src, sums, dst, dst, count)
 	}
+	stamp(3)
+}
+
+// recordSinglePass records the clear of the tile counter and status
+// words, then one dispatch of a workgroup per tile.
+func (p *ScanPlan) recordSinglePass(r *pipeline.Recorder, b ScanBuffers, stamp func(uint32)) {
+	words := 1 + 2*uint64(p.tiles)
+	status := b.Scratch.Sub(0, words*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = status, 0 // bound, never read
+	}
+	n := uint64(p.n)
+	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
+	stamp(0)
+	r.Dispatch(p.fill, ceilDiv(words, fillGroup), []uint32{uint32(words), 0}, status)
+	stamp(1)
+	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, countOn, p.spins},
+		src, src, status, dst, dst, b.Total.Sub(0, ScanTotalSize), count)
+	stamp(2)
 	stamp(3)
 }
 

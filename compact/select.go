@@ -432,19 +432,36 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.tile = p.wg * vecs * epv
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
+	p.spins = spinsFor(info, sel.Spins)
+	return ""
+}
+
+// spinsFor resolves Options.Spins for a device.
+func spinsFor(info vk.DeviceInfo, spins int32) uint32 {
 	switch {
-	case sel.Spins < 0:
-		p.spins = 0
-	case sel.Spins > 0:
-		p.spins = uint32(sel.Spins)
+	case spins < 0:
+		return 0
+	case spins > 0:
+		return uint32(spins)
 	case info.Type == "cpu":
 		// lavapipe ends any loop after 65535 iterations: count a late
 		// predecessor at once rather than wait for it.
-		p.spins = 0
-	default:
-		p.spins = 64
+		return 0
 	}
-	return ""
+	return 64
+}
+
+// byIndex says whether the single pass's tiles go by workgroup index: for
+// a compaction on a GPU. A split, and any single pass on a CPU device,
+// takes tiles from the counter. lavapipe ends a shader's loops after 65535
+// iterations in all (a guard against endless loops), and it does not run
+// the workgroups of a 2D grid in index order: by index, a tile of the
+// grid's second row ran before most of its predecessors and fell back over
+// tens of thousands of them, past that guard, and wrote wrong output
+// (2^20 uint32 at subgroup size 4 with tiles of 16). From the counter, a
+// tile's unpublished predecessors are only those still running beside it.
+func tilesByIndex(info vk.DeviceInfo, split bool) bool {
+	return !split && info.Type != "cpu"
 }
 
 // singlePassPipelines creates the single pass's pipelines.
@@ -468,7 +485,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	// for compaction (2^28 uint32, keep 0.5: 0.81 against 0.86 ms) and
 	// the slower for split (1.24 against 1.04 ms).
 	byIndex := uint32(1)
-	if sel.Split {
+	if !tilesByIndex(info, sel.Split) {
 		byIndex = 0
 	}
 	stage := p.tile * words
@@ -595,7 +612,7 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: !p.sel.Split}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: tilesByIndex(p.ctx.Info(), p.sel.Split)}
 	}
 	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
 }

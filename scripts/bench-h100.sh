@@ -19,13 +19,14 @@
 # $OUT/plot.svg (throughput against n, one panel per operation), and prints the
 # merged table: our time over CUB's; for copy our bandwidth as a share of
 # CUB's memcpy; for select_if and partition_if our time over the
-# single-pass byte floor, (1+p)*4n bytes for select (2*4n for partition) at
-# the best copy bandwidth of the run, and for scan_exclusive_u32 over its
-# three-phase floor, 3*4n bytes (read twice, written once). -sweep also
+# single-pass byte floor, (1+p)*4n bytes for select (2*4n for partition,
+# 2*4n for scan_exclusive_u32: read once, written once) at the best copy
+# bandwidth of the run. -sweep also
 # times the compaction's tuning grid at 2^28, keep 0.5; -selsweep the
 # single pass's (workgroup size x loads per lane) beside the three phases;
-# -stress R runs the single pass R times per configuration (4 of them) at
-# 2^24 elements, every output checked (compact.test, TestSinglePassRepeated);
+# -stress R runs the single passes R times per configuration (4 of the
+# compaction, 2 of the prefix sum) at 2^24 elements, every output checked
+# (compact.test, TestSinglePassRepeated, TestScanSinglePassRepeated);
 # -sortsweep the
 # radix sort's digit bits and keys per lane at 2^28; -tests
 # runs the test binaries under the validation layer first; -demo N runs
@@ -89,11 +90,11 @@ if [ "$tests" = 1 ]; then
 fi
 
 if [ "$stress" != 0 ]; then
-	echo "== single-pass stress: $stress runs per configuration at 2^24, outputs checked, under the validation layer"
+	echo "== single-pass stress (compaction, split, prefix sum): $stress runs per configuration at 2^24, outputs checked, under the validation layer"
 	for f in .bench/layer/*.deb; do dpkg -x "$f" /; done
 	export VK_LAYER_PATH=/usr/share/vulkan/explicit_layer.d
 	(cd compact && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 VKCOMPACT_REPEAT=$stress VKCOMPACT_REPEAT_N=16777216 \
-		"$OLDPWD/.bench/tests/compact.test" -test.run 'TestSinglePassRepeated|TestSelectPaths|TestSelectAutoPath' -test.v -test.timeout 20m 2>&1) |
+		"$OLDPWD/.bench/tests/compact.test" -test.run 'TestSinglePassRepeated|TestScanSinglePassRepeated|TestSelectPaths|TestSelectAutoPath|TestScanPaths|TestScanAutoPath' -test.v -test.timeout 20m 2>&1) |
 		grep -E '^(--- |ok|FAIL|PASS|panic)|runs of|validation' | tee "$out/stress.txt" || true
 fi
 
@@ -177,7 +178,7 @@ $2 == "copy" { bw = 8 * $3 / $5; if (bw > best) best = bw } # bytes per ms, read
 $1 == "cub" { cub[$2 "," $3 "," $4] = $5; if ($2 == "copy") cubcopy[$3] = $5; next }
 $1 == "vkcompact" { ours[++n] = $0 }
 END {
-	printf "# floor: single-pass bytes (scan: three-phase bytes) at the best copy bandwidth of this run, %.3f TB/s\n", best / 1e9
+	printf "# floor: single-pass bytes at the best copy bandwidth of this run, %.3f TB/s\n", best / 1e9
 	printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", "op", "n", "keep", "vkcompact_ms", "cub_ms", "ours/cub", "copy_bw_share", "ours/floor"
 	for (i = 1; i <= n; i++) {
 		split(ours[i], f, ",")
@@ -188,7 +189,7 @@ END {
 		floor = "-"
 		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((1 + f[4]) * 4 * f[3] / best))
 		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (2 * 4 * f[3] / best))
-		if (f[2] == "scan_exclusive_u32") floor = sprintf("%.3f", f[5] / (3 * 4 * f[3] / best))
+		if (f[2] == "scan_exclusive_u32") floor = sprintf("%.3f", f[5] / (2 * 4 * f[3] / best))
 		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}
 }' "$out/bench.csv" | tee "$out/merged.txt"

@@ -69,11 +69,13 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
 	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
 	path := fs.String("select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
-	spins := fs.Int("select-spins", 0, "single pass: re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	spins := fs.Int("select-spins", 0, "single pass (compaction, split and prefix sum): re-reads of a late predecessor before counting it (0: per device, -1: none)")
 	order := fs.String("partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
 	phases := fs.Bool("phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
 	scanProcs := fs.Uint("scan-procs", 0, "prefix-sum processors (0: per device)")
 	scanLoads := fs.Uint("scan-loads", 0, "prefix-sum loads per lane per step (0: default)")
+	scanWG := fs.Uint("scan-wg", 0, "prefix-sum workgroup size (0: default)")
+	scanPathName := fs.String("scan-path", "auto", "prefix-sum algorithm: auto, three-phase or single-pass")
 	sortProcs := fs.Uint("sort-procs", 0, "radix sort processors (workgroups; 0: per device)")
 	sortWG := fs.Uint("sort-wg", 0, "radix sort workgroup size (0: default)")
 	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: default 8)")
@@ -127,15 +129,20 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	default:
 		return usagef("-select-write: %q is not auto, scattered or staged", *write)
 	}
-	var selPath compact.Path
-	switch *path {
-	case "auto":
-	case "three-phase":
-		selPath = compact.PathThreePhase
-	case "single-pass":
-		selPath = compact.PathSinglePass
-	default:
-		return usagef("-select-path: %q is not auto, three-phase or single-pass", *path)
+	var selPath, scanPath compact.Path
+	for _, f := range []struct {
+		flag, name string
+		path       *compact.Path
+	}{{"-select-path", *path, &selPath}, {"-scan-path", *scanPathName, &scanPath}} {
+		switch f.name {
+		case "auto":
+		case "three-phase":
+			*f.path = compact.PathThreePhase
+		case "single-pass":
+			*f.path = compact.PathSinglePass
+		default:
+			return usagef("%s: %q is not auto, three-phase or single-pass", f.flag, f.name)
+		}
 	}
 	if *alloc != "size" && *alloc != "op" {
 		return usagef("-alloc: %q is not size or op", *alloc)
@@ -149,7 +156,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *procs > 1<<24 || *loads > 16 || *selWG > 1<<16 {
 		return usagef("-select-procs, -select-loads or -select-wg out of range")
 	}
-	if *scanProcs > 1<<24 || *scanLoads > 16 || *sortProcs > 1<<24 || *sortWG > 1<<16 || *sortBits > 8 || *sortKPL > radix.MaxKeysPerLane {
+	if *scanProcs > 1<<24 || *scanLoads > 16 || *scanWG > 1<<16 || *sortProcs > 1<<24 || *sortWG > 1<<16 || *sortBits > 8 || *sortKPL > radix.MaxKeysPerLane {
 		return usagef("-scan-procs, -scan-loads, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
 	}
 	if *reps < 1 || *warmup < 0 {
@@ -209,7 +216,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
 			Path: selPath, Spins: int32(*spins)},
 		reversed: *order == "reversed",
-		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads)},
+		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
+			Path: scanPath, Spins: int32(*spins)},
 		sortOpts: radix.Options{Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
 	if *phases {
 		cfg.phases = stderr

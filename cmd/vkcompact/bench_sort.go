@@ -200,8 +200,13 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	if cfg.phases != nil {
 		t := plan.Tuning()
-		fmt.Fprintf(cfg.phases, "# scan_exclusive_u32 n=%d: reduce %.5f, scan %.5f, apply %.5f ms (medians); %d chunks of %d, %d loads per lane\n",
-			n, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane)
+		if t.Path == compact.PathSinglePass {
+			fmt.Fprintf(cfg.phases, "# scan_exclusive_u32 n=%d single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d (workgroup %d, %d loads per lane), spins %d\n",
+				n, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins)
+		} else {
+			fmt.Fprintf(cfg.phases, "# scan_exclusive_u32 n=%d: reduce %.5f, scan %.5f, apply %.5f ms (medians); %d chunks of %d, %d loads per lane\n",
+				n, median(phases[0]), median(phases[1]), median(phases[2]), t.Chunks, t.Chunk, t.LoadsPerLane)
+		}
 	}
 	for _, b := range bs[:min(len(bs), cfg.warmup+cfg.reps)] {
 		got := make([]uint32, n)

@@ -1,0 +1,249 @@
+package compact_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// smallTiles, on a CPU device, makes the single pass's tiles as small as
+// they go (one subgroup, one load per lane), so that modest inputs cross
+// many tiles and the look-back walks far.
+func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
+	if ctx.Info().Type == "cpu" {
+		o.WorkgroupSize, o.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1
+	}
+	return o
+}
+
+// TestScanPaths runs integer prefix sums on both paths and on the single
+// pass's fallback, at sizes around the tile edges, exclusive and
+// inclusive, at buffer offsets.
+func TestScanPaths(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	align := ctx.Info().MinStorageBufferOffsetAlignment
+	sizes := []int{1, 2, 3, 5, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4095, 4096, 4097, 65537, 1<<20 + 12345}
+	for _, pc := range pathConfigs {
+		t.Run(pc.name, func(t *testing.T) {
+			for _, tiles := range []string{"default", "small"} {
+				for i, n := range sizes {
+					typ := []compact.Type{compact.Uint32, compact.Int32}[i%2]
+					o := compact.Options{Path: pc.path, Spins: pc.spins}
+					if tiles == "small" {
+						o = smallTiles(ctx, o)
+					}
+					for _, incl := range []bool{false, true} {
+						s := compact.Scan{Type: typ, Inclusive: incl, Options: o}
+						p, err := compact.NewScanPlan(ctx, uint64(n), s)
+						if err != nil {
+							t.Fatalf("%v n=%d: %v", s, n, err)
+						}
+						if got := p.Tuning().Path; got != pc.path {
+							t.Fatalf("%v n=%d: path %v, want %v", s, n, got, pc.path)
+						}
+						runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true),
+							srcOff: align * uint64(rng.IntN(4)), dstOff: align * uint64(rng.IntN(4))})
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestScanSinglePassGPUCount takes the single pass's element count from a
+// GPU buffer: none, some, all, more than n; the destination past the count
+// must stay poisoned and the total cover the counted elements only.
+func TestScanSinglePassGPUCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	i := 0
+	for _, n := range []int{1, 100, 4097, 100003} {
+		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n - 1), uint32(n), uint32(n + 5), 0xffffffff} {
+			for _, spins := range []int32{0, -1} {
+				o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass, Spins: spins})
+				typ := []compact.Type{compact.Uint32, compact.Int32}[i%2]
+				c := scanCase{scan: compact.Scan{Type: typ, Inclusive: i%3 == 0, Options: o},
+					data: scanData(rng, typ, n, true), gpuCount: true, count: count}
+				runScan(t, ctx, c)
+				i++
+			}
+		}
+	}
+}
+
+// TestScanSinglePassNotApplicable forces the single pass where it does
+// not apply: NewScanPlan names the reason.
+func TestScanSinglePassNotApplicable(t *testing.T) {
+	ctx := vktest.Open(t)
+	one := compact.Options{Path: compact.PathSinglePass}
+	for _, c := range []struct {
+		s    compact.Scan
+		n    uint64
+		want string
+	}{
+		{compact.Scan{Type: compact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
+		{compact.Scan{Type: compact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
+		{compact.Scan{Type: compact.Int32, Options: one}, 0, "no elements"},
+		{compact.Scan{Type: compact.Uint32, Options: one}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "exceed one binding"},
+		{compact.Scan{Type: compact.Uint32, Options: compact.Options{Path: 9}}, 1000, "unknown path 9"},
+	} {
+		_, err := compact.NewScanPlan(ctx, c.n, c.s)
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v n=%d: %v, want ErrInvalid naming %q", c.s, c.n, err, c.want)
+		}
+	}
+}
+
+// TestScanAutoPath checks PathAuto's choice: the single pass for integer
+// sums out of place on GPUs, the three phases otherwise.
+func TestScanAutoPath(t *testing.T) {
+	ctx := vktest.Open(t)
+	gpu := ctx.Info().Type != "cpu"
+	for _, c := range []struct {
+		s    compact.Scan
+		n    uint64
+		want compact.Path
+	}{
+		{compact.Scan{Type: compact.Uint32}, 1000, compact.PathSinglePass},
+		{compact.Scan{Type: compact.Int32, Inclusive: true}, 1 << 20, compact.PathSinglePass},
+		{compact.Scan{Type: compact.Float32}, 1000, compact.PathThreePhase},
+		{compact.Scan{Type: compact.Uint32, InPlace: true}, 1000, compact.PathThreePhase},
+		{compact.Scan{Type: compact.Uint32}, 0, compact.PathThreePhase},
+		{compact.Scan{Type: compact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, compact.PathThreePhase},
+	} {
+		p, err := compact.NewScanPlan(ctx, c.n, c.s)
+		if err != nil {
+			t.Fatalf("%v n=%d: %v", c.s, c.n, err)
+		}
+		want := c.want
+		if !gpu {
+			want = compact.PathThreePhase // the faster there
+		}
+		if got := p.Tuning().Path; got != want {
+			t.Errorf("%v n=%d: path %v, want %v", c.s, c.n, got, want)
+		}
+	}
+}
+
+// TestScanSinglePassRepeated runs the single-pass prefix sum many times on
+// the same input, with the default spins and with the fallback at once,
+// poisoning the output before every run. VKCOMPACT_REPEAT sets the runs
+// per configuration (default 25) and VKCOMPACT_REPEAT_N the size
+// (default 100003); scripts/bench-h100.sh -stress runs it on the H100.
+func TestScanSinglePassRepeated(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	runs, n := envInt(t, "VKCOMPACT_REPEAT", 25), envInt(t, "VKCOMPACT_REPEAT_N", 100003)
+	in := scanData(rng, compact.Uint32, n, true)
+	want, _, _, wantTotal, _ := refScan(scanCase{scan: compact.Scan{}, data: in})
+	nb := uint64(4 * n)
+	src, dst, tot := newBuf(t, ctx, nb), newBuf(t, ctx, nb), newBuf(t, ctx, 16)
+	if err := vk.Upload(src.Range(0, nb), in); err != nil {
+		t.Fatal(err)
+	}
+	poisoned := make([]uint32, n)
+	for i := range poisoned {
+		poisoned[i] = poison
+	}
+	got := make([]uint32, n)
+	for _, spins := range []int32{0, -1} {
+		o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass, Spins: spins})
+		p, err := compact.NewScanPlan(ctx, uint64(n), compact.Scan{Type: compact.Uint32, Options: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scratch := newBuf(t, ctx, p.ScratchSize())
+		b := compact.ScanBuffers{Src: src.Range(0, nb), Dst: dst.Range(0, nb), Total: tot.Range(0, compact.ScanTotalSize), Scratch: scratch.Range(0, p.ScratchSize())}
+		tu := p.Tuning()
+		for r := 0; r < runs; r++ {
+			if err := vk.Upload(b.Dst, poisoned); err != nil {
+				t.Fatal(err)
+			}
+			if err := vk.Upload(b.Total, []uint32{poison}); err != nil {
+				t.Fatal(err)
+			}
+			if err := pipeline.Run(ctx, func(rec *pipeline.Recorder) { p.Record(rec, b) }); err != nil {
+				t.Fatal(err)
+			}
+			var total [1]uint32
+			if err := vk.Download(b.Total, total[:]); err != nil {
+				t.Fatal(err)
+			}
+			if err := vk.Download(b.Dst, got); err != nil {
+				t.Fatal(err)
+			}
+			if total[0] != wantTotal || !slices.Equal(got, want) {
+				i := 0
+				for i < n && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("run %d of %d (%d tiles of %d, spins %d): total %#x, want %#x; first difference at element %d",
+					r+1, runs, tu.Tiles, tu.Tile, tu.Spins, total[0], wantTotal, i)
+			}
+		}
+		t.Logf("prefix sum: %d runs of %d elements, %d tiles of %d, spins %d: all right", runs, n, tu.Tiles, tu.Tile, tu.Spins)
+	}
+}
+
+// TestSinglePassManyTiles runs the single passes (compaction, split,
+// prefix sum) over more tiles than maxComputeWorkGroupCount[0], so that
+// the dispatch is a 2D grid. On lavapipe, whose workgroups of such a grid
+// do not run in index order, tiles by index once made a compaction fall
+// back over tens of thousands of predecessors, past lavapipe's loop guard,
+// and write wrong output; see tilesByIndex.
+func TestSinglePassManyTiles(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass})
+	probe, err := compact.NewScanPlan(ctx, 1<<20, compact.Scan{Type: compact.Uint32, Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiles := uint64(ctx.Info().MaxWorkgroupCount[0]) + 1000
+	n := tiles * uint64(probe.Tuning().Tile)
+	if n > 1<<26 {
+		t.Skipf("%d tiles of %d: too many elements to test here", tiles, probe.Tuning().Tile)
+	}
+	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Uint32, Options: o}, data: scanData(rng, compact.Uint32, int(n), true)})
+	in := make([]uint32, n)
+	for i := range in {
+		if rng.IntN(2) == 0 {
+			in[i] = rng.Uint32() | 1
+		} else {
+			in[i] = uint32(i) << 1
+		}
+	}
+	for _, split := range []bool{false, true} {
+		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split, Options: o}
+		got, res, err := compact.Slice(ctx, in, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, rejected []uint32
+		for _, x := range in {
+			if x&1 != 0 {
+				want = append(want, x)
+			} else {
+				rejected = append(rejected, x)
+			}
+		}
+		if split {
+			slices.Reverse(rejected)
+			want = append(want, rejected...)
+		}
+		if !slices.Equal(got, want) {
+			i := 0
+			for i < len(want) && i < len(got) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("split %v, %d elements: %d out (result %+v), want %d; first difference at %d", split, n, len(got), res, len(want), i)
+		}
+	}
+}
