@@ -15,8 +15,9 @@
 // keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
-// A pass handles Options.DigitBits bits (by default 4 on a GPU, so 8
-// passes for 32-bit keys, and 8 on a CPU device); the passes ping-pong
+// A pass handles Options.DigitBits bits (by default on a GPU 6 for 32-bit
+// keys alone, so 6 passes, 5 for 32-bit keys with values, 7 passes, and 4
+// for 64-bit keys; 8 on a CPU device); the passes ping-pong
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
 //

@@ -52,8 +52,9 @@ type Options struct {
 	// per-subgroup digit counts and its stage of one round's keys would
 	// not fit shared memory.
 	WorkgroupSize uint32
-	// DigitBits is the bits sorted per pass, 1 to 8. Default: 4 on a GPU,
-	// 8 on a CPU device.
+	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 6
+	// for 32-bit keys alone, 5 for 32-bit keys with values, 4 for 64-bit
+	// keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
 	// MaxKeysPerLane. Default: 8 on a GPU, 4 on a CPU device.
@@ -167,7 +168,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 			n, p.keyBytes, info.MaxStorageBufferRange, limit)
 	}
 	o := s.Options
-	defBits, defKPL := defaultDigits(info)
+	defBits, defKPL := defaultDigits(info, s)
 	p.bits = o.DigitBits
 	if p.bits == 0 {
 		p.bits = defBits
@@ -265,16 +266,25 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	return p, nil
 }
 
-// defaultDigits is the digit width and keys per lane for a device. On a
-// GPU 4-bit digits and 8 keys per lane: on the H100 that sorted 2^28
-// uint32 keys in 12.1 ms, against 18.3 ms with 8-bit digits and 4 keys
-// per lane and more for the other widths tried (BENCHMARKS.md). On a CPU
-// device 8-bit digits: half the passes over memory.
-func defaultDigits(info vk.DeviceInfo) (bits, keysPerLane uint32) {
-	if info.Type == "cpu" {
+// defaultDigits is the digit width and keys per lane of a sort on a
+// device. On a GPU 8 keys per lane, and for 32-bit keys 6-bit digits
+// (keys only) or 5-bit digits (pairs), each the fastest measured on the
+// H100 with warm clocks (2^28 uint32, BENCHMARKS.md): keys 10.6 ms at 6
+// bits against 11.2 at 5, 11.4 at 7, 12.2 at 4 and 14.3 at 8; pairs 18.0
+// ms at 5 bits against 18.7 at 4 and 18.8 at 6. Wider digits mean fewer
+// passes but a slower scatter per pass (more runs per round, each
+// shorter). 64-bit keys keep 4-bit digits, unmeasured with the others. On
+// a CPU device 8-bit digits: half the passes over memory.
+func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
+	switch {
+	case info.Type == "cpu":
 		return 8, 4
+	case s.Key == compact.Uint64:
+		return 4, 8
+	case s.Values:
+		return 5, 8
 	}
-	return 4, 8
+	return 6, 8
 }
 
 // defaultProcessors fills the device once: as many workgroups as it keeps

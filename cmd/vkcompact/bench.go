@@ -78,7 +78,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	scanPathName := fs.String("scan-path", "auto", "prefix-sum algorithm: auto, three-phase or single-pass")
 	sortProcs := fs.Uint("sort-procs", 0, "radix sort processors (workgroups; 0: per device)")
 	sortWG := fs.Uint("sort-wg", 0, "radix sort workgroup size (0: default)")
-	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: default 8)")
+	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: per device and key; radix.Options.DigitBits)")
 	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
