@@ -195,6 +195,9 @@ func TestSinglePassRepeated(t *testing.T) {
 			if ctx.Info().Type == "cpu" {
 				sel.WorkgroupSize, sel.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1 // many small tiles
 			}
+			if wg := envInt(t, "VKCOMPACT_REPEAT_WG", 0); wg != 0 {
+				sel.WorkgroupSize = uint32(wg)
+			}
 			p, err := compact.NewPlan(ctx, uint64(n), sel)
 			if err != nil {
 				t.Fatal(err)

@@ -93,6 +93,7 @@ func TestScanSinglePassNotApplicable(t *testing.T) {
 		{compact.Scan{Type: compact.Int32, Options: one}, 0, "no elements"},
 		{compact.Scan{Type: compact.Uint32, Options: one}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "exceed one binding"},
 		{compact.Scan{Type: compact.Uint32, Options: compact.Options{Path: 9}}, 1000, "unknown path 9"},
+		{compact.Scan{Type: compact.Uint32, Options: compact.Options{Path: compact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
 	} {
 		_, err := compact.NewScanPlan(ctx, c.n, c.s)
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -115,6 +116,7 @@ func TestScanAutoPath(t *testing.T) {
 		{compact.Scan{Type: compact.Int32, Inclusive: true}, 1 << 20, compact.PathSinglePass},
 		{compact.Scan{Type: compact.Float32}, 1000, compact.PathThreePhase},
 		{compact.Scan{Type: compact.Uint32, InPlace: true}, 1000, compact.PathThreePhase},
+		{compact.Scan{Type: compact.Uint32, Options: compact.Options{WorkgroupSize: 1024}}, 1000, compact.PathThreePhase},
 		{compact.Scan{Type: compact.Uint32}, 0, compact.PathThreePhase},
 		{compact.Scan{Type: compact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, compact.PathThreePhase},
 	} {
@@ -135,8 +137,9 @@ func TestScanAutoPath(t *testing.T) {
 // TestScanSinglePassRepeated runs the single-pass prefix sum many times on
 // the same input, with the default spins and with the fallback at once,
 // poisoning the output before every run. VKCOMPACT_REPEAT sets the runs
-// per configuration (default 25) and VKCOMPACT_REPEAT_N the size
-// (default 100003); scripts/bench-h100.sh -stress runs it on the H100.
+// per configuration (default 25), VKCOMPACT_REPEAT_N the size (default
+// 100003) and VKCOMPACT_REPEAT_WG the workgroup size (default: the
+// device's); scripts/bench-h100.sh -stress runs it on the H100.
 func TestScanSinglePassRepeated(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
@@ -153,8 +156,12 @@ func TestScanSinglePassRepeated(t *testing.T) {
 		poisoned[i] = poison
 	}
 	got := make([]uint32, n)
+	wg := uint32(envInt(t, "VKCOMPACT_REPEAT_WG", 0))
 	for _, spins := range []int32{0, -1} {
 		o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass, Spins: spins})
+		if wg != 0 {
+			o.WorkgroupSize = wg
+		}
 		p, err := compact.NewScanPlan(ctx, uint64(n), compact.Scan{Type: compact.Uint32, Options: o})
 		if err != nil {
 			t.Fatal(err)

@@ -215,12 +215,26 @@ func TestReliabilityNoLeaks(t *testing.T) {
 		}},
 		{"recorded chain with GPU counts: select, counted copy, sort, scan", func() error { return chainOnce(ctx, keys) }},
 	}
-	for _, s := range steps {
+	// The context keeps one staging buffer for uploads and downloads where
+	// device memory is not host-visible (a discrete GPU; not lavapipe), so
+	// what stays allocated after the first step is that buffer: no step
+	// may add to it. (Checking for zero failed on the H100, 1 MiB each
+	// step: the staging buffer, not a leak.)
+	base := uint64(0)
+	for i, s := range steps {
 		if err := s.run(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if got := ctx.AllocatedBytes(); got != 0 {
-			t.Errorf("after %s: %d bytes still allocated", s.name, got)
+		got := ctx.AllocatedBytes()
+		if i == 0 {
+			base = got
+			if base > 64<<20 {
+				t.Errorf("after %s: %d bytes allocated, more than a staging buffer (at most 64 MiB)", s.name, got)
+			}
+			continue
+		}
+		if got != base {
+			t.Errorf("after %s: %d bytes allocated, %d after the first step", s.name, got, base)
 		}
 	}
 	t.Logf("pipelines cached: %d", pipeline.For(ctx).Len())
