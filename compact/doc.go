@@ -13,14 +13,16 @@
 // block, the total of a prefix sum.
 //
 // A selection can also run in one pass over its input (Options.Path,
-// PathSinglePass): tiles (a compaction's by workgroup index, a split's
-// from a counter) publish their kept counts, and find their output offset by decoupled look-back over
-// their predecessors' status words; a predecessor that has not published
-// within Options.Spins re-reads is counted by the waiting tile itself
-// (decoupled fallback), so no forward-progress guarantee is assumed. A
-// split on that path writes the rejected elements reversed
-// (Selection.ReverseRejected). PathAuto takes the single pass on GPUs
-// wherever it applies and the three phases on CPU devices.
+// PathSinglePass): tiles (a compaction's by workgroup index on a GPU, a
+// split's and any tile on a CPU device from a counter) publish their kept
+// counts, and find their output offset by decoupled look-back over their
+// predecessors' status words; a predecessor that has not published within
+// Options.Spins re-reads is counted by the waiting tile itself (decoupled
+// fallback), so no forward-progress guarantee is assumed. A split on that
+// path writes the rejected elements reversed (Selection.ReverseRejected).
+// An integer prefix sum has the same single pass, with sums in place of
+// counts (Scan describes where it applies). PathAuto takes the single pass
+// on GPUs wherever it applies and the three phases on CPU devices.
 //
 // Copy and RecordCopy are the vectorised copy every benchmark divides by,
 // since a compaction can move data no faster than a copy.

@@ -157,7 +157,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-select-procs, -select-loads or -select-wg out of range")
 	}
 	if *scanProcs > 1<<24 || *scanLoads > 16 || *scanWG > 1<<16 || *sortProcs > 1<<24 || *sortWG > 1<<16 || *sortBits > 8 || *sortKPL > radix.MaxKeysPerLane {
-		return usagef("-scan-procs, -scan-loads, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
+		return usagef("-scan-procs, -scan-loads, -scan-wg, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
 	}
 	if *reps < 1 || *warmup < 0 {
 		return usagef("-reps must be at least 1 and -warmup at least 0")
