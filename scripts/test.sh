@@ -4,7 +4,7 @@
 # subgroup size 8 with the race detector and at subgroup size 4, then the
 # GPU packages at subgroup size 16, all under the Khronos validation layer
 # with synchronisation validation; each fuzz target briefly
-# (VKCOMPACT_FUZZTIME, default 5s); then the main job's particle demo,
+# (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main job's particle demo,
 # which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
 set -euo pipefail
