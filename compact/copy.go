@@ -180,3 +180,37 @@ func checkCopy(dst, src vk.Range) error {
 	}
 	return nil
 }
+
+// RecordFill records every 32-bit word of dst set to value: dst.Size a
+// multiple of 4, its offset a multiple of the device's
+// minStorageBufferOffsetAlignment. Fills larger than
+// maxStorageBufferRange are split as copies are. radix zeroes its single
+// pass's digit counts and tile status with it. Errors are kept by r.
+//
+// Synchronisation: dst is written in the compute-shader stage
+// (VK_ACCESS_SHADER_WRITE_BIT); the caller orders other accesses to it.
+func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
+	if r.Err() != nil {
+		return
+	}
+	if err := dst.Check(); err != nil {
+		r.Fail(fmt.Errorf("compact: fill: %w", err))
+		return
+	}
+	if dst.Size%4 != 0 {
+		r.Fail(invalid("compact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
+		return
+	}
+	ctx := r.CommandBuffer().Context()
+	p, err := pipeline.For(ctx).Get(fillKernel, fillGroup)
+	if err != nil {
+		r.Fail(err)
+		return
+	}
+	chunk := chunkBytes(ctx.Info())
+	for off := uint64(0); off < dst.Size; off += chunk {
+		size := min(chunk, dst.Size-off)
+		words := size / 4
+		r.Dispatch(p, ceilDiv(words, fillGroup), []uint32{uint32(words), value}, dst.Sub(off, size))
+	}
+}

@@ -53,7 +53,8 @@ func TestReliabilityBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := newBuf(t, ctx, 4096)
-	s := newBuf(t, ctx, pairs.ScratchSize())
+	scratch := max(pairs.ScratchSize(), keysOnly.ScratchSize(), inPlace.ScratchSize()) // the paths and digit widths differ
+	s := newBuf(t, ctx, scratch)
 	foreign := newBuf(t, other, 4096)
 	released := newBuf(t, ctx, 4096)
 	released.Release()
@@ -61,7 +62,7 @@ func TestReliabilityBadInput(t *testing.T) {
 	keys := []uint32{5, 3, 9, 1}
 	keysCopy := slices.Clone(keys)
 	good := radix.Buffers{Keys: a.Range(0, 400), Values: a.Range(512, 400), KeysOut: a.Range(1024, 400), ValuesOut: a.Range(1536, 400),
-		Scratch: s.Range(0, pairs.ScratchSize())}
+		Scratch: s.Range(0, scratch)}
 	rec := func(p *radix.Plan, edit func(b *radix.Buffers)) func() error {
 		return func() error {
 			b := good

@@ -33,6 +33,20 @@ var (
 		PushWords:     6,
 		FullSubgroups: true,
 	}
+	histogramKernel = &pipeline.Kernel{
+		Name:      "radix_histogram",
+		SPIRV:     shaders.MustSPIRV("radix_histogram"),
+		Bindings:  []pipeline.Access{pipeline.Read, pipeline.ReadWrite, pipeline.Read},
+		PushWords: 6,
+		// Shared-memory atomics only: any subgroup size works.
+	}
+	onesweepKernel = &pipeline.Kernel{
+		Name:          "radix_onesweep",
+		SPIRV:         shaders.MustSPIRV("radix_onesweep"),
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     10,
+		FullSubgroups: true,
+	}
 )
 
 // MaxKeysPerLane bounds Options.KeysPerLane.
@@ -44,6 +58,25 @@ const MaxElements = math.MaxUint32
 
 // Options tunes a sort. Zero values take per-device defaults.
 type Options struct {
+	// Path picks the sort's algorithm: compact.PathThreePhase is a count,
+	// a scan and a scatter per digit, reading the keys twice per digit;
+	// compact.PathSinglePass counts every digit in one pass over the keys
+	// first, then reads the keys once per digit (a chained scan over tiles
+	// with decoupled look-back and fallback, Onesweep-style). The single
+	// pass applies below 2^30 keys, with a workgroup of at least 2^DigitBits
+	// invocations, when its tile status (two words per tile and digit)
+	// fits one binding; NewPlan returns ErrInvalid, naming the reason,
+	// when it is forced where it does not apply. compact.PathAuto takes
+	// the three phases on every device: on the H100 the single pass
+	// measured slower (2^28 uint32 keys: 14.1 ms at its best, 8-bit
+	// digits, against 10.6 ms; BENCHMARKS.md), its look-back bound by
+	// dependent loads over small tiles.
+	Path compact.Path
+	// Spins is, on the single pass, how many times a tile re-reads a
+	// predecessor's unpublished status word before counting that
+	// predecessor's tile itself (compact.Options.Spins explains; the same
+	// defaults).
+	Spins int32
 	// Processors is the number of workgroups, each owning one contiguous
 	// chunk of the keys. Default: enough to fill the device once.
 	Processors uint32
@@ -112,6 +145,17 @@ type Plan struct {
 	scratch          uint64
 	count, scan      *pipeline.Pipeline
 	scatter          *pipeline.Pipeline
+
+	// The single pass (onesweep): tiles of tile keys, the status binding
+	// at statusOff (the passes' tile counters, then two regions of
+	// tiles*buckets words), the first slots' rows at 0.
+	onesweep           bool
+	spins              uint32
+	tile, tiles        uint32
+	statusOff          uint64
+	counterWords       uint64
+	regionWords        uint64
+	histogram, onePass *pipeline.Pipeline
 }
 
 func invalid(format string, args ...any) error {
@@ -235,10 +279,29 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
 	p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
 
-	// Scratch: the counts (and digit totals), then the other half of the
-	// key and value ping-pong.
+	if s.Path > compact.PathSinglePass {
+		return nil, invalid("radix: unknown path %d", s.Path)
+	}
+	why := p.onesweepNot(info, n, buckets)
+	switch {
+	case s.Path == compact.PathSinglePass && why != "":
+		return nil, invalid("radix: the single pass does not apply: %s", why)
+	case s.Path == compact.PathSinglePass:
+		p.onesweep = true
+	}
+
+	// Scratch: the counts (and digit totals) or, for the single pass, the
+	// digit counts of every pass and the tile status; then the other half
+	// of the key and value ping-pong.
 	p.histWords = uint64(buckets) * uint64(p.procs+1)
-	p.keysOff = alignUp(p.histWords*4, 256)
+	if p.onesweep {
+		p.histWords = uint64(buckets+1) * uint64(p.passes)
+		p.spins = spinsFor(info, s.Spins)
+		p.statusOff = alignUp(p.histWords*4, 256)
+		p.keysOff = alignUp(p.statusOff+p.statusBytes(), 256)
+	} else {
+		p.keysOff = alignUp(p.histWords*4, 256)
+	}
 	p.valsOff = p.keysOff + alignUp(n*p.keyBytes, 256)
 	p.scratch = p.valsOff
 	if s.Values {
@@ -254,6 +317,19 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	cache := pipeline.For(ctx)
 	var err error
+	if p.onesweep && p.passes == 0 {
+		return p, nil // nothing to sort: Record copies at most
+	}
+	if p.onesweep {
+		if p.histogram, err = cache.Get(histogramKernel, p.wg, code, desc, p.bits, p.kpl, p.passes); err != nil {
+			return nil, err
+		}
+		if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), p.passes); err != nil {
+			return nil, err
+		}
+		p.onePass, err = cache.Get(onesweepKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.tile)
+		return p, err
+	}
 	if p.count, err = cache.Get(countKernel, p.wg, code, desc, p.bits, p.kpl); err != nil {
 		return nil, err
 	}
@@ -264,6 +340,45 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// onesweepNot says why the single pass does not apply to the plan, or
+// returns "" where it does. It sets the plan's tiles.
+func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string {
+	p.tile = p.wg * p.kpl
+	p.tiles = uint32(max(ceilDiv(n, uint64(p.tile)), 1))
+	p.counterWords = alignUp(uint64(p.passes), 64)
+	p.regionWords = uint64(p.tiles) * uint64(buckets)
+	switch {
+	case n > compact.MaxSinglePassElements:
+		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, compact.MaxSinglePassElements)
+	case p.wg < buckets:
+		return fmt.Sprintf("a workgroup of %d invocations is smaller than the %d digits of %d bits: each digit needs its own invocation", p.wg, buckets, p.bits)
+	case p.statusBytes() > uint64(info.MaxStorageBufferRange):
+		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d-bit digits) exceeds the device's maxStorageBufferRange (%d bytes)",
+			p.statusBytes(), p.tiles, p.bits, info.MaxStorageBufferRange)
+	}
+	return ""
+}
+
+// statusBytes is the size of the single pass's status binding: the tile
+// counters and two regions of a word per tile and digit.
+func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
+
+// spinsFor is the single pass's re-reads before the fallback: Spins, or
+// 64 on GPUs and none on CPU devices (lavapipe ends a loop after 65535
+// iterations: a late predecessor is better counted at once than waited
+// for).
+func spinsFor(info vk.DeviceInfo, spins int32) uint32 {
+	switch {
+	case spins < 0:
+		return 0
+	case spins > 0:
+		return uint32(spins)
+	case info.Type == "cpu":
+		return 0
+	}
+	return 64
 }
 
 // defaultDigits is the digit width and keys per lane of a sort on a
@@ -310,14 +425,22 @@ func (p *Plan) Passes() uint32 { return p.passes }
 // digit counts, and room for n keys (and values) between passes.
 func (p *Plan) ScratchSize() uint64 { return p.scratch }
 
-// Tuning is what a Plan chose.
+// Tuning is what a Plan chose. Processors and Chunk are the three
+// phases' (and the single pass's histogram's); Tiles, Tile and Spins the
+// single pass's.
 type Tuning struct {
+	Path                                                             compact.Path
 	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
+	Tiles, Tile, Spins                                               uint32
 }
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
-	return Tuning{Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes}
+	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes}
+	if p.onesweep {
+		t.Path, t.Tiles, t.Tile, t.Spins = compact.PathSinglePass, p.tiles, p.tile, p.spins
+	}
+	return t
 }
 
 // Record records the sort into r's command buffer: per pass a count, a
@@ -386,6 +509,14 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 		}
 	}
 	src, srcVals := keys, vals
+	if p.onesweep {
+		p.recordOnesweep(r, b.Scratch, count, countOn, src, srcVals, target)
+		if copyBack {
+			src, srcVals = target(p.passes - 1)
+			p.copy(r, keys, src, vals, srcVals, b.Count)
+		}
+		return
+	}
 	for i := uint32(0); i < p.passes; i++ {
 		dst, dstVals := target(i)
 		shift := p.begin + i*p.bits
@@ -401,6 +532,37 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	}
 	if copyBack {
 		p.copy(r, keys, src, vals, srcVals, b.Count)
+	}
+}
+
+// recordOnesweep records the single pass: the zeroing of the digit
+// counts, the tile counters and the first pass's status region; the
+// histogram of every pass's digits and its scan into first slots; then one
+// dispatch per digit pass.
+func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, countOn uint32, src, srcVals vk.Range,
+	target func(uint32) (vk.Range, vk.Range)) {
+	hist := scratch.Sub(0, p.histWords*4)
+	status := scratch.Sub(p.statusOff, p.statusBytes())
+	if countOn == 0 {
+		count = hist // bound, never read
+	}
+	compact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
+	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, countOn}, src, hist, count)
+	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, hist)
+	buckets := uint64(1) << p.bits
+	for i := uint32(0); i < p.passes; i++ {
+		dst, dstVals := target(i)
+		shift := p.begin + i*p.bits
+		cur := p.counterWords + uint64(i%2)*p.regionWords
+		next := p.counterWords + uint64((i+1)%2)*p.regionWords
+		push := []uint32{p.n, p.tiles, shift, min(p.bits, p.end-shift), countOn, p.spins,
+			i, uint32(cur), uint32(next), uint32(uint64(i) * buckets)}
+		inVals, outV := srcVals, dstVals
+		if !p.sort.Values {
+			inVals, outV = src, dst // bound, unused
+		}
+		r.Dispatch(p.onePass, uint64(p.tiles), push, src, inVals, hist, status, dst, outV, count)
+		src, srcVals = dst, dstVals
 	}
 }
 

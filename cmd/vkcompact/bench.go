@@ -69,7 +69,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	selWG := fs.Uint("select-wg", 0, "compaction workgroup size (0: default)")
 	write := fs.String("select-write", "auto", "compaction move writes: auto, scattered or staged")
 	path := fs.String("select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
-	spins := fs.Int("select-spins", 0, "single pass (compaction, split and prefix sum): re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	spins := fs.Int("select-spins", 0, "single pass (compaction, split, prefix sum and sort): re-reads of a late predecessor before counting it (0: per device, -1: none)")
 	order := fs.String("partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
 	phases := fs.Bool("phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
 	scanProcs := fs.Uint("scan-procs", 0, "prefix-sum processors (0: per device)")
@@ -79,6 +79,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	sortProcs := fs.Uint("sort-procs", 0, "radix sort processors (workgroups; 0: per device)")
 	sortWG := fs.Uint("sort-wg", 0, "radix sort workgroup size (0: default)")
 	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: per device and key; radix.Options.DigitBits)")
+	sortPathName := fs.String("sort-path", "auto", "radix sort algorithm: auto, three-phase (count, scan, scatter per digit) or single-pass (one histogram pass, then one pass per digit)")
 	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
@@ -129,11 +130,11 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	default:
 		return usagef("-select-write: %q is not auto, scattered or staged", *write)
 	}
-	var selPath, scanPath compact.Path
+	var selPath, scanPath, sortPath compact.Path
 	for _, f := range []struct {
 		flag, name string
 		path       *compact.Path
-	}{{"-select-path", *path, &selPath}, {"-scan-path", *scanPathName, &scanPath}} {
+	}{{"-select-path", *path, &selPath}, {"-scan-path", *scanPathName, &scanPath}, {"-sort-path", *sortPathName, &sortPath}} {
 		switch f.name {
 		case "auto":
 		case "three-phase":
@@ -218,7 +219,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		reversed: *order == "reversed",
 		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
 			Path: scanPath, Spins: int32(*spins)},
-		sortOpts: radix.Options{Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
+		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL)}}
 	if *phases {
 		cfg.phases = stderr
 	}

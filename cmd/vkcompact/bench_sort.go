@@ -307,8 +307,13 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 		}
 		if cfg.phases != nil {
 			t := plan.Tuning()
-			fmt.Fprintf(cfg.phases, "# %s n=%d: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane\n",
-				op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane)
+			if t.Path == compact.PathSinglePass {
+				fmt.Fprintf(cfg.phases, "# %s n=%d: single pass: %d passes of %d bits, %d tiles of %d keys, workgroup %d, %d keys per lane, %d spins; histogram by %d processors of %d keys\n",
+					op, n, t.Passes, t.DigitBits, t.Tiles, t.Tile, t.WorkgroupSize, t.KeysPerLane, t.Spins, t.Processors, t.Chunk)
+			} else {
+				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane\n",
+					op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane)
+			}
 		}
 		for _, b := range bs[:min(len(bs), cfg.warmup+cfg.reps)] {
 			got := make([]uint32, n)

@@ -1,0 +1,183 @@
+package radix_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// onesweepOptions returns o forced onto the single pass, with a digit
+// width whose digits each get an invocation of the default workgroup (on
+// lavapipe at subgroup size 4 the 8-bit default does not fit shared
+// memory beside 256 invocations).
+func onesweepOptions(o radix.Options) radix.Options {
+	o.Path = compact.PathSinglePass
+	if o.DigitBits == 0 {
+		o.DigitBits = 6
+	}
+	return o
+}
+
+// TestSortPaths sorts every key type, keys and pairs, both directions, in
+// and out of place, at sizes around tile edges, on both paths, with the
+// fallback at once (Spins -1) and after re-reads.
+func TestSortPaths(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	turn := 0
+	for _, path := range []compact.Path{compact.PathThreePhase, compact.PathSinglePass} {
+		for _, n := range []int{1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 6143, 6145, 40961, 300001} {
+			for _, typ := range keyTypes {
+				for mode := range 8 {
+					turn++
+					if turn%3 != 0 || n > 100000 && turn%9 != 0 {
+						continue
+					}
+					o := radix.Options{Path: path}
+					if path == compact.PathSinglePass {
+						o = onesweepOptions(radix.Options{Spins: []int32{-1, 0, 64}[turn%3]})
+					}
+					s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0, Options: o}
+					runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, patterns[turn%len(patterns)])})
+				}
+			}
+		}
+	}
+}
+
+// TestOnesweepShapes runs the single pass over digit widths (1 to 8 where
+// the workgroup allows), keys per lane, workgroup sizes, bit ranges (an
+// odd number of passes in place copies back) and buffer offsets.
+func TestOnesweepShapes(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	info := ctx.Info()
+	align := info.MinStorageBufferOffsetAlignment
+	cases := []struct {
+		o          radix.Options
+		typ        compact.Type
+		begin, end uint32
+	}{
+		{radix.Options{DigitBits: 1, KeysPerLane: 1}, compact.Uint32, 3, 11},
+		{radix.Options{DigitBits: 3, KeysPerLane: 2}, compact.Int32, 0, 0},
+		{radix.Options{DigitBits: 4, KeysPerLane: 8}, compact.Uint64, 0, 0},
+		{radix.Options{DigitBits: 5, KeysPerLane: 3}, compact.Float32, 0, 32},
+		{radix.Options{DigitBits: 7, KeysPerLane: 4, WorkgroupSize: 128}, compact.Uint32, 0, 0},
+		{radix.Options{DigitBits: 8, KeysPerLane: 1, WorkgroupSize: 256}, compact.Uint32, 8, 32},
+		{radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}, compact.Uint64, 17, 40},
+	}
+	for i, c := range cases {
+		o := onesweepOptions(c.o)
+		o.Spins = int32(i%3) - 1
+		for _, inPlace := range []bool{false, true} {
+			s := radix.Sort{Key: c.typ, Values: i%2 == 0, Descending: i%3 == 0, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: o}
+			sc := sortCase{sort: s, keys: keyData(rng, c.typ, 50000+rng.IntN(5000), patterns[i%len(patterns)]), off: align * uint64(1+i%3)}
+			if err := tryRunSort(ctx, sc, t); err != nil {
+				if errors.Is(err, vk.ErrInvalid) && strings.Contains(err.Error(), "shared memory") {
+					t.Logf("%v: skipped on this device: %v", sc, err)
+					continue
+				}
+				t.Fatalf("%v: %v", sc, err)
+			}
+		}
+	}
+}
+
+// TestOnesweepGPUCount covers the single pass with a GPU-side key count:
+// tiles past the count leave at once, and the histogram counts only keys
+// below it.
+func TestOnesweepGPUCount(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	i := 0
+	for _, n := range []int{1, 4097, 100003} {
+		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n - 1), uint32(n), uint32(n + 5), 0xffffffff} {
+			typ := keyTypes[(i/3)%len(keyTypes)]
+			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0, Options: onesweepOptions(radix.Options{})}
+			if i%4 == 1 {
+				s.BeginBit, s.EndBit, s.DigitBits = 4, 16, 4 // 3 passes: in place, a copy back
+			}
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, "random"), gpuCount: true, count: count})
+			i++
+		}
+	}
+}
+
+// TestOnesweepRepeated runs one single-pass plan many times on fresh keys:
+// a status region left dirty by a run, or a counter not zeroed, shows as
+// a wrong order in a later one.
+func TestOnesweepRepeated(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	runs := 20
+	if testing.Short() {
+		runs = 6
+	}
+	for r := range runs {
+		s := radix.Sort{Key: compact.Uint32, Values: r%2 == 0, Options: onesweepOptions(radix.Options{Spins: int32(r%3) - 1})}
+		runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, compact.Uint32, 70001, "random")})
+	}
+}
+
+// TestOnesweepNotApplicable checks that a forced single pass is refused,
+// naming why, where it does not apply, and that PathAuto then takes the
+// three phases.
+func TestOnesweepNotApplicable(t *testing.T) {
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	wg := max(info.MaxSubgroupSize, 64)
+	cases := []struct {
+		n    uint64
+		o    radix.Options
+		want string
+	}{
+		{1000, radix.Options{WorkgroupSize: wg, DigitBits: 8}, "each digit needs its own invocation"},
+		{uint64(info.MaxStorageBufferRange) / 4, radix.Options{DigitBits: 8, KeysPerLane: 1, WorkgroupSize: 256}, "maxStorageBufferRange"},
+	}
+	for _, c := range cases {
+		if c.n > uint64(info.MaxStorageBufferRange)/4 {
+			continue // refused earlier, for the keys' binding
+		}
+		o := c.o
+		o.Path = compact.PathSinglePass
+		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: compact.Uint32, Options: o})
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			if err != nil && strings.Contains(err.Error(), "shared memory") {
+				continue // the workgroup does not fit this device at all
+			}
+			t.Errorf("n=%d %+v: got %v, want ErrInvalid naming %q", c.n, o, err, c.want)
+			continue
+		}
+		o.Path = compact.PathAuto
+		p, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: compact.Uint32, Options: o})
+		if err != nil {
+			t.Fatalf("n=%d %+v: %v", c.n, o, err)
+		}
+		if got := p.Tuning().Path; got != compact.PathThreePhase {
+			t.Errorf("n=%d %+v: PathAuto took %v", c.n, o, got)
+		}
+	}
+	if _, err := radix.NewPlan(ctx, 10, radix.Sort{Key: compact.Uint32, Options: radix.Options{Path: 7}}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("path 7: got %v, want ErrInvalid", err)
+	}
+}
+
+// TestSortAutoPath checks PathAuto's choice: the three phases on every
+// device (the single pass measured slower on the H100).
+func TestSortAutoPath(t *testing.T) {
+	ctx := vktest.Open(t)
+	for _, s := range []radix.Sort{{Key: compact.Uint32}, {Key: compact.Uint32, Values: true}, {Key: compact.Uint64}} {
+		p, err := radix.NewPlan(ctx, 100000, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Tuning(); got.Path != compact.PathThreePhase {
+			t.Errorf("%+v: PathAuto on a %s device: %+v, want the three phases", s, ctx.Info().Type, got)
+		}
+	}
+}

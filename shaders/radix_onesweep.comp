@@ -1,0 +1,305 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_memory_scope_semantics : require
+// radix_onesweep: one digit pass of the single-pass radix sort, reading
+// the keys once (Onesweep, Adinets & Merrill 2022): a chained scan over
+// tiles with decoupled look-back (Merrill & Garland), one status word per
+// (tile, digit), made safe without forward-progress guarantees by
+// decoupled fallback (Smith, Levien et al.).
+//
+// Each workgroup takes a tile number from the pass's counter (so every
+// tile it waits on was taken earlier, by a workgroup already running) and
+// loads its tile of TILE = workgroup size * KPL keys once: subgroup s takes
+// the s-th piece of subgroup size * KPL consecutive keys, KPL steps of one
+// key per lane. It ranks every key inside its subgroup's piece with
+// RADIX_BITS ballots (radix_scatter explains), sums the pieces' counts per
+// digit, publishes each digit's tile count, stages the tile in shared
+// memory in output order (by digit, stable inside a digit), and then
+// looks back: invocation d (one per digit; the workgroup has at least
+// BUCKETS) walks back over the predecessors' status words of digit d,
+// adding aggregates until it meets an inclusive prefix. A digit's first
+// slot in this tile is its first slot overall (hist: radix_histogram and
+// radix_scan, before the passes) plus that exclusive prefix. The tile then
+// writes its runs with consecutive invocations on consecutive slots.
+//
+// Status word (tile t, digit d) at status[cur + t * BUCKETS + d]: bits
+// 30-31 the flag (0 not yet, 1 the tile's count of digit d, 2 the count of
+// digit d in tiles 0..t), bits 0-29 the value. Flag and value share one
+// word, written with atomicMax (a flag never goes down; the host keeps n
+// below 2^30) and read with atomic loads, so no other memory ordering is
+// needed. A pass zeroes the next pass's status region, tile by tile (the
+// host zeroes the first pass's): the regions alternate.
+//
+// Fallback: when some digit's look-back meets a predecessor that has not
+// published, and it stays so for pc.spins re-reads, the workgroup counts
+// that predecessor's tile itself (the input is still there: a pass never
+// writes the keys it reads) and publishes its counts, for every digit,
+// then every digit goes on. A stalled or unscheduled predecessor therefore
+// never blocks its successors. Counts are exact, so a tile's counts
+// published twice (by itself and by a successor's fallback) are the same
+// word.
+//
+// Bindings: 0 keys in, 1 values in, 2 hist (the digits' first slots,
+// PASSES rows of BUCKETS), 3 status (the tile counters, then two regions
+// of tiles * BUCKETS words), 4 keys out, 5 values out (without PAIRS, 1
+// and 5 are bound to anything and unused), 6 the GPU-side key count
+// (common.glsl: countedElems).
+
+#include "common.glsl"
+#include "radix.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 5) const bool PAIRS = false;
+layout(constant_id = 6) const uint MAX_SUBGROUPS = 8; // per workgroup, at the smallest subgroup size
+layout(constant_id = 7) const uint TILE = 1024;       // workgroup size * KPL: keys per tile
+
+layout(std430, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
+layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
+layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
+layout(std430, binding = 3) buffer Status { uint status[]; };
+layout(std430, binding = 4) writeonly buffer KeysOut { uint keysOut[]; };
+layout(std430, binding = 5) writeonly buffer ValsOut { uint valsOut[]; };
+layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
+
+layout(push_constant) uniform Push {
+    uint n;       // keys
+    uint tiles;   // tiles dispatched
+    uint shift;   // the digit's first bit
+    uint width;   // the digit's bits
+    uint countOn; // take the key count from gpuCount[0]
+    uint spins;   // re-reads of an unpublished predecessor before the fallback
+    uint counter; // the pass's tile counter: status[counter]
+    uint cur;     // the pass's status region: status[cur ..]
+    uint next;    // the next pass's status region, zeroed here
+    uint first;   // the pass's row of first slots: hist[first ..]
+} pc;
+
+const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
+// Status words each digit's invocation reads per look-back round. On the
+// H100 (2^28 keys, 6-bit digits) 4 took 14.7 ms, 1 17.4 ms, 8 15.2 ms.
+// Two other look-backs were slower: a subgroup per digit reading a window
+// of 32 tiles (56 ms: 32 cache lines per digit and round), and the same
+// with the status stored digit-major (24.9 ms).
+const uint LOOKBACK = 4;
+
+// counts[s * BUCKETS + d]: keys of digit d in subgroup s's piece (and, in
+// the fallback, counts[d] a predecessor's keys of digit d); firsts: the
+// same, scanned over subgroups.
+shared uint counts[MAX_SUBGROUPS * BUCKETS];
+shared uint firsts[MAX_SUBGROUPS * BUCKETS];
+shared uint runSlot[BUCKETS];  // each digit's first output slot in this tile
+shared uint runStage[BUCKETS]; // each digit's first stage index
+shared uint stageLo[TILE];
+shared uint stageHi[WIDE ? TILE : 1];
+shared uint stageVal[PAIRS ? TILE : 1];
+shared uint sTile, sStuck;
+
+
+#define SCAN_DATA runStage
+const bool SCAN_FLOAT = false;
+#include "block_scan.glsl"
+
+uint bits(uvec4 m) {
+    uvec4 c = uvec4(bitCount(m));
+    return c.x + c.y + c.z + c.w;
+}
+
+uint loadStatus(uint at) {
+    return atomicLoad(status[at], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+}
+
+void publish(uint at, uint word) {
+    atomicMax(status[at], word, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint wg = gl_WorkGroupSize.x;
+    uint lane = gl_SubgroupInvocationID;
+    uint sgSize = gl_SubgroupSize;
+    uint row = gl_SubgroupID * BUCKETS;
+
+    if (lid == 0) {
+        sTile = atomicAdd(status[pc.counter], 1u);
+        sStuck = 0;
+    }
+    for (uint w = lid; w < gl_NumSubgroups * BUCKETS; w += wg) {
+        counts[w] = 0;
+    }
+    barrier();
+    uint tile = sTile;
+    if (tile >= pc.tiles) {
+        return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
+    }
+    // The next pass's status words of this tile: zero (the previous pass,
+    // which used them, is complete; the next pass runs after this one).
+    for (uint d = lid; d < BUCKETS; d += wg) {
+        status[pc.next + tile * BUCKETS + d] = 0;
+    }
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint start = tile * TILE;
+    if (start >= n) {
+        return; // past the count: no tile with keys waits on this one
+    }
+    uint end = min(start + TILE, n);
+
+    uint piece = start + gl_SubgroupID * sgSize * KPL;
+    uvec2 k[KPL];
+    uint v[KPL], dig[KPL], rank[KPL];
+    [[unroll]] for (uint j = 0; j < KPL; j++) {
+        uint i = piece + j * sgSize + lane;
+        k[j] = uvec2(0);
+        v[j] = 0;
+        if (i < end) {
+            k[j] = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
+            if (PAIRS) {
+                v[j] = valsIn[i];
+            }
+        }
+    }
+    // Ranks inside the subgroup's piece, step by step.
+    [[unroll]] for (uint j = 0; j < KPL; j++) {
+        bool ok = piece + j * sgSize + lane < end;
+        dig[j] = ok ? digitOf(sortKey(k[j]), pc.shift, pc.width) : 0;
+        uvec4 peers = subgroupBallot(ok);
+        [[unroll]] for (uint b = 0; b < RADIX_BITS; b++) {
+            bool set = ((dig[j] >> b) & 1u) != 0;
+            uvec4 m = subgroupBallot(set);
+            peers &= set ? m : ~m;
+        }
+        uint below = bits(peers & gl_SubgroupLtMask);
+        uint before = ok ? counts[row + dig[j]] : 0;
+        rank[j] = before + below;
+        subgroupBarrier(); // every lane has read its count before the lowest peer adds
+        if (ok && below == 0) {
+            counts[row + dig[j]] = before + bits(peers);
+        }
+        subgroupBarrier();
+    }
+    barrier();
+    // Per digit (invocation d): each subgroup's first stage index inside
+    // the digit's run, and the tile's count of the digit, published at
+    // once so that successors can look past this tile (tile 0's count is
+    // its inclusive prefix).
+    bool digitLane = lid < BUCKETS;
+    uint mine = 0;
+    if (digitLane) {
+        for (uint s = 0; s < gl_NumSubgroups; s++) {
+            uint c = counts[s * BUCKETS + lid];
+            firsts[s * BUCKETS + lid] = mine;
+            mine += c;
+        }
+        runStage[lid] = mine;
+        publish(pc.cur + tile * BUCKETS + lid, (tile == 0 ? FLAG_INCL : FLAG_AGG) | mine);
+    }
+    // The runs' first stage indices: an exclusive scan of their lengths
+    // (with barriers before and after).
+    uint tileLen = scanExclusive(0, BUCKETS);
+    [[unroll]] for (uint j = 0; j < KPL; j++) {
+        if (piece + j * sgSize + lane < end) {
+            uint at = runStage[dig[j]] + firsts[row + dig[j]] + rank[j];
+            stageLo[at] = k[j].x;
+            if (WIDE) {
+                stageHi[at] = k[j].y;
+            }
+            if (PAIRS) {
+                stageVal[at] = v[j];
+            }
+        }
+    }
+
+    // Look back, invocation d for digit d, each on its own until it meets
+    // an inclusive prefix or a predecessor that stays unpublished for
+    // pc.spins re-reads, reading LOOKBACK predecessors' words at once
+    // (the walk back passes every tile still looking back itself: one
+    // dependent load per tile when read one at a time). Then the workgroup
+    // meets: if some digit is stuck, it counts the latest tile any digit
+    // is stuck on (the fallback), publishes that tile's counts, and every
+    // digit goes on.
+    uint prefix = 0;
+    int t = int(tile) - 1;
+    bool done = !digitLane || tile == 0;
+    uint spin = 0;
+    for (;;) {
+        bool stuck = false;
+        while (!done && !stuck) {
+            uint w[LOOKBACK];
+            [[unroll]] for (uint q = 0; q < LOOKBACK; q++) {
+                int at = t - int(q);
+                w[q] = at < 0 ? FLAG_INCL : loadStatus(pc.cur + uint(at) * BUCKETS + lid);
+            }
+            bool waiting = false;
+            [[unroll]] for (uint q = 0; q < LOOKBACK; q++) {
+                if (!done && !waiting) {
+                    uint flag = w[q] & ~VALUE;
+                    if (flag == FLAG_INCL) {
+                        prefix += w[q] & VALUE;
+                        done = true;
+                    } else if (flag == FLAG_AGG) {
+                        prefix += w[q] & VALUE;
+                        t--; // tile 0 only ever publishes inclusive prefixes: t stays >= 0
+                        spin = 0;
+                    } else {
+                        waiting = true;
+                    }
+                }
+            }
+            if (waiting && spin++ >= pc.spins) {
+                stuck = true;
+            }
+        }
+        if (stuck) {
+            atomicMax(sStuck, uint(t) + 1);
+        }
+        barrier();
+        uint late = sStuck; // 1 + the tile to count, or 0: every digit is done
+        if (late == 0) {
+            break;
+        }
+        for (uint d = lid; d < BUCKETS; d += wg) {
+            counts[d] = 0;
+        }
+        barrier(); // every invocation has read sStuck
+        if (lid == 0) {
+            sStuck = 0;
+        }
+        uint ft = late - 1;
+        uint fEnd = min(ft * TILE + TILE, n);
+        for (uint i = ft * TILE + lid; i < fEnd; i += wg) {
+            uvec2 key = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
+            atomicAdd(counts[digitOf(sortKey(key), pc.shift, pc.width)], 1u);
+        }
+        barrier();
+        if (digitLane) {
+            publish(pc.cur + ft * BUCKETS + lid, (ft == 0 ? FLAG_INCL : FLAG_AGG) | counts[lid]);
+            spin = 0;
+        }
+        barrier(); // counts are read before the next fallback clears them
+    }
+    if (digitLane) {
+        if (tile > 0) {
+            publish(pc.cur + tile * BUCKETS + lid, FLAG_INCL | (prefix + mine));
+        }
+        runSlot[lid] = hist[pc.first + lid] + prefix;
+    }
+    barrier(); // the stage and runSlot are complete
+
+    for (uint at = lid; at < tileLen; at += wg) {
+        uvec2 key = uvec2(stageLo[at], WIDE ? stageHi[at] : 0);
+        uint d = digitOf(sortKey(key), pc.shift, pc.width);
+        uint slot = runSlot[d] + at - runStage[d];
+        if (WIDE) {
+            keysOut[2 * slot] = key.x;
+            keysOut[2 * slot + 1] = key.y;
+        } else {
+            keysOut[slot] = key.x;
+        }
+        if (PAIRS) {
+            valsOut[slot] = stageVal[at];
+        }
+    }
+}
