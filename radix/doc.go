@@ -21,6 +21,14 @@
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
 //
+// Options.Path = compact.PathSinglePass takes an Onesweep-style sort
+// instead (Adinets and Merrill): one pass counts every pass's digits, then
+// each digit pass reads the keys once, a workgroup per tile of keys, with
+// a chained scan over (tile, digit) status words, decoupled look-back and
+// decoupled fallback, so it needs no forward-progress guarantee. It is
+// opt-in: on the H100 it measured slower than the three phases
+// (BENCHMARKS.md), and PathAuto takes the three phases everywhere.
+//
 // Plan.Record follows the recording contract, the counts from the GPU
 // (Buffers.Count) and the concurrency rules of package compact: see its
 // documentation. Its inputs are Keys, Values and Count; its outputs

@@ -155,6 +155,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{cmd: "bench", name: "-n empty", args: []string{"-n", ""}, want: `-n: "" is not an exponent`},
 		{cmd: "bench", name: "-select-path unknown", args: []string{"-select-path", "fast"}, want: `-select-path: "fast" is not auto, three-phase or single-pass`},
 		{cmd: "bench", name: "-scan-path unknown", args: []string{"-scan-path", "onepass"}, want: `-scan-path: "onepass" is not auto, three-phase or single-pass`},
+		{cmd: "bench", name: "-sort-path unknown", args: []string{"-sort-path", "onesweep"}, want: `-sort-path: "onesweep" is not auto, three-phase or single-pass`},
 		{cmd: "bench", name: "-scan-wg too large", args: []string{"-scan-wg", "70000"}, want: `-scan-wg`},
 		{cmd: "bench", name: "-n empty item", args: []string{"-n", "4,,8"}, want: `-n: "" is not an exponent`},
 		{cmd: "bench", name: "unknown operation", args: []string{"-ops", "nope"}, want: `-ops: unknown operation "nope"`},
