@@ -203,7 +203,7 @@ func (p *ScanPlan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 	p.onepass = true
 	p.tile = p.wg * p.vecs * 4
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
-	p.spins = spinsFor(info, s.Spins)
+	p.spins = SpinsFor(info, s.Spins)
 	return ""
 }
 

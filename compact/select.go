@@ -432,12 +432,14 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.tile = p.wg * vecs * epv
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
-	p.spins = spinsFor(info, sel.Spins)
+	p.spins = SpinsFor(info, sel.Spins)
 	return ""
 }
 
-// spinsFor resolves Options.Spins for a device.
-func spinsFor(info vk.DeviceInfo, spins int32) uint32 {
+// SpinsFor resolves a single pass's Options.Spins for a device: the
+// re-reads of an unpublished predecessor before the fallback (package
+// radix resolves its sort's the same way).
+func SpinsFor(info vk.DeviceInfo, spins int32) uint32 {
 	switch {
 	case spins < 0:
 		return 0

@@ -296,7 +296,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.histWords = uint64(buckets) * uint64(p.procs+1)
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
-		p.spins = spinsFor(info, s.Spins)
+		p.spins = compact.SpinsFor(info, s.Spins)
 		p.statusOff = alignUp(p.histWords*4, 256)
 		p.keysOff = alignUp(p.statusOff+p.statusBytes(), 256)
 	} else {
@@ -364,22 +364,6 @@ func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string 
 // statusBytes is the size of the single pass's status binding: the tile
 // counters and two regions of a word per tile and digit.
 func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
-
-// spinsFor is the single pass's re-reads before the fallback: Spins, or
-// 64 on GPUs and none on CPU devices (lavapipe ends a loop after 65535
-// iterations: a late predecessor is better counted at once than waited
-// for).
-func spinsFor(info vk.DeviceInfo, spins int32) uint32 {
-	switch {
-	case spins < 0:
-		return 0
-	case spins > 0:
-		return uint32(spins)
-	case info.Type == "cpu":
-		return 0
-	}
-	return 64
-}
 
 // defaultDigits is the digit width and keys per lane of a sort on a
 // device. On a GPU 8 keys per lane, and for 32-bit keys 6-bit digits
