@@ -236,7 +236,10 @@ func selectDevice(infos []DeviceInfo, request string) (int, error) {
 }
 
 // Open creates an instance and a device. See Options for how the device is
-// chosen.
+// chosen. The first Open (or Devices) of the process also creates one
+// instance that lives as long as the process, so that the Vulkan drivers
+// stay loaded between contexts (see resident in instance.go: NVIDIA's
+// driver cannot be loaded more than about 30 times in one process).
 func Open(opts Options) (*Context, error) {
 	request := opts.Device
 	if request == "" {
@@ -475,7 +478,8 @@ func (c *Context) OnRelease(f func()) bool {
 // Release waits for the library's calls in progress and its submissions
 // to finish, destroys what the library created (buffers, pipelines and
 // timers the caller has not released included) and, for a context from
-// Open, the device and instance. It is idempotent. It must not be called
+// Open, the device and its instance (not the process's resident one, which
+// keeps the drivers loaded). It is idempotent. It must not be called
 // from inside a Submit record callback.
 func (c *Context) Release() {
 	if c == nil {

@@ -127,6 +127,7 @@ func createInstance(validate bool) (*instance, error) {
 			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)
 		}
 	}
+	keepDriversLoaded(version)
 	h, err := createInstanceC(version, validate)
 	if err != nil {
 		return nil, err
@@ -148,6 +149,35 @@ func createInstance(validate bool) (*instance, error) {
 		}
 	}
 	return inst, nil
+}
+
+// resident is an instance the library creates once per process and never
+// destroys, so that the Vulkan drivers stay loaded. The loader loads the
+// drivers (ICDs) with an instance and unloads them with the last one. A
+// driver built with static TLS (NVIDIA's libnvidia-tls) takes a piece of the
+// process's fixed static TLS space each time it is loaded, and glibc does
+// not give it back on unload: on an H100 (driver 580.159.04) the 31st Open
+// after 30 Open/Release cycles failed with the loader's "cannot allocate
+// memory in static TLS block" (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER),
+// and so did every later one. With this instance alive, later instances
+// find the drivers loaded. It enables no layer and no extension.
+var resident struct {
+	sync.Mutex
+	handle vkb.Instance
+}
+
+// keepDriversLoaded creates the resident instance if there is none yet. A
+// failure is left for the caller's own vkCreateInstance to report; the
+// next call tries again.
+func keepDriversLoaded(version uint32) {
+	resident.Lock()
+	defer resident.Unlock()
+	if resident.handle != nil {
+		return
+	}
+	if h, err := createInstanceC(version, false); err == nil {
+		resident.handle = h
+	}
 }
 
 func (inst *instance) attachValidator() error {

@@ -217,6 +217,37 @@ func TestReliabilityAfterRelease(t *testing.T) {
 	}
 }
 
+// TestReliabilityOpenReleaseCycles opens, uses and releases a context, and
+// lists the devices, again and again in one process, as a test suite or
+// an engine reopening its context does. Each Open loaded the Vulkan driver
+// anew and each Release unloaded it; NVIDIA's driver takes static TLS space
+// at every load that glibc never returns, so on an H100 the 31st cycle
+// failed ("cannot allocate memory in static TLS block",
+// VK_ERROR_INCOMPATIBLE_DRIVER). The library now keeps one instance for the
+// life of the process (vk/instance.go: resident). lavapipe never showed
+// the failure: it runs here as a smoke test, on NVIDIA it is the
+// regression test.
+func TestReliabilityOpenReleaseCycles(t *testing.T) {
+	vktest.Open(t) // skips where there is no device
+	const cycles = 40
+	words := []uint32{0, 5, 0, 7}
+	for i := range cycles {
+		ctx := vktest.Open(t)
+		kept, _, err := compact.Slice(ctx, words, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero()})
+		if err != nil {
+			t.Fatalf("cycle %d: %v", i+1, err)
+		}
+		if !slices.Equal(kept, []uint32{5, 7}) {
+			t.Fatalf("cycle %d: kept %v, want [5 7]", i+1, kept)
+		}
+		ctx.Release()
+		vktest.Check(t, ctx)
+		if _, _, err := vk.Devices(); err != nil {
+			t.Fatalf("cycle %d: Devices: %v", i+1, err)
+		}
+	}
+}
+
 // afterCases are the calls that must fail with want on an unusable context.
 func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Pointer, want error, msg string) []badCase {
 	words := make([]uint32, 16)
