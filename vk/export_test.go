@@ -29,3 +29,14 @@ func Outstanding(c *Context) int {
 	defer c.mu.Unlock()
 	return len(c.outstanding)
 }
+
+// StagingBytes is the memory the context's staging buffer holds (0 when it
+// has none).
+func StagingBytes(c *Context) uint64 {
+	c.stagingMu.Lock()
+	defer c.stagingMu.Unlock()
+	if c.staging == nil {
+		return 0
+	}
+	return c.staging.memSize
+}

@@ -155,12 +155,15 @@ func createInstance(validate bool) (*instance, error) {
 // destroys, so that the Vulkan drivers stay loaded. The loader loads the
 // drivers (ICDs) with an instance and unloads them with the last one. A
 // driver built with static TLS (NVIDIA's libnvidia-tls) takes a piece of the
-// process's fixed static TLS space each time it is loaded, and glibc does
-// not give it back on unload: on an H100 (driver 580.159.04) the 31st Open
-// after 30 Open/Release cycles failed with the loader's "cannot allocate
-// memory in static TLS block" (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER),
-// and so did every later one. With this instance alive, later instances
-// find the drivers loaded. It enables no layer and no extension.
+// process's fixed static TLS space each time it is loaded, which glibc
+// reclaims on unload only in some cases: on an H100 (driver 580.159.04,
+// Debian 12's loader) the 31st Open after 30 Open/Release cycles failed
+// with the loader's "cannot allocate memory in static TLS block"
+// (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER), and so did every later
+// one; that each load leaked the space is inferred from the message. With
+// this instance alive, later instances find the drivers loaded. It enables
+// no layer or extension of its own (implicit layers, or layers forced by
+// the environment, load with it and stay loaded too).
 var resident struct {
 	sync.Mutex
 	handle vkb.Instance

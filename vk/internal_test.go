@@ -111,3 +111,23 @@ func TestVersionStrings(t *testing.T) {
 		t.Errorf("NVIDIA driver version = %s", got)
 	}
 }
+
+// TestResidentInstance: after an Open and its Release, the process keeps
+// its resident instance (so the drivers stay loaded; see resident in
+// instance.go). Reverting the fix fails here on any device.
+func TestResidentInstance(t *testing.T) {
+	c, err := Open(Options{})
+	if err != nil {
+		if errors.Is(err, ErrNoLoader) || errors.Is(err, ErrNoDevice) {
+			t.Skipf("no Vulkan device: %v", err)
+		}
+		t.Fatal(err)
+	}
+	c.Release()
+	resident.Lock()
+	h := resident.handle
+	resident.Unlock()
+	if h == nil {
+		t.Fatal("no resident instance after Open and Release")
+	}
+}

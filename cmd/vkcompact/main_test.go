@@ -144,9 +144,14 @@ func TestBenchCopy(t *testing.T) {
 	if !threePhase && !singlePass {
 		t.Errorf("-phases printed no phase times: %s", errOut)
 	}
+	// Both paths forced, whatever the device picks.
 	code, _, errOut = runCLI(t, "bench", "-ops", "select_if", "-n", "13", "-keep", "0.5", "-reps", "2", "-warmup-ms", "0", "-select-path", "single-pass", "-phases")
 	if code != 0 || !strings.Contains(errOut, "single pass: clear ") || !strings.Contains(errOut, ", pass ") {
 		t.Errorf("-phases with -select-path single-pass: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "bench", "-ops", "select_if", "-n", "13", "-keep", "0.5", "-reps", "2", "-warmup-ms", "0", "-select-path", "three-phase", "-phases")
+	if code != 0 || !strings.Contains(errOut, "count ") || !strings.Contains(errOut, "move ") {
+		t.Errorf("-phases with -select-path three-phase: exit %d, %s", code, errOut)
 	}
 	// Every operation, twice at each size, on the buffers the size's pool
 	// hands from one operation to the next (-alloc size, the default):
