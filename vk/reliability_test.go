@@ -357,12 +357,17 @@ func TestReliabilityDeviceLost(t *testing.T) {
 // Both give ErrOutOfDeviceMemory, leak nothing (AllocatedBytes is back where
 // it was, and vktest's validation layer reports leaked objects at
 // Release), and the context stays usable: a compaction runs afterwards.
-func TestReliabilityOutOfMemory(t *testing.T) {
+func TestReliabilityOutOfMemory(t *testing.T) { withAndWithoutStaging(t, testOutOfMemory) }
+
+// withAndWithoutStaging runs test with transfers as the device allows,
+// then with every transfer through the staging buffer, as on a device
+// whose memory is not host-visible (the H100).
+func withAndWithoutStaging(t *testing.T, test func(*testing.T)) {
 	for _, staged := range []bool{false, true} {
 		t.Run(fmt.Sprintf("staged=%v", staged), func(t *testing.T) {
 			vk.SetForceStaging(staged)
 			defer vk.SetForceStaging(false)
-			testOutOfMemory(t)
+			test(t)
 		})
 	}
 }
@@ -425,15 +430,7 @@ func testOutOfMemory(t *testing.T) {
 // TestReliabilityTimeout: a compaction and a sort that time out return
 // ErrTimeout and leave the context usable; once their work completes the
 // same operations succeed and nothing stays allocated.
-func TestReliabilityTimeout(t *testing.T) {
-	for _, staged := range []bool{false, true} {
-		t.Run(fmt.Sprintf("staged=%v", staged), func(t *testing.T) {
-			vk.SetForceStaging(staged)
-			defer vk.SetForceStaging(false)
-			testTimeout(t)
-		})
-	}
-}
+func TestReliabilityTimeout(t *testing.T) { withAndWithoutStaging(t, testTimeout) }
 
 func testTimeout(t *testing.T) {
 	ctx := vktest.Open(t)
