@@ -16,6 +16,15 @@ import (
 
 const poison = 0xDEADBEEF
 
+// poisonedWords returns n words of poison, to upload over an output first.
+func poisonedWords(n int) []uint32 {
+	w := make([]uint32, n)
+	for i := range w {
+		w[i] = poison
+	}
+	return w
+}
+
 func newRand(t *testing.T) *rand.Rand {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -47,10 +56,7 @@ func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff i
 			t.Fatal(err)
 		}
 	}
-	out := make([]uint32, dstOff+n+guard)
-	for i := range out {
-		out[i] = poison
-	}
+	out := poisonedWords(dstOff + n + guard)
 	if err := vk.Upload(dst.All(), out); err != nil {
 		t.Fatal(err)
 	}

@@ -183,18 +183,13 @@ func TestSinglePassRepeated(t *testing.T) {
 	if err := vk.Upload(src.Range(0, nb), in); err != nil {
 		t.Fatal(err)
 	}
-	poisoned := make([]uint32, n)
-	for i := range poisoned {
-		poisoned[i] = poison
-	}
+	poisoned := poisonedWords(n)
 	got := make([]uint32, n)
 	for _, spins := range []int32{0, -1} {
 		for _, split := range []bool{false, true} {
 			sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split}
 			sel.Path, sel.Spins = compact.PathSinglePass, spins
-			if ctx.Info().Type == "cpu" {
-				sel.WorkgroupSize, sel.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1 // many small tiles
-			}
+			sel.Options = smallTiles(ctx, sel.Options) // on CPU devices: many small tiles
 			if wg := envInt(t, "VKCOMPACT_REPEAT_WG", 0); wg != 0 {
 				sel.WorkgroupSize = uint32(wg)
 			}

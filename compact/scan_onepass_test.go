@@ -151,10 +151,7 @@ func TestScanSinglePassRepeated(t *testing.T) {
 	if err := vk.Upload(src.Range(0, nb), in); err != nil {
 		t.Fatal(err)
 	}
-	poisoned := make([]uint32, n)
-	for i := range poisoned {
-		poisoned[i] = poison
-	}
+	poisoned := poisonedWords(n)
 	got := make([]uint32, n)
 	wg := uint32(envInt(t, "VKCOMPACT_REPEAT_WG", 0))
 	for _, spins := range []int32{0, -1} {
