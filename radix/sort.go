@@ -29,8 +29,8 @@ var (
 	scatterKernel = &pipeline.Kernel{
 		Name:          "radix_scatter",
 		SPIRV:         shaders.MustSPIRV("radix_scatter"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     6,
+		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite},
+		PushWords:     8,
 		FullSubgroups: true,
 	}
 	histogramKernel = &pipeline.Kernel{
@@ -50,7 +50,7 @@ var (
 )
 
 // MaxKeysPerLane bounds Options.KeysPerLane.
-const MaxKeysPerLane = 8
+const MaxKeysPerLane = 16
 
 // MaxElements is the most keys a sort takes: slots are 32-bit on the GPU.
 // A device's maxStorageBufferRange may allow fewer (see NewPlan).
@@ -85,14 +85,29 @@ type Options struct {
 	// per-subgroup digit counts and its stage of one round's keys would
 	// not fit shared memory.
 	WorkgroupSize uint32
-	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 6
-	// for 32-bit keys alone, 5 for 32-bit keys with values, 4 for 64-bit
-	// keys; 8 on a CPU device.
+	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 5
+	// for 32-bit keys, 4 for 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
-	// MaxKeysPerLane. Default: 8 on a GPU, 4 on a CPU device.
+	// MaxKeysPerLane. Default on a GPU: 16 for 32-bit keys alone, 12 with
+	// values, 8 for 64-bit keys; 4 on a CPU device. Where the scatter's
+	// stage of a round would not fit shared memory, the default workgroup
+	// shrinks (WorkgroupSize).
 	KeysPerLane uint32
+	// SeparateCounts gives every pass of the three phases a count phase
+	// of its own. By default, with digits of at most MaxFusedBits bits,
+	// each scatter but the last also counts the next pass's digits per
+	// processor (4^DigitBits shared-memory counters, then at most
+	// 2 * 4^DigitBits atomic adds per processor), so only the first pass
+	// reads the keys
+	// to count them; where those counters do not fit the device's shared
+	// memory, the passes count separately anyway.
+	SeparateCounts bool
 }
+
+// MaxFusedBits is the widest digit whose next-pass counts a scatter
+// keeps (4^bits shared-memory words: 16 KiB at 6 bits).
+const MaxFusedBits = 6
 
 // Sort describes a radix sort.
 type Sort struct {
@@ -145,6 +160,11 @@ type Plan struct {
 	scratch          uint64
 	count, scan      *pipeline.Pipeline
 	scatter          *pipeline.Pipeline
+	// fused: each scatter but the last counts the next pass's digits into
+	// the other hist region (at hist2Off), with scatterNext.
+	fused       bool
+	hist2Off    uint64
+	scatterNext *pipeline.Pipeline
 
 	// The single pass (onesweep): tiles of tile keys, the status binding
 	// at statusOff (the passes' tile counters, then two regions of
@@ -223,14 +243,19 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.kpl = o.KeysPerLane
 	if p.kpl == 0 {
 		p.kpl = defKPL
+		if s.Path == compact.PathSinglePass {
+			// The single pass was measured and tuned at 8 (its ranking
+			// holds more per key than the scatter's).
+			p.kpl = min(p.kpl, 8)
+		}
 	}
 	if p.kpl > MaxKeysPerLane {
 		return nil, invalid("radix: %d keys per lane: at most %d", p.kpl, MaxKeysPerLane)
 	}
 	buckets := uint32(1) << p.bits
 	// Shared memory of the scatter, in words: two counts per subgroup and
-	// digit, three words per digit, the block scan's 257, and the stage of
-	// one round's keys (and values).
+	// digit, three words per digit, one per subgroup, and the stage of one
+	// round's keys (and values).
 	stageWords := uint32(1)
 	if s.Key == compact.Uint64 {
 		stageWords++
@@ -240,7 +265,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	shared := func(wg uint32) uint32 {
 		subgroups := wg / max(info.MinSubgroupSize, 1)
-		return 4 * (2*subgroups*buckets + 3*buckets + 257 + wg*p.kpl*stageWords)
+		return 4 * (2*subgroups*buckets + 3*buckets + subgroups + wg*p.kpl*stageWords)
 	}
 	p.wg = o.WorkgroupSize
 	if p.wg == 0 {
@@ -294,6 +319,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	// digit counts of every pass and the tile status; then the other half
 	// of the key and value ping-pong.
 	p.histWords = uint64(buckets) * uint64(p.procs+1)
+	nextShared := 4 * (buckets*buckets + 3*buckets + subgroups)
+	p.fused = !p.onesweep && !o.SeparateCounts && p.passes >= 2 && p.bits <= MaxFusedBits &&
+		shared(p.wg)+nextShared <= info.MaxSharedMemory
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
 		p.spins = compact.SpinsFor(info, s.Spins)
@@ -301,6 +329,10 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		p.keysOff = alignUp(p.statusOff+p.statusBytes(), 256)
 	} else {
 		p.keysOff = alignUp(p.histWords*4, 256)
+		if p.fused {
+			p.hist2Off = p.keysOff
+			p.keysOff = alignUp(p.hist2Off+p.histWords*4, 256)
+		}
 	}
 	p.valsOff = p.keysOff + alignUp(n*p.keyBytes, 256)
 	p.scratch = p.valsOff
@@ -336,8 +368,13 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), buckets); err != nil {
 		return nil, err
 	}
-	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl); err != nil {
+	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl, 0); err != nil {
 		return nil, err
+	}
+	if p.fused {
+		if p.scatterNext, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl, 1); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -366,14 +403,15 @@ func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string 
 func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
 
 // defaultDigits is the digit width and keys per lane of a sort on a
-// device. On a GPU 8 keys per lane, and for 32-bit keys 6-bit digits
-// (keys only) or 5-bit digits (pairs), each the fastest measured on the
-// H100 with warm clocks (2^28 uint32, BENCHMARKS.md): keys 10.6 ms at 6
-// bits against 11.2 at 5, 11.4 at 7, 12.2 at 4 and 14.3 at 8; pairs 18.0
-// ms at 5 bits against 18.7 at 4 and 18.8 at 6. Wider digits mean fewer
-// passes but a slower scatter per pass (more runs per round, each
-// shorter). 64-bit keys keep 4-bit digits, unmeasured with the others. On
-// a CPU device 8-bit digits: half the passes over memory.
+// device. On a GPU, for 32-bit keys, 5-bit digits with the next pass's
+// counts fused into each scatter, 16 keys per lane (keys only) or 12
+// (pairs): the fastest measured on the H100 (2^28 uint32, BENCHMARKS.md,
+// "Radix sort: fused counts"): keys 9.27 ms against 9.32 at 6 bits and
+// 16 keys per lane with a count phase per pass, 9.63 at 6 bits and 8
+// keys per lane fused, 9.70 at 6 bits and 16 fused, 10.21 at 4 bits and
+// 16 fused; pairs 15.97 ms against 16.04 at 16 keys per lane and 16.39 at
+// 8. 64-bit keys keep 4-bit digits and 8 keys per lane, unmeasured with
+// the others. On a CPU device 8-bit digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
 	case info.Type == "cpu":
@@ -381,9 +419,9 @@ func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	case s.Key == compact.Uint64:
 		return 4, 8
 	case s.Values:
-		return 5, 8
+		return 5, 12
 	}
-	return 6, 8
+	return 5, 16
 }
 
 // defaultProcessors fills the device once: as many workgroups as it keeps
@@ -416,11 +454,14 @@ type Tuning struct {
 	Path                                                             compact.Path
 	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
 	Tiles, Tile, Spins                                               uint32
+	// FusedCounts: each three-phase scatter but the last counts the next
+	// pass's digits (Options.SeparateCounts).
+	FusedCounts bool
 }
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
-	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes}
+	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused}
 	if p.onesweep {
 		t.Path, t.Tiles, t.Tile, t.Spins = compact.PathSinglePass, p.tiles, p.tile, p.spins
 	}
@@ -439,6 +480,77 @@ func (p *Plan) Tuning() Tuning {
 // inputs before the recording and its later reads of the outputs after
 // it. Recording binds pipelines, push descriptors and push constants.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, nil)
+}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1. The three phases have "count", "scan"
+// and "scatter" per pass; the single pass has "histogram" (the zeroing,
+// the histogram of every digit and its scan), then "pass" per digit pass.
+// A copy back of an in-place sort with an odd number of passes is
+// "copy". A sort of no keys, or of no bits, has one interval, "copy".
+func (p *Plan) Phases() []string {
+	if p == nil {
+		return nil
+	}
+	var names []string
+	switch {
+	case p.n == 0 || p.passes == 0:
+		return []string{"copy"}
+	case p.onesweep:
+		names = append(names, "histogram")
+		for range p.passes {
+			names = append(names, "pass")
+		}
+	default:
+		for i := range p.passes {
+			switch {
+			case i == 0 || !p.fused:
+				names = append(names, "count", "scan")
+			default:
+				names = append(names, "scan")
+			}
+			if p.fused && i+1 < p.passes {
+				names = append(names, "clear")
+			}
+			names = append(names, "scatter")
+		}
+	}
+	if p.sort.InPlace && p.passes%2 == 1 {
+		names = append(names, "copy")
+	}
+	return names
+}
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
+// queries and must be reset (Timer.Reset) earlier in the command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(invalid("radix: RecordTimed needs a timer"))
+		return
+	}
+	if p == nil {
+		r.Fail(invalid("radix: nil Plan"))
+		return
+	}
+	if need := uint32(len(p.Phases()) + 1); t.Count() < need {
+		r.Fail(invalid("radix: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		return
+	}
+	next := uint32(0)
+	p.record(r, b, func() {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), next)
+		}
+		next++
+	})
+}
+
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+	if stamp == nil {
+		stamp = func() {}
+	}
 	if r.Err() != nil {
 		return
 	}
@@ -452,8 +564,11 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	}
 	n := uint64(p.n)
 	if n == 0 {
+		stamp()
+		stamp()
 		return
 	}
+	stamp()
 	keyBytes := n * p.keyBytes
 	keys, outKeys := b.Keys.Sub(0, keyBytes), b.KeysOut.Sub(0, keyBytes)
 	tmpKeys := b.Scratch.Sub(p.keysOff, keyBytes)
@@ -470,6 +585,7 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 		if !p.sort.InPlace {
 			p.copy(r, outKeys, keys, outVals, vals, b.Count)
 		}
+		stamp()
 		return
 	}
 	// Pass i reads from and writes to alternating buffers so that the last
@@ -494,28 +610,56 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	}
 	src, srcVals := keys, vals
 	if p.onesweep {
-		p.recordOnesweep(r, b.Scratch, count, countOn, src, srcVals, target)
+		p.recordOnesweep(r, b.Scratch, count, countOn, src, srcVals, target, stamp)
 		if copyBack {
 			src, srcVals = target(p.passes - 1)
 			p.copy(r, keys, src, vals, srcVals, b.Count)
+			stamp()
 		}
 		return
 	}
+	// Fused, pass i's scatter counts pass i+1's digits into the other
+	// hist region, zeroed first (the scan writes the totals row).
+	histNext := hist
+	if p.fused {
+		histNext = b.Scratch.Sub(p.hist2Off, p.histWords*4)
+	}
+	countRows := uint64(1) << p.bits * uint64(p.procs) * 4
 	for i := uint32(0); i < p.passes; i++ {
 		dst, dstVals := target(i)
 		shift := p.begin + i*p.bits
-		push := []uint32{p.n, p.chunk, p.procs, shift, min(p.bits, p.end-shift), countOn}
-		r.Dispatch(p.count, uint64(p.procs), push, src, hist, count)
+		width := min(p.bits, p.end-shift)
+		next := p.fused && i+1 < p.passes
+		nextShift, nextWidth := uint32(0), uint32(0)
+		if next {
+			nextShift = shift + p.bits
+			nextWidth = min(p.bits, p.end-nextShift)
+		}
+		push := []uint32{p.n, p.chunk, p.procs, shift, width, countOn, nextShift, nextWidth}
+		if i == 0 || !p.fused {
+			r.Dispatch(p.count, uint64(p.procs), push[:6], src, hist, count)
+			stamp()
+		}
 		r.Dispatch(p.scan, uint64(1)<<p.bits, []uint32{p.procs}, hist)
+		stamp()
 		inVals, outV := srcVals, dstVals
 		if !p.sort.Values {
 			inVals, outV = src, dst // bound, unused
 		}
-		r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count)
+		if next {
+			compact.RecordFill(r, histNext.Sub(0, countRows), 0)
+			stamp()
+			r.Dispatch(p.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outV, count, histNext)
+			hist, histNext = histNext, hist
+		} else {
+			r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count, hist) // 6: bound, unused
+		}
+		stamp()
 		src, srcVals = dst, dstVals
 	}
 	if copyBack {
 		p.copy(r, keys, src, vals, srcVals, b.Count)
+		stamp()
 	}
 }
 
@@ -524,7 +668,7 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // histogram of every pass's digits and its scan into first slots; then one
 // dispatch per digit pass.
 func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, countOn uint32, src, srcVals vk.Range,
-	target func(uint32) (vk.Range, vk.Range)) {
+	target func(uint32) (vk.Range, vk.Range), stamp func()) {
 	hist := scratch.Sub(0, p.histWords*4)
 	status := scratch.Sub(p.statusOff, p.statusBytes())
 	if countOn == 0 {
@@ -533,6 +677,7 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, cou
 	compact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
 	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, countOn}, src, hist, count)
 	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, hist)
+	stamp()
 	buckets := uint64(1) << p.bits
 	for i := uint32(0); i < p.passes; i++ {
 		dst, dstVals := target(i)
@@ -546,6 +691,7 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, cou
 			inVals, outV = src, dst // bound, unused
 		}
 		r.Dispatch(p.onePass, uint64(p.tiles), push, src, inVals, hist, status, dst, outV, count)
+		stamp()
 		src, srcVals = dst, dstVals
 	}
 }

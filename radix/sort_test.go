@@ -368,6 +368,8 @@ func TestSortTuning(t *testing.T) {
 		{Processors: 1000},
 		{KeysPerLane: 3, DigitBits: 4},
 		{KeysPerLane: 8, DigitBits: 1},
+		{KeysPerLane: 16, DigitBits: 5},
+		{KeysPerLane: 12, DigitBits: 6, Processors: 7},
 		{WorkgroupSize: info.MaxSubgroupSize},
 		{WorkgroupSize: 2 * info.MaxSubgroupSize, DigitBits: 7},
 	} {
@@ -425,7 +427,7 @@ func TestSortBadInput(t *testing.T) {
 		{"too many keys", 1 << 32, radix.Sort{}},
 		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: compact.Uint64}},
 		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
-		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: 9}}},
+		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: 17}}},
 		{"workgroup not a subgroup multiple", 10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}}},
 		{"workgroup too large for shared memory", 10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}}},
 	} {
@@ -539,4 +541,52 @@ func TestSortGPUCount(t *testing.T) {
 			i++
 		}
 	}
+}
+
+// TestSortFusedCounts sorts with each scatter counting the next pass's
+// digits (the default for digits of at most MaxFusedBits bits) and with a
+// count phase per pass, over digit widths, processor counts (so that
+// digit runs cross the next pass's chunk boundaries, or meet them
+// exactly, as all-equal keys do) and key patterns. The plan must report
+// the fused counts wherever its shared memory allows them.
+func TestSortFusedCounts(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	fused := map[uint32]int{}
+	i := 0
+	for _, bits := range []uint32{1, 2, 4, 5, 6} {
+		for _, procs := range []uint32{0, 3, 17, 200} {
+			for _, separate := range []bool{false, true} {
+				i++
+				typ := []compact.Type{compact.Uint32, compact.Uint64, compact.Float32}[i%3]
+				s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%5 == 0, Descending: i%7 == 0,
+					Options: radix.Options{DigitBits: bits, Processors: procs, SeparateCounts: separate}}
+				if bits <= 2 {
+					s.EndBit = 12 // 6 or 12 passes, not 64
+				}
+				n := 20000 + rng.IntN(40000)
+				plan, err := radix.NewPlan(ctx, uint64(n), s)
+				if err != nil {
+					t.Fatalf("%+v: %v", s, err)
+				}
+				if tu := plan.Tuning(); tu.FusedCounts {
+					if separate {
+						t.Fatalf("%+v: fused counts with SeparateCounts", s)
+					}
+					fused[bits]++
+				}
+				c := sortCase{sort: s, keys: keyData(rng, typ, n, patterns[i%len(patterns)])}
+				if i%4 == 1 {
+					c.gpuCount, c.count = true, uint32(n-rng.IntN(n/2))
+				}
+				runSort(t, ctx, c)
+			}
+		}
+	}
+	for _, bits := range []uint32{1, 2, 4, 5} {
+		if fused[bits] == 0 {
+			t.Errorf("no plan with %d-bit digits took the fused counts", bits)
+		}
+	}
+	t.Logf("plans with fused counts, by digit bits: %v", fused)
 }

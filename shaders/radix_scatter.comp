@@ -26,10 +26,25 @@
 // consecutive invocations on consecutive slots of each digit's run, so
 // that stores coalesce instead of scattering one sector per key.
 //
+// With NEXT, the scatter also counts the next pass's digits, so that the
+// next pass needs no count phase of its own. The next pass's processor q
+// owns output slots [q * chunk, (q+1) * chunk); this processor's keys of
+// digit d land in one run of slots, which (no longer than a chunk) meets
+// at most two of those chunks. Each key written adds one to a shared
+// counter per (digit d, next digit e), which stands for the chunk of the
+// run's slots written so far. In the round where digit d's run first
+// reaches the chunk boundary bound[d], the keys at or past it are not
+// counted in the write-out; after it, the workgroup adds row d to the
+// next pass's hist (zeroed before) with atomics, zeroes it, counts that
+// round's keys past the boundary from the stage, and moves the row on
+// to the next chunk. At the end, every nonzero counter is added the same
+// way: at most 2 * BUCKETS^2 atomics per processor.
+//
 // Bindings: 0 keys in, 1 values in, 2 hist (scanned rows, then the digit
 // totals), 3 keys out, 4 values out (without PAIRS, 1 and 4 are bound to
 // anything and unused), 5 the GPU-side key count (common.glsl:
-// countedElems).
+// countedElems), 6 the next pass's hist (without NEXT bound to anything
+// and unused).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -38,6 +53,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 5) const bool PAIRS = false;
 layout(constant_id = 6) const uint MAX_SUBGROUPS = 8; // per workgroup, at the smallest subgroup size
 layout(constant_id = 7) const uint ROUND = 1024;      // workgroup size * KPL: keys per round
+layout(constant_id = 8) const bool NEXT = false;      // count the next pass's digits
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
 layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
@@ -45,6 +61,7 @@ layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 4) writeonly buffer ValsOut { uint valsOut[]; };
 layout(std430, binding = 5) readonly buffer GpuCount { uint gpuCount[]; };
+layout(std430, binding = 6) buffer HistNext { uint histNext[]; };
 
 layout(push_constant) uniform Push {
     uint n;      // keys
@@ -53,22 +70,36 @@ layout(push_constant) uniform Push {
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
     uint countOn; // take the key count from gpuCount[0]
+    uint nextShift; // with NEXT: the next pass's digit
+    uint nextWidth;
 } pc;
 
 // counts[s * BUCKETS + d]: keys of digit d so far in subgroup s's piece of
-// the round; firsts: the same, scanned over subgroups into first slots.
+// the round; firsts: the same, scanned over subgroups into first indices
+// inside the digit's run.
 shared uint counts[MAX_SUBGROUPS * BUCKETS];
 shared uint firsts[MAX_SUBGROUPS * BUCKETS];
 shared uint next[BUCKETS]; // each digit's next slot for this processor
 shared uint runSlot[BUCKETS];  // the round's first output slot per digit
 shared uint runStage[BUCKETS]; // the round's first stage index per digit
+shared uint sgSums[MAX_SUBGROUPS]; // run lengths of each subgroup's digits
 shared uint stageLo[ROUND];
 shared uint stageHi[WIDE ? ROUND : 1];
 shared uint stageVal[PAIRS ? ROUND : 1];
+// With NEXT: nextCounts[d * BUCKETS + e] counts this processor's keys of
+// digit d and next digit e written to chunk rowChunk[d]; bound[d] is the
+// first slot past that chunk, or 2^32 - 1 once the run has crossed it
+// (no slot reaches 2^32 - 1); crossed[d] is set in the round that crosses.
+const uint NEXT_WORDS = NEXT ? BUCKETS * BUCKETS : 1;
+shared uint nextCounts[NEXT_WORDS];
+shared uint bound[NEXT ? BUCKETS : 1];
+shared uint rowChunk[NEXT ? BUCKETS : 1];
+shared bool crossed[NEXT ? BUCKETS : 1];
+shared bool sgCrossed[MAX_SUBGROUPS]; // a digit of the subgroup's invocations crossed
 
-#define SCAN_DATA runStage
-const bool SCAN_FLOAT = false;
-#include "block_scan.glsl"
+// Digits per invocation in the round's scan of run lengths: invocation i
+// owns digits [i * DPI, i * DPI + DPI).
+const uint DPI = (BUCKETS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
 uint bits(uvec4 m) {
     uvec4 c = uvec4(bitCount(m));
@@ -95,6 +126,11 @@ void main() {
     for (uint w = lid; w < gl_NumSubgroups * BUCKETS; w += wg) {
         counts[w] = 0;
     }
+    if (NEXT) {
+        for (uint w = lid; w < NEXT_WORDS; w += wg) {
+            nextCounts[w] = 0;
+        }
+    }
     barrier();
     if (gl_SubgroupID == 0) {
         uint run = 0;
@@ -110,16 +146,26 @@ void main() {
     }
     barrier();
     for (uint d = lid; d < BUCKETS; d += wg) {
-        next[d] += hist[d * pc.nProcs + p];
+        uint first = next[d] + hist[d * pc.nProcs + p];
+        next[d] = first;
+        if (NEXT) {
+            // No slot reaches a boundary past 2^32 - 1: saturate.
+            uint q = first / pc.chunk;
+            uint b = q * pc.chunk;
+            rowChunk[d] = q;
+            bound[d] = b > 0xffffffffu - pc.chunk ? 0xffffffffu : b + pc.chunk;
+            crossed[d] = false;
+        }
     }
-    barrier();
+    // (The first round's rank steps are ordered after this by its first
+    // barrier: next is next read after it.)
 
     uint start = p * pc.chunk;
     uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
     for (uint base = start; base < end; base += wg * KPL) {
         uint piece = base + gl_SubgroupID * sgSize * KPL;
         uvec2 k[KPL];
-        uint v[KPL], dig[KPL], rank[KPL];
+        uint v[KPL], rank[KPL];
         [[unroll]] for (uint j = 0; j < KPL; j++) {
             uint i = piece + j * sgSize + lane;
             k[j] = uvec2(0);
@@ -134,45 +180,95 @@ void main() {
         // Ranks inside the subgroup's piece, step by step.
         [[unroll]] for (uint j = 0; j < KPL; j++) {
             bool ok = piece + j * sgSize + lane < end;
-            dig[j] = ok ? digitOf(sortKey(k[j]), pc.shift, pc.width) : 0;
+            uint dig = ok ? digitOf(sortKey(k[j]), pc.shift, pc.width) : 0;
             uvec4 peers = subgroupBallot(ok);
             [[unroll]] for (uint b = 0; b < RADIX_BITS; b++) {
-                bool set = ((dig[j] >> b) & 1u) != 0;
+                bool set = ((dig >> b) & 1u) != 0;
                 uvec4 m = subgroupBallot(set);
                 peers &= set ? m : ~m;
             }
             uint below = bits(peers & gl_SubgroupLtMask);
-            uint before = ok ? counts[row + dig[j]] : 0;
+            uint before = ok ? counts[row + dig] : 0;
             rank[j] = before + below;
             subgroupBarrier(); // every lane has read its count before the lowest peer adds
             if (ok && below == 0) {
-                counts[row + dig[j]] = before + bits(peers);
+                counts[row + dig] = before + bits(peers);
             }
             subgroupBarrier();
         }
         barrier();
-        // Per digit: each subgroup's first stage index inside the digit's
-        // run, the run's length and its first output slot; counts are
-        // cleared for the next round (which writes them only after the
-        // scan's barriers and its own rank steps).
-        for (uint d = lid; d < BUCKETS; d += wg) {
-            uint run = 0;
-            for (uint s = 0; s < gl_NumSubgroups; s++) {
-                uint c = counts[s * BUCKETS + d];
-                counts[s * BUCKETS + d] = 0;
-                firsts[s * BUCKETS + d] = run;
-                run += c;
+        // Per digit (DPI of them per invocation): each subgroup's first
+        // index inside the digit's run, over the subgroups unrolled; the
+        // counts are cleared for the next round, whose rank steps come
+        // after this round's next two barriers.
+        uint d0 = lid * DPI;
+        uint mine = 0; // run lengths of this invocation's digits
+        bool cross = false; // one of them reaches its chunk boundary
+        [[unroll]] for (uint e = 0; e < DPI; e++) {
+            uint d = d0 + e;
+            if (d < BUCKETS) {
+                uint run = 0;
+                [[unroll]] for (uint s = 0; s < MAX_SUBGROUPS; s++) {
+                    if (s < gl_NumSubgroups) {
+                        uint c = counts[s * BUCKETS + d];
+                        counts[s * BUCKETS + d] = 0;
+                        firsts[s * BUCKETS + d] = run;
+                        run += c;
+                    }
+                }
+                runStage[d] = run; // the run's length, for now
+                mine += run;
             }
-            runStage[d] = run;
-            runSlot[d] = next[d];
-            next[d] += run;
         }
         // The runs' first stage indices: an exclusive scan of their
-        // lengths (with barriers before and after).
-        uint roundLen = scanExclusive(0, BUCKETS);
+        // lengths, in digit order, over the invocations: subgroup scans,
+        // then each invocation adds the earlier subgroups' sums.
+        uint ex = subgroupExclusiveAdd(mine);
+        if (lane == sgSize - 1) {
+            sgSums[gl_SubgroupID] = ex + mine;
+        }
+        barrier();
+        uint roundLen = 0, before = 0;
+        [[unroll]] for (uint s = 0; s < MAX_SUBGROUPS; s++) {
+            if (s < gl_NumSubgroups) {
+                uint t = sgSums[s];
+                before += s < gl_SubgroupID ? t : 0;
+                roundLen += t;
+            }
+        }
+        uint at0 = before + ex;
+        [[unroll]] for (uint e = 0; e < DPI; e++) {
+            uint d = d0 + e;
+            if (d < BUCKETS) {
+                uint len = runStage[d];
+                runStage[d] = at0;
+                runSlot[d] = next[d];
+                if (NEXT) {
+                    bool c = next[d] + len > bound[d];
+                    crossed[d] = c;
+                    cross = cross || c;
+                }
+                next[d] += len;
+                at0 += len;
+            }
+        }
+        bool anyCross = false;
+        if (NEXT) {
+            bool sgCross = any(notEqual(subgroupBallot(cross), uvec4(0)));
+            if (subgroupElect()) {
+                sgCrossed[gl_SubgroupID] = sgCross;
+            }
+        }
+        barrier();
+        if (NEXT) {
+            [[unroll]] for (uint s = 0; s < MAX_SUBGROUPS; s++) {
+                anyCross = anyCross || s < gl_NumSubgroups && sgCrossed[s];
+            }
+        }
         [[unroll]] for (uint j = 0; j < KPL; j++) {
             if (piece + j * sgSize + lane < end) {
-                uint at = runStage[dig[j]] + firsts[row + dig[j]] + rank[j];
+                uint dig = digitOf(sortKey(k[j]), pc.shift, pc.width);
+                uint at = runStage[dig] + firsts[row + dig] + rank[j];
                 stageLo[at] = k[j].x;
                 if (WIDE) {
                     stageHi[at] = k[j].y;
@@ -183,6 +279,9 @@ void main() {
             }
         }
         barrier();
+        // The next round writes the stage, runStage, runSlot and sgSums
+        // only after its first barrier, which every invocation reaches
+        // after this loop: no barrier is needed at the end of the round.
         for (uint at = lid; at < roundLen; at += wg) {
             uvec2 key = uvec2(stageLo[at], WIDE ? stageHi[at] : 0);
             uint d = digitOf(sortKey(key), pc.shift, pc.width);
@@ -196,7 +295,48 @@ void main() {
             if (PAIRS) {
                 valsOut[slot] = stageVal[at];
             }
+            if (NEXT && slot < bound[d]) {
+                uint e = digitOf(sortKey(key), pc.nextShift, pc.nextWidth);
+                atomicAdd(nextCounts[d * BUCKETS + e], 1u);
+            }
         }
-        barrier(); // the stage, runSlot and runStage are rewritten by the next round
+        if (NEXT && anyCross) {
+            // Rare (each digit's run crosses at most once): the crossing
+            // rows go to their chunk, then count the keys past it.
+            barrier(); // the write-out's counts are in
+            for (uint w = lid; w < NEXT_WORDS; w += wg) {
+                uint d = w / BUCKETS;
+                uint c = crossed[d] ? nextCounts[w] : 0;
+                if (c != 0) {
+                    atomicAdd(histNext[(w % BUCKETS) * pc.nProcs + rowChunk[d]], c);
+                    nextCounts[w] = 0;
+                }
+            }
+            barrier();
+            for (uint at = lid; at < roundLen; at += wg) {
+                uvec2 key = uvec2(stageLo[at], WIDE ? stageHi[at] : 0);
+                uint d = digitOf(sortKey(key), pc.shift, pc.width);
+                if (crossed[d] && runSlot[d] + at - runStage[d] >= bound[d]) {
+                    atomicAdd(nextCounts[d * BUCKETS + digitOf(sortKey(key), pc.nextShift, pc.nextWidth)], 1u);
+                }
+            }
+            barrier();
+            for (uint d = lid; d < BUCKETS; d += wg) {
+                if (crossed[d]) {
+                    bound[d] = 0xffffffffu;
+                    rowChunk[d]++;
+                }
+            }
+            // (The next round's write-out reads these after its barriers.)
+        }
+    }
+    if (NEXT) {
+        barrier();
+        for (uint w = lid; w < NEXT_WORDS; w += wg) {
+            uint c = nextCounts[w];
+            if (c != 0) {
+                atomicAdd(histNext[(w % BUCKETS) * pc.nProcs + rowChunk[w / BUCKETS]], c);
+            }
+        }
     }
 }

@@ -52,6 +52,14 @@ func (c *Context) NewTimer(count uint32) (*Timer, error) {
 	return t, nil
 }
 
+// Count returns the number of timestamps the timer holds (0 for nil).
+func (t *Timer) Count() uint32 {
+	if t == nil {
+		return 0
+	}
+	return t.count
+}
+
 // Reset records the reset of every query; do it before the first Stamp of a
 // submission.
 func (t *Timer) Reset(cb CommandBuffer) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/vkcompact/vkcompact/compact"
@@ -293,14 +294,9 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 			}
 			bs = append(bs, b)
 		}
-		ms, _, err := timeRuns(ctx, cfg, len(bs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
-			if r.Err() == nil {
-				t.Stamp(r.CommandBuffer(), 0)
-			}
-			plan.Record(r, bs[set])
-			if r.Err() == nil {
-				t.Stamp(r.CommandBuffer(), 1)
-			}
+		names := plan.Phases()
+		ms, phases, err := timeRuns(ctx, cfg, len(bs), uint32(len(names)+1), func(r *pipeline.Recorder, set int, t *vk.Timer) {
+			plan.RecordTimed(r, bs[set], t)
 		})
 		if err != nil {
 			return benchRow{}, err
@@ -311,9 +307,14 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 				fmt.Fprintf(cfg.phases, "# %s n=%d: single pass: %d passes of %d bits, %d tiles of %d keys, workgroup %d, %d keys per lane, %d spins; histogram by %d processors of %d keys\n",
 					op, n, t.Passes, t.DigitBits, t.Tiles, t.Tile, t.WorkgroupSize, t.KeysPerLane, t.Spins, t.Processors, t.Chunk)
 			} else {
-				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane\n",
-					op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane)
+				counts := "a count phase per pass"
+				if t.FusedCounts {
+					counts = "later passes counted by the scatter before"
+				}
+				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane, %s\n",
+					op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane, counts)
 			}
+			fmt.Fprintf(cfg.phases, "# %s n=%d: %s\n", op, n, sortPhaseSummary(names, phases))
 		}
 		for _, b := range bs[:min(len(bs), cfg.warmup+cfg.reps)] {
 			got := make([]uint32, n)
@@ -360,4 +361,28 @@ func stableSortRef(keys, vals []uint32) ([]uint32, []uint32) {
 		k, k2, v, v2 = k2, k, v2, v
 	}
 	return k, v
+}
+
+// sortPhaseSummary sums the sort's per-run interval times by phase name
+// (every pass's count, scan, scatter) and gives each sum's median over
+// the runs, with the number of intervals it holds.
+func sortPhaseSummary(names []string, phases [][]float64) string {
+	var order []string
+	sums := map[string][]float64{}
+	counts := map[string]int{}
+	for i, name := range names {
+		if _, ok := sums[name]; !ok {
+			order = append(order, name)
+			sums[name] = make([]float64, len(phases[i]))
+		}
+		counts[name]++
+		for run, ms := range phases[i] {
+			sums[name][run] += ms
+		}
+	}
+	var parts []string
+	for _, name := range order {
+		parts = append(parts, fmt.Sprintf("%s %.5f ms (%d)", name, median(sums[name]), counts[name]))
+	}
+	return "per-run sums, medians: " + strings.Join(parts, ", ")
 }
