@@ -85,25 +85,43 @@ type Options struct {
 	// per-subgroup digit counts and its stage of one round's keys would
 	// not fit shared memory.
 	WorkgroupSize uint32
-	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 5
-	// for 32-bit keys, 4 for 64-bit keys; 8 on a CPU device.
+	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 6
+	// for 32-bit keys alone, 5 for 32-bit keys with values, 4 for 64-bit
+	// keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
 	// MaxKeysPerLane. Default on a GPU: 16 for 32-bit keys alone, 12 with
-	// values, 8 for 64-bit keys; 4 on a CPU device. Where the scatter's
+	// values, 8 for 64-bit keys, and 8 where there are fewer rounds than
+	// the device holds workgroups; 4 on a CPU device. Where the scatter's
 	// stage of a round would not fit shared memory, the default workgroup
 	// shrinks (WorkgroupSize).
 	KeysPerLane uint32
-	// SeparateCounts gives every pass of the three phases a count phase
-	// of its own. By default, with digits of at most MaxFusedBits bits,
-	// each scatter but the last also counts the next pass's digits per
-	// processor (4^DigitBits shared-memory counters, then at most
-	// 2 * 4^DigitBits atomic adds per processor), so only the first pass
-	// reads the keys
-	// to count them; where those counters do not fit the device's shared
-	// memory, the passes count separately anyway.
-	SeparateCounts bool
+	// Counts picks how the three phases count each pass's digits.
+	Counts Counts
 }
+
+// Counts says how the three phases count each pass's digits per
+// processor.
+type Counts uint8
+
+const (
+	// CountsAuto fuses the counts (CountsFused) where they apply and each
+	// processor's chunk holds at least 16 * 4^DigitBits keys: with fewer,
+	// the atomic adds of the counters cost more than a count phase (H100,
+	// BENCHMARKS.md).
+	CountsAuto Counts = iota
+	// CountsSeparate gives every pass a count phase of its own, which
+	// reads the keys.
+	CountsSeparate
+	// CountsFused has each scatter but the last count the next pass's
+	// digits too (4^DigitBits shared-memory counters, then at most
+	// 2 * 4^DigitBits atomic adds per processor), so that only the first
+	// pass reads the keys to count them. It applies to the three phases
+	// with digits of at most MaxFusedBits bits where the counters fit the
+	// device's shared memory beside the scatter's own; NewPlan returns
+	// ErrInvalid, naming the reason, when it is asked for elsewhere.
+	CountsFused
+)
 
 // MaxFusedBits is the widest digit whose next-pass counts a scatter
 // keeps (4^bits shared-memory words: 16 KiB at 6 bits).
@@ -278,6 +296,12 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if p.wg%info.MaxSubgroupSize != 0 {
 		return nil, invalid("radix: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
 	}
+	if o.KeysPerLane == 0 && p.kpl > 8 && n < defaultProcessors(info, p.wg)*uint64(p.wg)*uint64(p.kpl) {
+		// Too few rounds to give every processor the device holds one:
+		// smaller rounds (2^20 keys on the H100: 0.123 ms at 8 keys per
+		// lane against 0.127 at 16).
+		p.kpl = 8
+	}
 	subgroups := p.wg / max(info.MinSubgroupSize, 1)
 	if need := shared(p.wg); need > info.MaxSharedMemory {
 		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits and %d keys per lane needs %d bytes of shared memory; the device has %d",
@@ -319,9 +343,27 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	// digit counts of every pass and the tile status; then the other half
 	// of the key and value ping-pong.
 	p.histWords = uint64(buckets) * uint64(p.procs+1)
+	if o.Counts > CountsFused {
+		return nil, invalid("radix: unknown counts mode %d", o.Counts)
+	}
 	nextShared := 4 * (buckets*buckets + 3*buckets + subgroups)
-	p.fused = !p.onesweep && !o.SeparateCounts && p.passes >= 2 && p.bits <= MaxFusedBits &&
-		shared(p.wg)+nextShared <= info.MaxSharedMemory
+	var whyNot string
+	switch {
+	case p.onesweep:
+		whyNot = "the single pass has no count phases"
+	case p.bits > MaxFusedBits:
+		whyNot = fmt.Sprintf("%d-bit digits: at most %d", p.bits, MaxFusedBits)
+	case shared(p.wg)+nextShared > info.MaxSharedMemory:
+		whyNot = fmt.Sprintf("the scatter would need %d bytes of shared memory; the device has %d", shared(p.wg)+nextShared, info.MaxSharedMemory)
+	}
+	switch {
+	case o.Counts == CountsFused && whyNot != "":
+		return nil, invalid("radix: fused counts do not apply: %s", whyNot)
+	case o.Counts == CountsFused:
+		p.fused = p.passes >= 2
+	case o.Counts == CountsAuto:
+		p.fused = whyNot == "" && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
+	}
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
 		p.spins = compact.SpinsFor(info, s.Spins)
@@ -403,15 +445,16 @@ func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string 
 func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
 
 // defaultDigits is the digit width and keys per lane of a sort on a
-// device. On a GPU, for 32-bit keys, 5-bit digits with the next pass's
-// counts fused into each scatter, 16 keys per lane (keys only) or 12
-// (pairs): the fastest measured on the H100 (2^28 uint32, BENCHMARKS.md,
-// "Radix sort: fused counts"): keys 9.27 ms against 9.32 at 6 bits and
-// 16 keys per lane with a count phase per pass, 9.63 at 6 bits and 8
-// keys per lane fused, 9.70 at 6 bits and 16 fused, 10.21 at 4 bits and
-// 16 fused; pairs 15.97 ms against 16.04 at 16 keys per lane and 16.39 at
-// 8. 64-bit keys keep 4-bit digits and 8 keys per lane, unmeasured with
-// the others. On a CPU device 8-bit digits: half the passes over memory.
+// device. On a GPU, 32-bit keys alone take 6-bit digits and 16 keys per
+// lane, pairs 5-bit digits and 12 (NewPlan lowers both to 8 for inputs
+// too small to fill the device with rounds): the fastest measured on the
+// H100 (BENCHMARKS.md, "Radix sort: fused counts"). At 2^28 uint32 keys:
+// 9.32 ms against 9.27 at 5 bits (fused counts, 7 passes), 9.63 at 6
+// bits and 8 keys per lane, 10.21 at 4 bits; at 2^24, 0.719 ms against
+// 0.759 at 5 bits. Pairs at 2^28 (fused counts): 15.97 ms against 16.04
+// at 16 keys per lane and 16.39 at 8. 64-bit keys keep 4-bit digits and
+// 8 keys per lane, unmeasured with the others. On a CPU device 8-bit
+// digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
 	case info.Type == "cpu":
@@ -421,7 +464,7 @@ func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	case s.Values:
 		return 5, 12
 	}
-	return 5, 16
+	return 6, 16
 }
 
 // defaultProcessors fills the device once: as many workgroups as it keeps
@@ -455,7 +498,7 @@ type Tuning struct {
 	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
 	Tiles, Tile, Spins                                               uint32
 	// FusedCounts: each three-phase scatter but the last counts the next
-	// pass's digits (Options.SeparateCounts).
+	// pass's digits (Options.Counts).
 	FusedCounts bool
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -428,6 +429,8 @@ func TestSortBadInput(t *testing.T) {
 		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: compact.Uint64}},
 		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
 		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: 17}}},
+		{"unknown counts mode", 10, radix.Sort{Options: radix.Options{Counts: 9}}},
+		{"fused counts of 8-bit digits", 10, radix.Sort{Options: radix.Options{Counts: radix.CountsFused, DigitBits: 8}}},
 		{"workgroup not a subgroup multiple", 10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}}},
 		{"workgroup too large for shared memory", 10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}}},
 	} {
@@ -544,35 +547,49 @@ func TestSortGPUCount(t *testing.T) {
 }
 
 // TestSortFusedCounts sorts with each scatter counting the next pass's
-// digits (the default for digits of at most MaxFusedBits bits) and with a
-// count phase per pass, over digit widths, processor counts (so that
-// digit runs cross the next pass's chunk boundaries, or meet them
-// exactly, as all-equal keys do) and key patterns. The plan must report
-// the fused counts wherever its shared memory allows them.
+// digits (radix.CountsFused), with a count phase per pass and with the
+// automatic choice, over digit widths, processor counts (so that digit
+// runs cross the next pass's chunk boundaries, or meet them exactly, as
+// all-equal keys do) and key patterns. Forced fused counts must be taken
+// wherever they apply, and refused by name where they do not.
 func TestSortFusedCounts(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
 	fused := map[uint32]int{}
 	i := 0
-	for _, bits := range []uint32{1, 2, 4, 5, 6} {
+	for _, bits := range []uint32{1, 2, 4, 5, 6, 7} {
 		for _, procs := range []uint32{0, 3, 17, 200} {
-			for _, separate := range []bool{false, true} {
+			for _, counts := range []radix.Counts{radix.CountsFused, radix.CountsSeparate, radix.CountsAuto} {
 				i++
 				typ := []compact.Type{compact.Uint32, compact.Uint64, compact.Float32}[i%3]
 				s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%5 == 0, Descending: i%7 == 0,
-					Options: radix.Options{DigitBits: bits, Processors: procs, SeparateCounts: separate}}
+					Options: radix.Options{DigitBits: bits, Processors: procs, Counts: counts}}
 				if bits <= 2 {
 					s.EndBit = 12 // 6 or 12 passes, not 64
 				}
 				n := 20000 + rng.IntN(40000)
 				plan, err := radix.NewPlan(ctx, uint64(n), s)
-				if err != nil {
-					t.Fatalf("%+v: %v", s, err)
-				}
-				if tu := plan.Tuning(); tu.FusedCounts {
-					if separate {
-						t.Fatalf("%+v: fused counts with SeparateCounts", s)
+				switch {
+				case err != nil && counts == radix.CountsFused && bits > radix.MaxFusedBits:
+					if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "fused counts do not apply") {
+						t.Fatalf("%+v: %v, want ErrInvalid naming the fused counts", s, err)
 					}
+					continue
+				case err != nil && counts == radix.CountsFused && strings.Contains(err.Error(), "shared memory"):
+					t.Logf("%+v: %v", s, err)
+					continue
+				case err != nil:
+					t.Fatalf("%+v: %v", s, err)
+				case counts == radix.CountsFused && bits > radix.MaxFusedBits:
+					t.Fatalf("%+v: fused counts accepted for %d-bit digits", s, bits)
+				}
+				tu := plan.Tuning()
+				switch {
+				case tu.FusedCounts && counts == radix.CountsSeparate:
+					t.Fatalf("%+v: fused counts with CountsSeparate", s)
+				case !tu.FusedCounts && counts == radix.CountsFused:
+					t.Fatalf("%+v: no fused counts with CountsFused (%d passes)", s, tu.Passes)
+				case tu.FusedCounts:
 					fused[bits]++
 				}
 				c := sortCase{sort: s, keys: keyData(rng, typ, n, patterns[i%len(patterns)])}
@@ -589,4 +606,75 @@ func TestSortFusedCounts(t *testing.T) {
 		}
 	}
 	t.Logf("plans with fused counts, by digit bits: %v", fused)
+}
+
+// TestSortRecordTimed checks the timed recording: the phase names of a
+// fused and of a separate plan, a refused short timer, and a timed sort
+// whose output is right.
+func TestSortRecordTimed(t *testing.T) {
+	ctx := vktest.Open(t)
+	const n = 5000
+	s := radix.Sort{Key: compact.Uint32, EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
+	plan, err := radix.NewPlan(ctx, n, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"count", "scan", "clear", "scatter", "scan", "clear", "scatter", "scan", "scatter"}
+	if got := plan.Phases(); !slices.Equal(got, want) {
+		t.Fatalf("fused phases %v, want %v", got, want)
+	}
+	s.Counts = radix.CountsSeparate
+	sep, err := radix.NewPlan(ctx, n, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sep.Phases(), []string{"count", "scan", "scatter", "count", "scan", "scatter", "count", "scan", "scatter"}; !slices.Equal(got, want) {
+		t.Fatalf("separate phases %v, want %v", got, want)
+	}
+	keys := make([]uint32, n)
+	rng := newRand(t)
+	for i := range keys {
+		keys[i] = rng.Uint32() & 0xfff
+	}
+	in, out := newBuf(t, ctx, 4*n), newBuf(t, ctx, 4*n)
+	scratch := newBuf(t, ctx, plan.ScratchSize())
+	if err := vk.Upload(in.Range(0, 4*n), keys); err != nil {
+		t.Fatal(err)
+	}
+	b := radix.Buffers{Keys: in.Range(0, 4*n), KeysOut: out.Range(0, 4*n), Scratch: scratch.Range(0, plan.ScratchSize())}
+	short, err := ctx.NewTimer(uint32(len(want)))
+	if err != nil {
+		t.Skip(err) // no timestamps on this queue
+	}
+	defer short.Release()
+	err = pipeline.Run(ctx, func(r *pipeline.Recorder) { plan.RecordTimed(r, b, short) })
+	if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "needs a timer of 10 queries") {
+		t.Fatalf("short timer: %v", err)
+	}
+	timer, err := ctx.NewTimer(uint32(len(want) + 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer timer.Release()
+	err = ctx.Submit(func(cb vk.CommandBuffer) error {
+		timer.Reset(cb)
+		r := pipeline.Record(cb)
+		plan.RecordTimed(r, b, timer)
+		return r.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, err := timer.Nanoseconds(0, uint32(len(want))); err != nil || ns <= 0 {
+		t.Fatalf("timed sort: %v ns, %v", ns, err)
+	}
+	got := make([]uint32, n)
+	if err := vk.Download(out.Range(0, 4*n), got); err != nil {
+		t.Fatal(err)
+	}
+	ref := slices.Clone(keys)
+	slices.Sort(ref)
+	if !slices.Equal(got, ref) {
+		t.Fatalf("timed sort: wrong output")
+	}
 }

@@ -81,7 +81,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: per device and key; radix.Options.DigitBits)")
 	sortPathName := fs.String("sort-path", "auto", "radix sort algorithm: auto, three-phase (count, scan, scatter per digit) or single-pass (one histogram pass, then one pass per digit)")
 	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
-	sortSeparate := fs.Bool("sort-separate-counts", false, "radix sort: a count phase in every pass, instead of each scatter counting the next pass's digits")
+	sortCountsName := fs.String("sort-counts", "auto", "radix sort digit counts: auto, separate (a count phase per pass) or fused (each scatter counts the next pass's digits)")
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
 	warmupMs := fs.Int("warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
@@ -145,6 +145,10 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		default:
 			return usagef("%s: %q is not auto, three-phase or single-pass", f.flag, f.name)
 		}
+	}
+	sortCounts, ok := map[string]radix.Counts{"auto": radix.CountsAuto, "separate": radix.CountsSeparate, "fused": radix.CountsFused}[*sortCountsName]
+	if !ok {
+		return usagef("-sort-counts: %q is not auto, separate or fused", *sortCountsName)
 	}
 	if *alloc != "size" && *alloc != "op" {
 		return usagef("-alloc: %q is not size or op", *alloc)
@@ -220,7 +224,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		reversed: *order == "reversed",
 		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
 			Path: scanPath, Spins: int32(*spins)},
-		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL), SeparateCounts: *sortSeparate}}
+		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL), Counts: sortCounts}}
 	if *phases {
 		cfg.phases = stderr
 	}
