@@ -105,10 +105,12 @@ type Options struct {
 type Counts uint8
 
 const (
-	// CountsAuto fuses the counts (CountsFused) where they apply and each
-	// processor's chunk holds at least 16 * 4^DigitBits keys: with fewer,
-	// the atomic adds of the counters cost more than a count phase (H100,
-	// BENCHMARKS.md).
+	// CountsAuto fuses the counts (CountsFused) where they apply, with
+	// digits of at most 5 bits, and each processor's chunk holds at least
+	// 16 * 4^DigitBits keys. On the H100 (BENCHMARKS.md) fused counts were
+	// slower with smaller chunks (the counters' atomic adds cost more than
+	// a count phase) and with 6-bit digits at every size measured (2^28
+	// keys: 9.70 ms against 9.32).
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -362,7 +364,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	case o.Counts == CountsFused:
 		p.fused = p.passes >= 2
 	case o.Counts == CountsAuto:
-		p.fused = whyNot == "" && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
+		p.fused = whyNot == "" && p.bits <= 5 && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
 	}
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
