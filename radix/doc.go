@@ -5,7 +5,10 @@
 // per digit; one scan over all the counts, digit-major, gives every
 // (digit, processor) its first slot; each processor walks its chunk again
 // and scatters its keys, ranking equal digits with subgroup ballots so
-// that equal keys keep their input order.
+// that equal keys keep their input order. With fused counts
+// (Options.Counts; by default on a GPU for 5-bit digits over large
+// chunks) each scatter but the last also counts the next pass's digits
+// per next-pass processor, so that only the first pass has a count phase.
 //
 // Keys are uint32, int32, float32 or uint64, with an optional uint32
 // value per key (an index, typically). Signed keys sort by value; float32
