@@ -273,9 +273,11 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		return nil, invalid("radix: %d keys per lane: at most %d", p.kpl, MaxKeysPerLane)
 	}
 	buckets := uint32(1) << p.bits
-	// Shared memory of the scatter, in words: two counts per subgroup and
-	// digit, three words per digit, one per subgroup, and the stage of one
-	// round's keys (and values).
+	// Shared memory of the scatter, in words (every array of
+	// radix_scatter.comp): two counts per subgroup and digit, three words
+	// per digit, two per subgroup, the stage of one round's keys (and
+	// values; an unused stage array takes one word), and the four arrays
+	// of the fused counts, one word each without them.
 	stageWords := uint32(1)
 	if s.Key == compact.Uint64 {
 		stageWords++
@@ -285,12 +287,23 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	shared := func(wg uint32) uint32 {
 		subgroups := wg / max(info.MinSubgroupSize, 1)
-		return 4 * (2*subgroups*buckets + 3*buckets + subgroups + wg*p.kpl*stageWords)
+		return 4 * (2*subgroups*buckets + 3*buckets + 2*subgroups + wg*p.kpl*stageWords + 3 - stageWords + 4)
 	}
+	// With them: 4^bits counters and three words per digit, in place of
+	// the four single words.
+	nextShared := 4 * (buckets*buckets + 3*buckets - 4)
+	forcedFused := o.Counts == CountsFused && p.bits <= MaxFusedBits
 	p.wg = o.WorkgroupSize
 	if p.wg == 0 {
 		p.wg = 256
-		for p.wg > info.MaxSubgroupSize && shared(p.wg) > info.MaxSharedMemory {
+		fits := func(wg uint32) bool {
+			need := shared(wg)
+			if forcedFused {
+				need += nextShared
+			}
+			return need <= info.MaxSharedMemory
+		}
+		for p.wg > info.MaxSubgroupSize && !fits(p.wg) {
 			p.wg /= 2
 		}
 		p.wg = max(p.wg, info.MaxSubgroupSize)
@@ -341,14 +354,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		p.onesweep = true
 	}
 
-	// Scratch: the counts (and digit totals) or, for the single pass, the
-	// digit counts of every pass and the tile status; then the other half
-	// of the key and value ping-pong.
-	p.histWords = uint64(buckets) * uint64(p.procs+1)
 	if o.Counts > CountsFused {
 		return nil, invalid("radix: unknown counts mode %d", o.Counts)
 	}
-	nextShared := 4 * (buckets*buckets + 3*buckets + subgroups)
 	var whyNot string
 	switch {
 	case p.onesweep:
@@ -366,6 +374,24 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	case o.Counts == CountsAuto:
 		p.fused = whyNot == "" && p.bits <= 5 && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
 	}
+	if p.fused {
+		// The fused counts' loops, for lavapipe's guard as above: zeroing
+		// and a final flush of the counters, and in a round where a run
+		// crosses its chunk boundary (taken as every round) a flush, a
+		// recount over the stage and an update per digit.
+		perDigits := ceilDiv(uint64(buckets), uint64(p.wg))
+		perCounters := ceilDiv(uint64(buckets)*uint64(buckets), uint64(p.wg))
+		fixed := 2 * perCounters
+		perRound += perCounters + uint64(p.kpl) + perDigits
+		if capped := max((32768-min(fixed, 16384))/perRound, 1) * round; uint64(p.chunk) > capped {
+			p.chunk = uint32(capped)
+			p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
+		}
+	}
+	// Scratch: the counts (and digit totals) or, for the single pass, the
+	// digit counts of every pass and the tile status; then the other half
+	// of the key and value ping-pong.
+	p.histWords = uint64(buckets) * uint64(p.procs+1)
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
 		p.spins = compact.SpinsFor(info, s.Spins)
@@ -530,7 +556,9 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 
 // Phases names the intervals RecordTimed measures, in order: interval i
 // runs from query i to query i+1. The three phases have "count", "scan"
-// and "scatter" per pass; the single pass has "histogram" (the zeroing,
+// and "scatter" per pass, with fused counts "count" in the first pass only
+// and "clear" (the zeroing of the next pass's counts) before each scatter
+// but the last; the single pass has "histogram" (the zeroing,
 // the histogram of every digit and its scan), then "pass" per digit pass.
 // A copy back of an in-place sort with an odd number of passes is
 // "copy". A sort of no keys, or of no bits, has one interval, "copy".
