@@ -475,14 +475,14 @@ func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWor
 // defaultDigits is the digit width and keys per lane of a sort on a
 // device. On a GPU, 32-bit keys alone take 6-bit digits and 16 keys per
 // lane, pairs 5-bit digits and 12 (NewPlan lowers both to 8 for inputs
-// too small to fill the device with rounds): the fastest measured on the
-// H100 (BENCHMARKS.md, "Radix sort: fused counts"). At 2^28 uint32 keys:
-// 9.32 ms against 9.27 at 5 bits (fused counts, 7 passes), 9.63 at 6
-// bits and 8 keys per lane, 10.21 at 4 bits; at 2^24, 0.719 ms against
-// 0.759 at 5 bits. Pairs at 2^28 (fused counts): 15.97 ms against 16.04
-// at 16 keys per lane and 16.39 at 8. 64-bit keys keep 4-bit digits and
-// 8 keys per lane, unmeasured with the others. On a CPU device 8-bit
-// digits: half the passes over memory.
+// too small to fill the device with rounds), chosen from measurements on
+// the H100 (BENCHMARKS.md, "Radix sort: larger rounds and fused counts").
+// Keys: at 2^28 9.32 ms, against 9.27 at 5 bits with fused counts (7
+// passes), 9.63 at 6 bits and 8 keys per lane, 10.21 at 4 bits; at 2^24
+// 0.719 ms, the fastest, against 0.759 at 5 bits fused. Pairs at 2^28
+// (fused counts): 15.97 ms against 16.04 at 16 keys per lane and 16.39 at
+// 8. 64-bit keys keep 4-bit digits and 8 keys per lane, unmeasured with
+// the others. On a CPU device 8-bit digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
 	case info.Type == "cpu":
