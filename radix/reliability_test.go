@@ -90,7 +90,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"radix.NewPlan", "n = 2^32", inval, "4294967296 keys", plan(1<<32, radix.Sort{})},
 		{"radix.NewPlan", "keys beyond one binding", inval, "exceed the device's maxStorageBufferRange", plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: compact.Uint64})},
 		{"radix.NewPlan", "9-bit digits", inval, "9 digit bits", plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
-		{"radix.NewPlan", "17 keys per lane", inval, "17 keys per lane", plan(10, radix.Sort{Options: radix.Options{KeysPerLane: 17}})},
+		{"radix.NewPlan", "33 keys per lane", inval, "33 keys per lane", plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
 		{"radix.NewPlan", "workgroup not a multiple of the subgroup size", inval, "not a multiple of the largest subgroup size", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
 		{"radix.NewPlan", "workgroup too large for shared memory", inval, "bytes of shared memory", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}})},
 		{"radix.NewPlan", "8-bit digits, 8 keys per lane, workgroup 1024", inval, "bytes of shared memory|outside 1..", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 1024, DigitBits: 8, KeysPerLane: 8}})},

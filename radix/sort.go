@@ -50,7 +50,7 @@ var (
 )
 
 // MaxKeysPerLane bounds Options.KeysPerLane.
-const MaxKeysPerLane = 16
+const MaxKeysPerLane = 32
 
 // MaxElements is the most keys a sort takes: slots are 32-bit on the GPU.
 // A device's maxStorageBufferRange may allow fewer (see NewPlan).
@@ -85,12 +85,15 @@ type Options struct {
 	// per-subgroup digit counts and its stage of one round's keys would
 	// not fit shared memory.
 	WorkgroupSize uint32
-	// DigitBits is the bits sorted per pass, 1 to 8. Default on a GPU: 6
-	// for 32-bit keys alone, 5 for 32-bit keys with values, 4 for 64-bit
-	// keys; 8 on a CPU device.
+	// DigitBits is the most bits sorted per pass, 1 to 8. The three
+	// phases take ceil(bits / DigitBits) passes and share the bits out
+	// evenly, wider passes first: 32 bits at 6 are passes of 6, 6, 5, 5,
+	// 5 and 5 bits (Tuning.DigitBits reports the widest). Default on a
+	// GPU: 6 for 32-bit keys alone, 5 for 32-bit keys with values, 4 for
+	// 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
-	// MaxKeysPerLane. Default on a GPU: 16 for 32-bit keys alone, 12 with
+	// MaxKeysPerLane. Default on a GPU: 20 for 32-bit keys alone, 16 with
 	// values, 8 for 64-bit keys, and 8 where there are fewer rounds than
 	// the device holds workgroups; 4 on a CPU device. Where the scatter's
 	// stage of a round would not fit shared memory, the default workgroup
@@ -105,12 +108,12 @@ type Options struct {
 type Counts uint8
 
 const (
-	// CountsAuto fuses the counts (CountsFused) where they apply, with
-	// digits of at most 5 bits, and each processor's chunk holds at least
-	// 16 * 4^DigitBits keys. On the H100 (BENCHMARKS.md) fused counts were
-	// slower with smaller chunks (the counters' atomic adds cost more than
-	// a count phase) and with 6-bit digits at every size measured (2^28
-	// keys: 9.70 ms against 9.32).
+	// CountsAuto fuses the counts (CountsFused) where they apply and each
+	// processor's chunk holds at least 16 * 4^DigitBits keys. On the H100
+	// (BENCHMARKS.md) fused counts were slower with smaller chunks (the
+	// counters' atomic adds cost more than a count phase); at 2^28 keys
+	// with 6-bit digits they took 7.99 ms against 9.01 with a count phase
+	// per pass.
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -178,13 +181,16 @@ type Plan struct {
 	histWords        uint64
 	keysOff, valsOff uint64
 	scratch          uint64
-	count, scan      *pipeline.Pipeline
-	scatter          *pipeline.Pipeline
+	// The three phases' digit widths, balanced: the first wideN passes
+	// take wide bits, the rest wide-1 (32 bits at 6: 6, 6, 5, 5, 5, 5),
+	// each width with its own kernels.
+	wide, wideN uint32
+	kernels     map[uint32]*passKernels
 	// fused: each scatter but the last counts the next pass's digits into
-	// the other hist region (at hist2Off), with scatterNext.
-	fused       bool
-	hist2Off    uint64
-	scatterNext *pipeline.Pipeline
+	// the other hist region (at hist2Off), with its scatterNext.
+	fused    bool
+	hist2Off uint64
+	scan     *pipeline.Pipeline // the single pass's
 
 	// The single pass (onesweep): tiles of tile keys, the status binding
 	// at statusOff (the passes' tile counters, then two regions of
@@ -196,6 +202,24 @@ type Plan struct {
 	counterWords       uint64
 	regionWords        uint64
 	histogram, onePass *pipeline.Pipeline
+}
+
+// passKernels are the three phases' pipelines for one digit width; count
+// and scatterNext only where a pass of that width uses them.
+type passKernels struct {
+	count, scan, scatter, scatterNext *pipeline.Pipeline
+}
+
+// width returns the digit bits of three-phase pass i; shift its first bit.
+func (p *Plan) width(i uint32) uint32 {
+	if i < p.wideN {
+		return p.wide
+	}
+	return p.wide - 1
+}
+
+func (p *Plan) shift(i uint32) uint32 {
+	return p.begin + i*p.wide - max(i, p.wideN) + p.wideN
 }
 
 func invalid(format string, args ...any) error {
@@ -324,6 +348,11 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	if p.end > p.begin {
 		p.passes = (p.end - p.begin + p.bits - 1) / p.bits
+		// Balanced widths: as many passes, none wider than bits.
+		p.wide, p.wideN = (p.end-p.begin)/p.passes, p.passes
+		if extra := (p.end - p.begin) % p.passes; extra != 0 {
+			p.wide, p.wideN = p.wide+1, extra
+		}
 	}
 
 	// Processors and chunks: whole rounds per chunk, and few enough
@@ -372,7 +401,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	case o.Counts == CountsFused:
 		p.fused = p.passes >= 2
 	case o.Counts == CountsAuto:
-		p.fused = whyNot == "" && p.bits <= 5 && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
+		p.fused = whyNot == "" && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
 	}
 	if p.fused {
 		// The fused counts' loops, for lavapipe's guard as above: zeroing
@@ -432,18 +461,38 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		p.onePass, err = cache.Get(onesweepKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.tile)
 		return p, err
 	}
-	if p.count, err = cache.Get(countKernel, p.wg, code, desc, p.bits, p.kpl); err != nil {
-		return nil, err
-	}
-	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), buckets); err != nil {
-		return nil, err
-	}
-	if p.scatter, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl, 0); err != nil {
-		return nil, err
-	}
-	if p.fused {
-		if p.scatterNext, err = cache.Get(scatterKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.wg*p.kpl, 1); err != nil {
-			return nil, err
+	// Each width's kernels (a narrower pass on a wider width's kernels
+	// would pay for the wider one's counters). Widths never grow from a
+	// pass to the next, so a fused scatter's counters for (digit, next
+	// digit) fit its own BUCKETS x BUCKETS.
+	p.kernels = map[uint32]*passKernels{}
+	for i := uint32(0); i < p.passes; i++ {
+		w := p.width(i)
+		k := p.kernels[w]
+		if k == nil {
+			k = &passKernels{}
+			p.kernels[w] = k
+			if k.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), uint32(1)<<w); err != nil {
+				return nil, err
+			}
+		}
+		if (i == 0 || !p.fused) && k.count == nil {
+			if k.count, err = cache.Get(countKernel, p.wg, code, desc, w, p.kpl); err != nil {
+				return nil, err
+			}
+		}
+		next := uint32(0)
+		if p.fused && i+1 < p.passes {
+			next = 1
+		}
+		got := &k.scatter
+		if next == 1 {
+			got = &k.scatterNext
+		}
+		if *got == nil {
+			if *got, err = cache.Get(scatterKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return p, nil
@@ -473,16 +522,19 @@ func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string 
 func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
 
 // defaultDigits is the digit width and keys per lane of a sort on a
-// device. On a GPU, 32-bit keys alone take 6-bit digits and 16 keys per
-// lane, pairs 5-bit digits and 12 (NewPlan lowers both to 8 for inputs
-// too small to fill the device with rounds), chosen from measurements on
-// the H100 (BENCHMARKS.md, "Radix sort: larger rounds and fused counts").
-// Keys: at 2^28 9.32 ms, against 9.27 at 5 bits with fused counts (7
-// passes), 9.63 at 6 bits and 8 keys per lane, 10.21 at 4 bits; at 2^24
-// 0.719 ms, the fastest, against 0.759 at 5 bits fused. Pairs at 2^28
-// (fused counts): 15.97 ms against 16.04 at 16 keys per lane and 16.39 at
-// 8. 64-bit keys keep 4-bit digits and 8 keys per lane, unmeasured with
-// the others. On a CPU device 8-bit digits: half the passes over memory.
+// device. On a GPU, 32-bit keys alone take 6-bit digits (passes of 6, 6,
+// 5, 5, 5, 5 bits) and 20 keys per lane, pairs 5-bit digits (5, 5, 5, 5,
+// 4, 4, 4) and 16 (NewPlan lowers both to 8 for inputs too small to fill
+// the device with rounds), chosen from measurements on the H100 at 2^28
+// with fused counts (BENCHMARKS.md, "Radix sort: prefetching rounds and
+// balanced digits"). Keys: 7.74 ms, against 7.99 at 16 keys per lane,
+// 8.20 at 5 bits (7 passes) and 9.01 with a count phase per pass; 24
+// keys per lane need 90 registers and were slower (9.43 at 5 bits).
+// Pairs: 13.46 ms, against 14.00 at 6 bits with 12 keys per lane (16
+// do not fit shared memory beside 6-bit counters) and 15.02 at 5 bits
+// with 12; at 20 they need 96 registers. 64-bit keys keep 4-bit digits
+// and 8 keys per lane, unmeasured with the others. On a CPU device 8-bit
+// digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
 	case info.Type == "cpu":
@@ -490,9 +542,9 @@ func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	case s.Key == compact.Uint64:
 		return 4, 8
 	case s.Values:
-		return 5, 12
+		return 5, 16
 	}
-	return 6, 16
+	return 6, 20
 }
 
 // defaultProcessors fills the device once: as many workgroups as it keeps
@@ -697,35 +749,33 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	if p.fused {
 		histNext = b.Scratch.Sub(p.hist2Off, p.histWords*4)
 	}
-	countRows := uint64(1) << p.bits * uint64(p.procs) * 4
 	for i := uint32(0); i < p.passes; i++ {
 		dst, dstVals := target(i)
-		shift := p.begin + i*p.bits
-		width := min(p.bits, p.end-shift)
+		shift, width := p.shift(i), p.width(i)
+		k := p.kernels[width]
 		next := p.fused && i+1 < p.passes
 		nextShift, nextWidth := uint32(0), uint32(0)
 		if next {
-			nextShift = shift + p.bits
-			nextWidth = min(p.bits, p.end-nextShift)
+			nextShift, nextWidth = p.shift(i+1), p.width(i+1)
 		}
 		push := []uint32{p.n, p.chunk, p.procs, shift, width, countOn, nextShift, nextWidth}
 		if i == 0 || !p.fused {
-			r.Dispatch(p.count, uint64(p.procs), push[:6], src, hist, count)
+			r.Dispatch(k.count, uint64(p.procs), push[:6], src, hist, count)
 			stamp()
 		}
-		r.Dispatch(p.scan, uint64(1)<<p.bits, []uint32{p.procs}, hist)
+		r.Dispatch(k.scan, uint64(1)<<width, []uint32{p.procs}, hist)
 		stamp()
 		inVals, outV := srcVals, dstVals
 		if !p.sort.Values {
 			inVals, outV = src, dst // bound, unused
 		}
 		if next {
-			compact.RecordFill(r, histNext.Sub(0, countRows), 0)
+			compact.RecordFill(r, histNext.Sub(0, uint64(1)<<nextWidth*uint64(p.procs)*4), 0)
 			stamp()
-			r.Dispatch(p.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outV, count, histNext)
+			r.Dispatch(k.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outV, count, histNext)
 			hist, histNext = histNext, hist
 		} else {
-			r.Dispatch(p.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count, hist) // 6: bound, unused
+			r.Dispatch(k.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count, hist) // 6: bound, unused
 		}
 		stamp()
 		src, srcVals = dst, dstVals

@@ -373,6 +373,9 @@ func TestSortTuning(t *testing.T) {
 		{KeysPerLane: 12, DigitBits: 6, Processors: 7},
 		{WorkgroupSize: info.MaxSubgroupSize},
 		{WorkgroupSize: 2 * info.MaxSubgroupSize, DigitBits: 7},
+		{KeysPerLane: radix.MaxKeysPerLane, DigitBits: 7},
+		{KeysPerLane: 20, DigitBits: 6, Counts: radix.CountsFused},
+		{KeysPerLane: 5, DigitBits: 3, Counts: radix.CountsFused},
 	} {
 		for _, typ := range keyTypes {
 			s := radix.Sort{Key: typ, Values: rng.IntN(2) == 0, Descending: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
@@ -428,7 +431,7 @@ func TestSortBadInput(t *testing.T) {
 		{"too many keys", 1 << 32, radix.Sort{}},
 		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: compact.Uint64}},
 		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
-		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: 17}}},
+		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}}},
 		{"unknown counts mode", 10, radix.Sort{Options: radix.Options{Counts: 9}}},
 		{"fused counts of 8-bit digits", 10, radix.Sort{Options: radix.Options{Counts: radix.CountsFused, DigitBits: 8}}},
 		{"workgroup not a subgroup multiple", 10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}}},
