@@ -311,7 +311,7 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 				if t.FusedCounts {
 					counts = "later passes counted by the scatter before"
 				}
-				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of %d bits, %d processors of %d keys, workgroup %d, %d keys per lane, %s\n",
+				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of at most %d bits (shared out evenly), %d processors of %d keys, workgroup %d, %d keys per lane, %s\n",
 					op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane, counts)
 			}
 			fmt.Fprintf(cfg.phases, "# %s n=%d: %s\n", op, n, sortPhaseSummary(names, phases))
