@@ -6,8 +6,8 @@
 // (digit, processor) its first slot; each processor walks its chunk again
 // and scatters its keys, ranking equal digits with subgroup ballots so
 // that equal keys keep their input order. With fused counts
-// (Options.Counts; by default on a GPU for 5-bit digits over large
-// chunks) each scatter but the last also counts the next pass's digits
+// (Options.Counts; by default on a GPU for digits of up to 6 bits over
+// large chunks) each scatter but the last also counts the next pass's digits
 // per next-pass processor, so that only the first pass has a count phase.
 //
 // Keys are uint32, int32, float32 or uint64, with an optional uint32
@@ -18,9 +18,12 @@
 // keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
-// A pass handles Options.DigitBits bits (by default on a GPU 6 for 32-bit
-// keys alone, so 6 passes, 5 for 32-bit keys with values, 7 passes, and 4
-// for 64-bit keys; 8 on a CPU device); the passes ping-pong
+// A pass handles at most Options.DigitBits bits (by default on a GPU 6
+// for 32-bit keys alone, so 6 passes of 6, 6, 5, 5, 5 and 5 bits, 5 for
+// 32-bit keys with values, 7 passes, and 4 for 64-bit keys; 8 on a CPU
+// device): the bits are shared out evenly, wider passes first, and each
+// width has its own kernels. Each round of the scatter loads the next
+// round's keys before writing its own out. The passes ping-pong
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
 //
