@@ -21,8 +21,9 @@
 // A pass handles at most Options.DigitBits bits (by default on a GPU 6
 // for 32-bit keys alone, so 6 passes of 6, 6, 5, 5, 5 and 5 bits, 5 for
 // 32-bit keys with values, 7 passes, and 4 for 64-bit keys; 8 on a CPU
-// device): the bits are shared out evenly, wider passes first, and each
-// width has its own kernels. Each round of the scatter loads the next
+// device): in the three phases the bits are shared out evenly, wider
+// passes first, and each width has its own kernels (the single pass
+// keeps DigitBits-bit passes, the last one narrower). Each round of the scatter loads the next
 // round's keys before writing its own out. The passes ping-pong
 // between the output and scratch so that the result ends in the buffer
 // the caller names.

@@ -69,8 +69,9 @@ type Options struct {
 	// when it is forced where it does not apply. compact.PathAuto takes
 	// the three phases on every device: on the H100 the single pass
 	// measured slower (2^28 uint32 keys: 14.1 ms at its best, 8-bit
-	// digits, against 10.6 ms; BENCHMARKS.md), its look-back bound by
-	// dependent loads over small tiles.
+	// digits, against 10.6 ms for the three phases then and 7.73 ms
+	// now; BENCHMARKS.md), its look-back bound by dependent loads over
+	// small tiles.
 	Path compact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -88,7 +89,9 @@ type Options struct {
 	// DigitBits is the most bits sorted per pass, 1 to 8. The three
 	// phases take ceil(bits / DigitBits) passes and share the bits out
 	// evenly, wider passes first: 32 bits at 6 are passes of 6, 6, 5, 5,
-	// 5 and 5 bits (Tuning.DigitBits reports the widest). Default on a
+	// 5 and 5 bits (Tuning.DigitBits reports this bound, not the widest
+	// pass; the single pass keeps DigitBits-bit passes, the last one
+	// narrower). Default on a
 	// GPU: 6 for 32-bit keys alone, 5 for 32-bit keys with values, 4 for
 	// 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
@@ -109,18 +112,22 @@ type Counts uint8
 
 const (
 	// CountsAuto fuses the counts (CountsFused) where they apply and each
-	// processor's chunk holds at least 16 * 4^DigitBits keys. On the H100
+	// processor's chunk holds at least 16 * 4^DigitBits keys. It does not
+	// shrink the workgroup to make the counters fit shared memory (a
+	// forced CountsFused does): where they do not fit, every pass keeps a
+	// count phase. On the H100
 	// (BENCHMARKS.md) fused counts were slower with smaller chunks (the
 	// counters' atomic adds cost more than a count phase); at 2^28 keys
-	// with 6-bit digits they took 7.99 ms against 9.01 with a count phase
-	// per pass.
+	// with 6-bit digits and 16 keys per lane they took 7.99 ms against
+	// 9.01 with a count phase per pass.
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
 	CountsSeparate
 	// CountsFused has each scatter but the last count the next pass's
-	// digits too (4^DigitBits shared-memory counters, then at most
-	// 2 * 4^DigitBits atomic adds per processor), so that only the first
+	// digits too (at most 4^DigitBits shared-memory counters, 4^w for a
+	// pass of w bits, then at most twice as many atomic adds per
+	// processor), so that only the first
 	// pass reads the keys to count them. It applies to the three phases
 	// with digits of at most MaxFusedBits bits where the counters fit the
 	// device's shared memory beside the scatter's own; NewPlan returns
@@ -528,7 +535,8 @@ func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWor
 // the device with rounds), chosen from measurements on the H100 at 2^28
 // with fused counts (BENCHMARKS.md, "Radix sort: prefetching rounds and
 // balanced digits"). Keys: 7.74 ms, against 7.99 at 16 keys per lane,
-// 8.20 at 5 bits (7 passes) and 9.01 with a count phase per pass; 24
+// 8.20 at 5 bits (7 passes) and, at 16 keys per lane, 9.01 with a count
+// phase per pass; 24
 // keys per lane need 90 registers and were slower (9.43 at 5 bits).
 // Pairs: 13.46 ms, against 14.00 at 6 bits with 12 keys per lane (16
 // do not fit shared memory beside 6-bit counters) and 15.02 at 5 bits
