@@ -14,18 +14,24 @@
 // waits on was taken earlier, by a workgroup already running) or, with
 // TILE_BY_ID, its index in the dispatch (it loads at once; a predecessor
 // not yet started costs only the fallback below), loads
-// its tile once (TILE = workgroup size * VECS * EPV elements, unit
-// u = k * WG + lid holding elements u*EPV .. u*EPV+EPV-1), ranks the kept
-// elements of each segment (a subgroup's units k) with ballots, stages
-// them in the segment's own place in shared memory, scans the segments'
-// counts, and publishes its aggregate. It then looks back over its
-// predecessors' status words to find its exclusive prefix P, publishes its
-// inclusive prefix, and each subgroup writes its segments' kept elements
-// to P + (kept before the segment).. with contiguous word stores. The
-// loaded elements leave registers right after ranking: on the H100 the
-// kernel's speed follows how many workgroups fit per processor, which its
-// registers decide (74 when the whole tile was gathered in output order
-// after the scan, 46 now; bench -kernel-stats shows them). With SPLIT
+// its tile once (TILE = workgroup size * VECS * EPV elements, in units of
+// EPV elements, one uvec4 each; unitK says which lane loads which), stores
+// the units as loaded in shared memory, ranks the kept elements of each
+// segment (one load of one subgroup) with ballots, one unit at a time
+// read back from there, stages them in the segment's own place, scans the
+// segments' counts, and publishes its aggregate. It then looks back over
+// its predecessors' status words to find its exclusive prefix P,
+// publishes its inclusive prefix, and each subgroup writes its kept
+// elements to P + (kept before them).. with contiguous word stores: a
+// compaction one run per subgroup, a split one per segment. The loaded
+// elements leave registers before ranking: on the H100 the kernel's speed
+// follows how many workgroups fit per processor, which its registers
+// decide (74 when the whole tile was gathered in output order after the
+// scan, 46 when each lane ranked its loads from registers, 37 now, so 6
+// workgroups of 256 fit instead of 5; bench -kernel-stats shows them),
+// and the compaction's writes are faster in runs of a subgroup's 4
+// segments than of one (2^28 uint32, keep 0.1: 0.546 -> 0.508 ms; see
+// BENCHMARKS.md). With SPLIT
 // the rejected elements go to the back in reverse order (as CUB's
 // DevicePartition does): the r-th rejected element overall goes to slot
 // n - 1 - r, so no tile waits for the kept total.
@@ -91,7 +97,7 @@ const uint TILE = WG * VECS * EPV;
 const uint LOOKBACK = 1;
 
 shared uint stage[STAGE_WORDS];
-shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per (load k, subgroup), then their exclusive scan
+shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per (subgroup, load k), then their exclusive scan
 shared uint sTile, sAggregate, sPrefix;
 
 uint loadStatus(uint t) {
@@ -102,9 +108,25 @@ void publish(uint t, uint word) {
     atomicMax(status[1 + t], word, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
+// unitK is the tile position (in units) of the calling lane's unit k.
+// Segment i is the sg units from i*sg, all loaded by one subgroup s with
+// one load k. A compaction gives each subgroup consecutive segments
+// (i = s*VECS + k), so it writes its kept elements as one run; a split
+// interleaves them (i = k*subgroups + s), which needed fewer registers
+// on the H100 (39 against 42: 6 workgroups of 256 per processor, not 5).
+uint unitK(uint k) {
+    uint i = SPLIT != 0 ? k * gl_NumSubgroups + gl_SubgroupID : gl_SubgroupID * VECS + k;
+    return i * gl_SubgroupSize + gl_SubgroupInvocationID;
+}
+
+// segK is the segment of the calling subgroup's load k.
+uint segK(uint k) {
+    return SPLIT != 0 ? k * gl_NumSubgroups + gl_SubgroupID : gl_SubgroupID * VECS + k;
+}
+
 // loadK loads the lane's unit k of the tile starting at start (n elements in all).
 uvec4 loadK(uint start, uint k, uint n) {
-    uint first = start + (k * WG + gl_LocalInvocationID.x) * EPV;
+    uint first = start + unitK(k) * EPV;
     return loadUnit(first, first + EPV <= n, n - min(first, n));
 }
 
@@ -160,13 +182,13 @@ void main() {
     uint m = min(TILE, n - min(start, n)); // elements in the tile
 
     // Load the tile once. Each subgroup ranks the kept elements of its
-    // segments, segment (k, subgroup) being the elements of the subgroup's
-    // units k (seg = sg * EPV elements from tile position segBase), and
-    // stages them in the segment's own place in shared memory: kept ones
-    // from the front in order, rejected ones (SPLIT) from the back,
-    // reversed. So the loaded elements leave registers at once (the kernel
-    // needs few registers, and more workgroups fit per processor), and
-    // each subgroup later writes out its own segments.
+    // segments, segment segK(k) being the elements of the subgroup's load
+    // k (seg = sg * EPV elements from tile position segBase), and stages
+    // them in the segment's own place in shared memory: kept ones from
+    // the front in order, rejected ones (SPLIT) from the back, reversed. So the loaded
+    // elements leave registers at once (the kernel needs few registers,
+    // and more workgroups fit per processor), and each subgroup later
+    // writes out its own segments.
     uvec4 v[4];
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
@@ -174,12 +196,34 @@ void main() {
         }
     }
     uint seg = sg * EPV;
+    if (VEC_PATH) {
+        // Each lane first stores its units as loaded in their own places
+        // of the stage (unit u at words 4u..4u+3, inside its segment) and
+        // ranks them one at a time, read back from there: only one unit
+        // is in registers while ranking (H100: registers 46 -> 37 for a
+        // compaction, 48 -> 39 for a split, with the layouts of unitK).
+        [[unroll]] for (uint k = 0; k < 4; k++) {
+            if (k < VECS) {
+                uint u = unitK(k);
+                [[unroll]] for (uint w = 0; w < 4; w++) {
+                    stage[u * 4 + w] = v[k][w];
+                }
+            }
+        }
+        subgroupBarrier(); // the subgroup's units are in place
+    }
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            uint segBase = (k * WG + lid - lane) * EPV;   // the segment's tile position
+            uint u = unitK(k);
+            uint segBase = (u - lane) * EPV;              // the segment's tile position
             uint segLen = min(seg, m - min(segBase, m));  // its elements
             uint pos = lane * EPV;                        // the unit's position in the segment
-            uint keep = keepMask(v[k], start + segBase + pos, n, c);
+            uvec4 x = v[k];
+            if (VEC_PATH) {
+                x = uvec4(stage[u * 4], stage[u * 4 + 1], stage[u * 4 + 2], stage[u * 4 + 3]);
+                subgroupBarrier(); // the segment's units are read before any is overwritten
+            }
+            uint keep = keepMask(x, start + segBase + pos, n, c);
             uint own = 0, total = 0;
             [[unroll]] for (uint j = 0; j < 4; j++) {
                 if (j < EPV) {
@@ -189,7 +233,7 @@ void main() {
                 }
             }
             if (subgroupElect()) {
-                sgCounts[k * nsg + sgid] = total;
+                sgCounts[segK(k)] = total;
             }
             [[unroll]] for (uint j = 0; j < 4; j++) {
                 if (j < EPV && pos + j < segLen) {
@@ -198,7 +242,7 @@ void main() {
                         uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
                         uint e = start + segBase + pos + j;
                         [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                            stage[at * STRIDE + w] = VEC_PATH ? v[k][j * STRIDE + w] : srcWord[e * STRIDE + w];
+                            stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
                         }
                     }
                     if (kj) {
@@ -298,25 +342,48 @@ void main() {
     barrier(); // the stage and sPrefix are complete
     uint prefix = sPrefix;
 
-    // Write out, each subgroup its own segments: the kept elements to
-    // prefix + (kept before the segment).., the rejected ones (SPLIT) to
-    // their reversed slots at the back, which are contiguous and ascending
-    // in stage order.
-    [[unroll]] for (uint k = 0; k < 4; k++) {
-        if (k < VECS) {
-            uint i = k * nsg + sgid;
-            uint segBase = (k * WG + lid - lane) * EPV;
-            uint segLen = min(seg, m - min(segBase, m));
-            uint before = sgCounts[i];                                     // kept before the segment
-            uint kept = (i + 1 < VECS * nsg ? sgCounts[i + 1] : aggregate) - before;
-            uint keptAt = prefix + before;                                 // slot of the segment's first kept element
-            uint rejAt = n - (start - prefix) - (segBase - before) - segLen; // slot of stage index 0 on the rejected side
-            uint words = (SPLIT != 0 ? segLen : kept) * STRIDE;
-            for (uint t = lane; t < words; t += sg) {
-                uint q = t / STRIDE;
-                uint w = t - q * STRIDE;
-                uint slot = q < kept ? keptAt + q : rejAt + q;
-                dstWord[slot * STRIDE + w] = stage[segBase * STRIDE + t];
+    if (SPLIT == 0) {
+        // Write out, each subgroup the kept elements of its segments as
+        // one run, to prefix + (kept before the subgroup)..: run element q
+        // lies in the subgroup's last segment k with at most q kept
+        // elements before it in the run.
+        uint first = sgid * VECS; // the subgroup's first segment
+        uint before = sgCounts[first];
+        uint e1 = VECS > 1 ? sgCounts[first + 1] - before : 0;
+        uint e2 = VECS > 2 ? sgCounts[first + 2] - before : 0;
+        uint e3 = VECS > 3 ? sgCounts[first + 3] - before : 0;
+        uint kept = (first + VECS < VECS * nsg ? sgCounts[first + VECS] : aggregate) - before;
+        uint runAt = (prefix + before) * STRIDE;
+        uint stageAt = first * sg * EPV * STRIDE; // the subgroup's first segment in the stage
+        for (uint t = lane; t < kept * STRIDE; t += sg) {
+            uint q = t / STRIDE;
+            uint w = t - q * STRIDE;
+            uint k = 0, ek = 0;
+            if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
+            if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
+            if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
+            dstWord[runAt + t] = stage[stageAt + (k * seg + q - ek) * STRIDE + w];
+        }
+    } else {
+        // Write out, each subgroup its own segments: the kept elements to
+        // prefix + (kept before the segment).., the rejected ones to their
+        // reversed slots at the back, which are contiguous and ascending in
+        // stage order.
+        [[unroll]] for (uint k = 0; k < 4; k++) {
+            if (k < VECS) {
+                uint i = segK(k);
+                uint segBase = i * seg;
+                uint segLen = min(seg, m - min(segBase, m));
+                uint before = sgCounts[i];                                     // kept before the segment
+                uint kept = (i + 1 < VECS * nsg ? sgCounts[i + 1] : aggregate) - before;
+                uint keptAt = prefix + before;                                 // slot of the segment's first kept element
+                uint rejAt = n - (start - prefix) - (segBase - before) - segLen; // slot of stage index 0 on the rejected side
+                for (uint t = lane; t < segLen * STRIDE; t += sg) {
+                    uint q = t / STRIDE;
+                    uint w = t - q * STRIDE;
+                    uint slot = q < kept ? keptAt + q : rejAt + q;
+                    dstWord[slot * STRIDE + w] = stage[segBase * STRIDE + t];
+                }
             }
         }
     }
