@@ -417,7 +417,9 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 		// (BENCHMARKS.md), 256 x 4 took 0.662 ms (compaction) and 0.822
 		// ms (split), against 0.822 and 1.014 ms with 3 loads, which need
 		// fewer registers (32 against 46) but make more tiles to look
-		// back over.
+		// back over. Since e242596 (units ranked from shared memory) 4
+		// loads need 37 registers; 3 loads then took 0.678 ms against
+		// 0.671 for 4 in that experiment's build.
 		vecs = MaxLoadsPerLane
 		for vecs > 1 && shared(vecs) > uint64(info.MaxSharedMemory) {
 			vecs--
