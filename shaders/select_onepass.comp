@@ -13,28 +13,28 @@
 // Each workgroup takes a tile number, from a counter (so every tile it
 // waits on was taken earlier, by a workgroup already running) or, with
 // TILE_BY_ID, its index in the dispatch (it loads at once; a predecessor
-// not yet started costs only the fallback below), loads
-// its tile once (TILE = workgroup size * VECS * EPV elements, in units of
-// EPV elements, one uvec4 each; unitK says which lane loads which), stores
-// the units as loaded in shared memory, ranks the kept elements of each
-// segment (one load of one subgroup) with ballots, one unit at a time
-// read back from there, stages them in the segment's own place, scans the
-// segments' counts, and publishes its aggregate. It then looks back over
-// its predecessors' status words to find its exclusive prefix P,
-// publishes its inclusive prefix, and each subgroup writes its kept
-// elements to P + (kept before them).. with contiguous word stores: a
-// compaction one run per subgroup, a split one per segment. The loaded
-// elements leave registers before ranking: on the H100 the kernel's speed
-// follows how many workgroups fit per processor, which its registers
-// decide (74 when the whole tile was gathered in output order after the
-// scan, 46 when each lane ranked its loads from registers, 37 now, so 6
-// workgroups of 256 fit instead of 5; bench -kernel-stats shows them),
-// and the compaction's writes are faster in runs of a subgroup's 4
-// segments than of one (2^28 uint32, keep 0.1: 0.546 -> 0.508 ms; see
-// BENCHMARKS.md). With SPLIT
-// the rejected elements go to the back in reverse order (as CUB's
-// DevicePartition does): the r-th rejected element overall goes to slot
-// n - 1 - r, so no tile waits for the kept total.
+// not yet started costs only the fallback below), loads its tile once
+// (TILE = workgroup size * VECS * EPV elements, in units of EPV elements,
+// one uvec4 each; unitK says which lane loads which), ranks the kept
+// elements of each segment (one load of one subgroup) with ballots (on the
+// vector path one unit at a time, read back from shared memory, where each
+// lane first stores its units as loaded), stages them in the segment's own
+// place, scans the segments' counts, and publishes its aggregate. It then
+// looks back over its predecessors' status words to find its exclusive
+// prefix P, publishes its inclusive prefix, and each subgroup writes its
+// kept elements to P + (kept before them).. with contiguous word stores: a
+// compaction one run per subgroup, a split one per segment. On the vector
+// path the loaded elements leave registers before ranking: on the H100 the
+// kernel's speed follows how many workgroups fit per processor, which its
+// registers decide (74 when the whole tile was gathered in output order
+// after the scan, 46 when each lane ranked its loads from registers, 37
+// now, so 6 workgroups of 256 fit instead of 5; bench -kernel-stats shows
+// them), and the compaction's writes are faster in runs of a subgroup's
+// VECS segments (4 by default) than of one (2^28 uint32, keep 0.1: 0.546
+// -> 0.508 ms; see BENCHMARKS.md). With SPLIT the rejected elements go to
+// the back in reverse order (as CUB's DevicePartition does): the r-th
+// rejected element overall goes to slot n - 1 - r, so no tile waits for
+// the kept total.
 //
 // Status word of tile t (status[1 + t]): bits 30-31 the flag (0 not yet,
 // 1 aggregate, 2 inclusive prefix), bits 0-29 the value. Flag and value
@@ -97,7 +97,7 @@ const uint TILE = WG * VECS * EPV;
 const uint LOOKBACK = 1;
 
 shared uint stage[STAGE_WORDS];
-shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per (subgroup, load k), then their exclusive scan
+shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per segment (segK), then their exclusive scan
 shared uint sTile, sAggregate, sPrefix;
 
 uint loadStatus(uint t) {
@@ -185,10 +185,10 @@ void main() {
     // segments, segment segK(k) being the elements of the subgroup's load
     // k (seg = sg * EPV elements from tile position segBase), and stages
     // them in the segment's own place in shared memory: kept ones from
-    // the front in order, rejected ones (SPLIT) from the back, reversed. So the loaded
-    // elements leave registers at once (the kernel needs few registers,
-    // and more workgroups fit per processor), and each subgroup later
-    // writes out its own segments.
+    // the front in order, rejected ones (SPLIT) from the back, reversed.
+    // So the loaded elements leave registers at once (the kernel needs
+    // few registers, and more workgroups fit per processor), and each
+    // subgroup later writes out its own segments.
     uvec4 v[4];
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
@@ -210,7 +210,11 @@ void main() {
                 }
             }
         }
-        subgroupBarrier(); // the subgroup's units are in place
+        // Each lane reads back only what it stored, so program order would
+        // do; the barrier (acquire and release on shared memory) keeps the
+        // compiler from forwarding the stored values, which would keep
+        // them in registers.
+        subgroupBarrier();
     }
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
