@@ -72,6 +72,22 @@ func TestSelectPaths(t *testing.T) {
 			})
 		}
 	}
+	// The single pass with 2 and 3 loads per lane (the default is 4; fewer
+	// where shared memory is short): each subgroup's run then spans 2 or 3
+	// segments.
+	for _, loads := range []uint32{2, 3} {
+		for i, n := range []int{4097, 100003} {
+			typ := allTypes[(i+int(loads))%len(allTypes)]
+			sel := nonzero(typ)
+			sel.Path, sel.LoadsPerLane = compact.PathSinglePass, loads
+			if i == 1 {
+				sel.Split, sel.ReverseRejected = true, true
+			}
+			t.Run(fmt.Sprintf("single-pass-%d-loads/n=%d", loads, n), func(t *testing.T) {
+				runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.3)})
+			})
+		}
+	}
 	// In place takes the three phases, with the rejected elements reversed too.
 	for _, n := range []int{1, 4097, 100003} {
 		sel := nonzero(compact.Uint32)
