@@ -19,12 +19,16 @@
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
 // A pass handles at most Options.DigitBits bits (by default on a GPU 6
-// for 32-bit keys alone, so 6 passes of 6, 6, 5, 5, 5 and 5 bits, 5 for
-// 32-bit keys with values, 7 passes, and 4 for 64-bit keys; 8 on a CPU
-// device): in the three phases the bits are shared out evenly, wider
-// passes first, and each width has its own kernels (the single pass
-// keeps DigitBits-bit passes, the last one narrower). Each round of the scatter loads the next
-// round's keys before writing its own out. The passes ping-pong
+// for 32-bit keys, with values or not, so 6 passes of 6, 6, 5, 5, 5 and
+// 5 bits, and 4 for 64-bit keys; 8 on a CPU device): in the three phases
+// the bits are shared out evenly, wider passes first, and each width has
+// its own kernels (the single pass keeps DigitBits-bit passes, the last
+// one narrower). Each round of the scatter loads the next round's keys
+// before writing its own out. Where a round's part of a digit's run ends
+// inside a 32-byte sector, the scatter can hold those last keys back and
+// write them at the head of the run's next round (Options.Tails; by
+// default for pairs on a GPU), so that partly written sectors, which the
+// H100 pays for dearly, remain only at the ends of whole runs. The passes ping-pong
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
 //

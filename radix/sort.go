@@ -33,6 +33,13 @@ var (
 		PushWords:     8,
 		FullSubgroups: true,
 	}
+	scatterCarryKernel = &pipeline.Kernel{
+		Name:          "radix_scatter_carry",
+		SPIRV:         shaders.MustSPIRV("radix_scatter_carry"),
+		Bindings:      scatterKernel.Bindings,
+		PushWords:     8,
+		FullSubgroups: true,
+	}
 	histogramKernel = &pipeline.Kernel{
 		Name:      "radix_histogram",
 		SPIRV:     shaders.MustSPIRV("radix_histogram"),
@@ -92,7 +99,7 @@ type Options struct {
 	// 5 and 5 bits (Tuning.DigitBits reports this bound, not the widest
 	// pass; the single pass keeps DigitBits-bit passes, the last one
 	// narrower). Default on a
-	// GPU: 6 for 32-bit keys alone, 5 for 32-bit keys with values, 4 for
+	// GPU: 6 for 32-bit keys, alone or with values, 4 for
 	// 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
@@ -104,18 +111,56 @@ type Options struct {
 	KeysPerLane uint32
 	// Counts picks how the three phases count each pass's digits.
 	Counts Counts
+	// Tails picks how the three phases' scatter writes the ends of each
+	// round's digit runs.
+	Tails Tails
 }
+
+// Tails says how the scatter writes the last slots of each round's digit
+// runs. A processor's keys of one digit fill one run of output slots, a
+// round at a time; where a round's part of the run ends inside a 32-byte
+// sector, the next round writes the rest of that sector.
+type Tails uint8
+
+const (
+	// TailsAuto holds the tails back (TailsHold) for keys with values on
+	// a GPU, where the carried keys fit shared memory beside the
+	// scatter's own and its fused counts (it never shrinks the
+	// workgroup for them), and writes them (TailsWrite) elsewhere. On
+	// the H100 (BENCHMARKS.md) holding them back took 2^28 pairs from
+	// 13.5 to 12.5 ms; keys alone were slower with it.
+	TailsAuto Tails = iota
+	// TailsWrite writes each round's runs out whole.
+	TailsWrite
+	// TailsHold writes, each round, only whole blocks of TailSector
+	// slots of each run (but for the run's first, and the chunk's last
+	// round, which writes all): the last partial block waits in shared
+	// memory and goes out at the head of the digit's run in the next
+	// round. The scatter's shared memory grows by TailSector keys (and
+	// values) and three words per digit, and its stage by TailSector-1
+	// keys per digit. NewPlan returns ErrInvalid, naming the reason,
+	// where that does not fit the device or the single pass is taken.
+	TailsHold
+)
+
+// TailSector is the block of slots TailsHold writes whole: 8 slots, a
+// 32-byte sector of 32-bit keys or values.
+const TailSector = 8
 
 // Counts says how the three phases count each pass's digits per
 // processor.
 type Counts uint8
 
 const (
-	// CountsAuto fuses the counts (CountsFused) where they apply and each
-	// processor's chunk holds at least 16 * 4^DigitBits keys. It does not
-	// shrink the workgroup to make the counters fit shared memory (a
-	// forced CountsFused does): where they do not fit, every pass keeps a
-	// count phase. On the H100
+	// CountsAuto fuses the counts of the passes whose counters fit the
+	// scatter's shared memory (4^w words for a pass of w bits, followed
+	// by a pass no wider), where each processor's chunk holds at least
+	// 16 * 4^w keys for the widest of them; the pass after any other
+	// keeps its count phase. It does not shrink the workgroup to make
+	// the counters fit shared memory (a forced CountsFused does): where
+	// none fit, every pass keeps a count phase. At 2^28 pairs on the
+	// H100 (6, 6, 5, 5, 5, 5 bits, held tails) the three 5-bit passes
+	// after the first are counted by the scatter before them. On the H100
 	// (BENCHMARKS.md) fused counts were slower with smaller chunks (the
 	// counters' atomic adds cost more than a count phase); at 2^28 keys
 	// with 6-bit digits and 16 keys per lane they took 7.99 ms against
@@ -181,6 +226,8 @@ type Plan struct {
 	sort             Sort
 	n                uint32
 	keyBytes         uint64
+	nextFits         [MaxFusedBits + 1]bool // by digit width: the scatter fits the next pass's counters
+	carry            bool                   // TailsHold: the scatter holds each run's last partial block back
 	begin, end, bits uint32
 	passes           uint32
 	wg, kpl          uint32
@@ -215,6 +262,26 @@ type Plan struct {
 // and scatterNext only where a pass of that width uses them.
 type passKernels struct {
 	count, scan, scatter, scatterNext *pipeline.Pipeline
+}
+
+// fuses reports whether three-phase pass i's scatter counts pass i+1's
+// digits (so that pass i+1 has no count phase): with fused counts, where
+// the next pass is no wider and the counters fit the scatter's shared
+// memory (at 2^28 pairs on the H100: the 6-bit passes take a count phase,
+// the 5-bit ones are counted).
+func (p *Plan) fuses(i uint32) bool {
+	return p.fused && i+1 < p.passes && p.width(i+1) <= p.width(i) && p.nextFits[p.width(i)]
+}
+
+// counted reports whether pass i has a count phase of its own.
+func (p *Plan) counted(i uint32) bool { return i == 0 || !p.fuses(i-1) }
+
+// nextAt is the shared memory of a scatter's next-pass counts for digits
+// of w bits: 4^w counters and three words per digit, in place of the four
+// single words.
+func nextAt(w uint32) uint32 {
+	b := uint32(1) << w
+	return 4 * (b*b + 3*b - 4)
 }
 
 // width returns the digit bits of three-phase pass i; shift its first bit.
@@ -316,13 +383,31 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if s.Values {
 		stageWords++
 	}
-	shared := func(wg uint32) uint32 {
-		subgroups := wg / max(info.MinSubgroupSize, 1)
-		return 4 * (2*subgroups*buckets + 3*buckets + 2*subgroups + wg*p.kpl*stageWords + 3 - stageWords + 4)
+	if o.Tails > TailsHold {
+		return nil, invalid("radix: unknown tails mode %d", o.Tails)
 	}
+	if o.Tails == TailsHold && s.Path == compact.PathSinglePass {
+		return nil, invalid("radix: held tails (TailsHold) apply to the three phases' scatter, not the single pass")
+	}
+	// With held tails: the stage grows by TailSector-1 keys per digit,
+	// and the carried keys take TailSector words per digit and stage
+	// array (one word for an unused one) and three words per digit.
+	// sharedAt is the scatter's shared memory for digits of w bits.
+	sharedAt := func(wg, w uint32, carry bool) uint32 {
+		subgroups := wg / max(info.MinSubgroupSize, 1)
+		b := uint32(1) << w
+		need := 2*subgroups*b + 3*b + 2*subgroups + wg*p.kpl*stageWords + 3 - stageWords + 4
+		if carry {
+			need += 3*b + TailSector*b*stageWords + 3 - stageWords + (TailSector-1)*b*stageWords
+		}
+		return 4 * need
+	}
+	sharedWith := func(wg uint32, carry bool) uint32 { return sharedAt(wg, p.bits, carry) }
+	p.carry = o.Tails == TailsHold
+	shared := func(wg uint32) uint32 { return sharedWith(wg, p.carry) }
 	// With them: 4^bits counters and three words per digit, in place of
 	// the four single words.
-	nextShared := 4 * (buckets*buckets + 3*buckets - 4)
+	nextShared := nextAt(p.bits)
 	forcedFused := o.Counts == CountsFused && p.bits <= MaxFusedBits
 	p.wg = o.WorkgroupSize
 	if p.wg == 0 {
@@ -350,8 +435,12 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	subgroups := p.wg / max(info.MinSubgroupSize, 1)
 	if need := shared(p.wg); need > info.MaxSharedMemory {
-		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits and %d keys per lane needs %d bytes of shared memory; the device has %d",
-			p.wg, subgroups, p.bits, p.kpl, need, info.MaxSharedMemory)
+		held := ""
+		if p.carry {
+			held = " and held tails"
+		}
+		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits, %d keys per lane%s needs %d bytes of shared memory; the device has %d",
+			p.wg, subgroups, p.bits, p.kpl, held, need, info.MaxSharedMemory)
 	}
 	if p.end > p.begin {
 		p.passes = (p.end - p.begin + p.bits - 1) / p.bits
@@ -360,6 +449,23 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		if extra := (p.end - p.begin) % p.passes; extra != 0 {
 			p.wide, p.wideN = p.wide+1, extra
 		}
+	}
+	// Which widths' scatters can count the next pass's digits: their
+	// counters (4^w words) fit beside their own shared memory.
+	fitsNext := func(w uint32, carry bool) bool {
+		return w <= MaxFusedBits && sharedAt(p.wg, w, carry)+nextAt(w) <= info.MaxSharedMemory
+	}
+	if o.Tails == TailsAuto && s.Values && info.Type != "cpu" && s.Path != compact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
+		// Only where no pass loses its fused counts to them.
+		p.carry = true
+		for i := range p.passes {
+			if w := p.width(i); fitsNext(w, false) && !fitsNext(w, true) {
+				p.carry = false
+			}
+		}
+	}
+	for w := uint32(1); w <= MaxFusedBits; w++ {
+		p.nextFits[w] = fitsNext(w, p.carry)
 	}
 
 	// Processors and chunks: whole rounds per chunk, and few enough
@@ -374,6 +480,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		procs = defaultProcessors(info, p.wg)
 	}
 	perRound := 4 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(5+p.bits) + uint64(subgroups)
+	if p.carry {
+		perRound += ceilDiv(uint64(buckets)*TailSector, uint64(p.wg)) // the carried keys' copy into the stage
+	}
 	chunk := max(alignUp(ceilDiv(n, procs), round), round)
 	chunk = min(chunk, max(32768/perRound, 1)*round)
 	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
@@ -408,7 +517,19 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	case o.Counts == CountsFused:
 		p.fused = p.passes >= 2
 	case o.Counts == CountsAuto:
-		p.fused = whyNot == "" && p.passes >= 2 && uint64(p.chunk) >= 16*uint64(buckets)*uint64(buckets)
+		// The passes whose counters fit count the next pass's digits,
+		// where a chunk holds at least 16 * 4^w keys for the widest of
+		// them, w bits.
+		if !p.onesweep && p.bits <= MaxFusedBits && p.passes >= 2 {
+			p.fused = true // for fuses, which reads it
+			widest := uint32(0)
+			for i := range p.passes {
+				if p.fuses(i) {
+					widest = max(widest, p.width(i))
+				}
+			}
+			p.fused = widest > 0 && uint64(p.chunk) >= 16<<(2*widest)
+		}
 	}
 	if p.fused {
 		// The fused counts' loops, for lavapipe's guard as above: zeroing
@@ -483,13 +604,13 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 				return nil, err
 			}
 		}
-		if (i == 0 || !p.fused) && k.count == nil {
+		if p.counted(i) && k.count == nil {
 			if k.count, err = cache.Get(countKernel, p.wg, code, desc, w, p.kpl); err != nil {
 				return nil, err
 			}
 		}
 		next := uint32(0)
-		if p.fused && i+1 < p.passes {
+		if p.fuses(i) {
 			next = 1
 		}
 		got := &k.scatter
@@ -497,7 +618,12 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 			got = &k.scatterNext
 		}
 		if *got == nil {
-			if *got, err = cache.Get(scatterKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next); err != nil {
+			if p.carry {
+				*got, err = cache.Get(scatterCarryKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next, TailSector)
+			} else {
+				*got, err = cache.Get(scatterKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -530,17 +656,19 @@ func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWor
 
 // defaultDigits is the digit width and keys per lane of a sort on a
 // device. On a GPU, 32-bit keys alone take 6-bit digits (passes of 6, 6,
-// 5, 5, 5, 5 bits) and 20 keys per lane, pairs 5-bit digits (5, 5, 5, 5,
-// 4, 4, 4) and 16 (NewPlan lowers both to 8 for inputs too small to fill
+// 5, 5, 5, 5 bits) and 20 keys per lane, pairs 6-bit digits too, and 16
+// (NewPlan lowers both to 8 for inputs too small to fill
 // the device with rounds), chosen from measurements on the H100 at 2^28
 // with fused counts (BENCHMARKS.md, "Radix sort: prefetching rounds and
 // balanced digits"). Keys: 7.74 ms, against 7.99 at 16 keys per lane,
 // 8.20 at 5 bits (7 passes) and, at 16 keys per lane, 9.01 with a count
 // phase per pass; 24
 // keys per lane need 90 registers and were slower (9.43 at 5 bits).
-// Pairs: 13.46 ms, against 14.00 at 6 bits with 12 keys per lane (16
-// do not fit shared memory beside 6-bit counters) and 15.02 at 5 bits
-// with 12; at 20 they need 96 registers. 64-bit keys keep 4-bit digits
+// Pairs, with held tails (Options.Tails): 11.68 ms, the two 6-bit passes
+// with a count phase each and the 5-bit ones counted by the scatter
+// before, against 12.57 at 5 bits (7 passes, all fused) and 13.97 at 6
+// bits writing the tails (stop 21's run); 12 keys per lane were slower
+// at 5 bits (12.64 against 12.52), and at 20 they need 96 registers. 64-bit keys keep 4-bit digits
 // and 8 keys per lane, unmeasured with the others. On a CPU device 8-bit
 // digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
@@ -550,7 +678,7 @@ func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	case s.Key == compact.Uint64:
 		return 4, 8
 	case s.Values:
-		return 5, 16
+		return 6, 16
 	}
 	return 6, 20
 }
@@ -585,14 +713,18 @@ type Tuning struct {
 	Path                                                             compact.Path
 	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
 	Tiles, Tile, Spins                                               uint32
-	// FusedCounts: each three-phase scatter but the last counts the next
-	// pass's digits (Options.Counts).
+	// FusedCounts: three-phase scatters count the next pass's digits
+	// (Options.Counts): each but the last, or with CountsAuto those whose
+	// counters fit (a pass no wider than the one before it).
 	FusedCounts bool
+	// HeldTails: the three phases' scatter holds each round's last
+	// partial block of a run back for the next round (Options.Tails).
+	HeldTails bool
 }
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
-	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused}
+	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused, HeldTails: p.carry}
 	if p.onesweep {
 		t.Path, t.Tiles, t.Tile, t.Spins = compact.PathSinglePass, p.tiles, p.tile, p.spins
 	}
@@ -638,12 +770,12 @@ func (p *Plan) Phases() []string {
 	default:
 		for i := range p.passes {
 			switch {
-			case i == 0 || !p.fused:
+			case p.counted(i):
 				names = append(names, "count", "scan")
 			default:
 				names = append(names, "scan")
 			}
-			if p.fused && i+1 < p.passes {
+			if p.fuses(i) {
 				names = append(names, "clear")
 			}
 			names = append(names, "scatter")
@@ -761,13 +893,13 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		dst, dstVals := target(i)
 		shift, width := p.shift(i), p.width(i)
 		k := p.kernels[width]
-		next := p.fused && i+1 < p.passes
+		next := p.fuses(i)
 		nextShift, nextWidth := uint32(0), uint32(0)
 		if next {
 			nextShift, nextWidth = p.shift(i+1), p.width(i+1)
 		}
 		push := []uint32{p.n, p.chunk, p.procs, shift, width, countOn, nextShift, nextWidth}
-		if i == 0 || !p.fused {
+		if p.counted(i) {
 			r.Dispatch(k.count, uint64(p.procs), push[:6], src, hist, count)
 			stamp()
 		}

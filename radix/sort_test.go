@@ -752,8 +752,104 @@ func TestSortFusedManyCrossings(t *testing.T) {
 		}
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 		keys = append(keys, rest...)
-		s := radix.Sort{Key: compact.Uint32, Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
-			KeysPerLane: 1, Processors: digits, Counts: radix.CountsFused}}
-		runSort(t, ctx, sortCase{sort: s, keys: keys})
+		for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
+			s := radix.Sort{Key: compact.Uint32, Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
+				KeysPerLane: 1, Processors: digits, Counts: radix.CountsFused, Tails: tails}}
+			runSort(t, ctx, sortCase{sort: s, keys: keys})
+		}
+	}
+}
+
+// TestSortFusedWherePassesFit checks automatic counts where only the
+// narrower passes' counters fit shared memory: 6-bit digits (passes of 6,
+// 6, 5, 5, 5, 5 bits) with rounds too large for 64^2 counters beside them
+// but not for 32^2. The two 6-bit passes and the first 5-bit pass have
+// count phases, the later 5-bit passes are counted by the scatter before;
+// the output is checked.
+func TestSortFusedWherePassesFit(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	info := ctx.Info()
+	wg := 8 * info.MaxSubgroupSize
+	for kpl := uint32(1); kpl <= radix.MaxKeysPerLane; kpl++ {
+		for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
+			s := radix.Sort{Values: true, Options: radix.Options{DigitBits: 6, KeysPerLane: kpl, WorkgroupSize: wg, Processors: 3, Tails: tails}}
+			n := 3 * 16 * 1024 * 2
+			_, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Values: true, Options: radix.Options{DigitBits: 6, KeysPerLane: kpl, WorkgroupSize: wg, Processors: 3, Tails: tails, Counts: radix.CountsFused}})
+			if err == nil || !strings.Contains(err.Error(), "fused counts do not apply") {
+				continue // 6-bit counters fit (or nothing does): not the case looked for
+			}
+			plan, err := radix.NewPlan(ctx, uint64(n), s)
+			if err != nil {
+				continue
+			}
+			want := "count scan scatter count scan scatter count scan clear scatter scan clear scatter scan clear scatter scan scatter"
+			if got := strings.Join(plan.Phases(), " "); got != want || !plan.Tuning().FusedCounts {
+				t.Fatalf("%+v: phases %q (fused %v), want %q", s.Options, got, plan.Tuning().FusedCounts, want)
+			}
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, compact.Uint32, n+rng.IntN(1000), "random")})
+			return
+		}
+	}
+	t.Skipf("no keys per lane with 5-bit but not 6-bit counters fitting %d bytes of shared memory at workgroup %d", info.MaxSharedMemory, wg)
+}
+
+// TestSortHeldTails sorts with the scatter holding each round's last
+// partial block of a digit run back for the next round (radix.TailsHold)
+// over digit widths, keys per lane (so rounds of a few keys to thousands,
+// runs shorter and longer than a block), processor counts, fused and
+// separate counts, key types, GPU-side counts and sizes from 0 up; and
+// checks that the plans take the held tails where asked, never where told
+// to write, and by default only for pairs on a GPU.
+func TestSortHeldTails(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	info := ctx.Info()
+	i := 0
+	for _, bits := range []uint32{1, 3, 4, 5, 6} {
+		for _, kpl := range []uint32{1, 3, 8, 16} {
+			i++
+			typ := keyTypes[i%len(keyTypes)]
+			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 == 0, Descending: i%5 == 0,
+				Options: radix.Options{DigitBits: bits, KeysPerLane: kpl, Processors: []uint32{0, 3, 17, 200}[i%4],
+					Counts: []radix.Counts{radix.CountsFused, radix.CountsSeparate}[(i/2)%2], Tails: radix.TailsHold}}
+			if bits <= 3 {
+				s.EndBit = 9 // 3 to 9 passes, not 64
+			}
+			n := []int{0, 1, 7, 9, 100, 4097}[i%6] + rng.IntN(60000)*(i%3)
+			plan, err := radix.NewPlan(ctx, uint64(n), s)
+			if err != nil {
+				if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "shared memory") {
+					t.Fatalf("%+v: %v", s, err)
+				}
+				t.Logf("%d-bit digits, %d keys per lane: %v", bits, kpl, err)
+				continue
+			}
+			if !plan.Tuning().HeldTails {
+				t.Fatalf("%+v: TailsHold not taken", s)
+			}
+			c := sortCase{sort: s, keys: keyData(rng, typ, n, patterns[i%len(patterns)]), off: info.MinStorageBufferOffsetAlignment * uint64(i%3)}
+			if i%4 == 1 {
+				c.gpuCount, c.count = true, uint32(n-rng.IntN(n/2+1))
+			}
+			runSort(t, ctx, c)
+		}
+	}
+	for _, c := range []struct {
+		s    radix.Sort
+		want bool
+	}{
+		{radix.Sort{Values: true, Options: radix.Options{Tails: radix.TailsWrite}}, false},
+		{radix.Sort{Values: true, Options: radix.Options{DigitBits: 5, KeysPerLane: 4}}, info.Type != "cpu"},
+		{radix.Sort{Options: radix.Options{DigitBits: 5, KeysPerLane: 4}}, false},
+		{radix.Sort{Options: radix.Options{DigitBits: 5, KeysPerLane: 4, Tails: radix.TailsHold}}, true},
+	} {
+		plan, err := radix.NewPlan(ctx, 100000, c.s)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.s, err)
+		}
+		if got := plan.Tuning().HeldTails; got != c.want {
+			t.Errorf("%+v on %s: held tails %v, want %v", c.s, info.Type, got, c.want)
+		}
 	}
 }

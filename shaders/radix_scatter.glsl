@@ -41,6 +41,16 @@
 // to the next chunk. At the end, every nonzero counter is added the same
 // way: at most 2 * BUCKETS^2 atomics per processor.
 //
+// With CARRY (radix_scatter_carry.comp), a round writes each digit's run
+// only up to the last boundary of SECTOR slots; the keys past it (fewer
+// than SECTOR) wait in shared memory and are staged at the head of the
+// digit's run in the next round. The chunk's last round writes all. So a
+// 32-byte sector of keys (or values) is written by one round, never half
+// by one and half by the next: on the H100, partly written sectors at
+// the ends of each round's runs cost about 0.3 ms of a 2 ms pass of pairs
+// (BENCHMARKS.md, stop 21). With NEXT, a key is counted for the next pass
+// in the round that writes it.
+//
 // Bindings: 0 keys in, 1 values in, 2 hist (scanned rows, then the digit
 // totals), 3 keys out, 4 values out (without PAIRS, 1 and 4 are bound to
 // anything and unused), 5 the GPU-side key count (common.glsl:

@@ -187,6 +187,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{cmd: "bench", name: "-sort-bits 9", args: []string{"-sort-bits", "9"}, want: "-sort-bits or -sort-kpl out of range"},
 		{cmd: "bench", name: "-sort-kpl too large", args: []string{"-sort-kpl", "1000"}, want: "-sort-bits or -sort-kpl out of range"},
 		{cmd: "bench", name: "-sort-counts unknown", args: []string{"-sort-counts", "both"}, want: `-sort-counts: "both" is not auto, separate or fused`},
+		{cmd: "bench", name: "-sort-tails unknown", args: []string{"-sort-tails", "keep"}, want: `-sort-tails: "keep" is not auto, write or hold`},
 		{cmd: "bench", name: "-sort-wg above 2^64", args: []string{"-sort-wg", "99999999999999999999"}, want: `invalid value "99999999999999999999" for flag -sort-wg: value out of range`},
 		{cmd: "bench", name: "-copy-vecs too large", args: []string{"-n", "4", "-copy-vecs", "2000"}, want: "-copy-vecs 2000: at most"},
 		{cmd: "bench", name: "-copy-wg above 2^32", args: []string{"-n", "4", "-copy-wg", "4294967304"}, want: "-copy-wg 4294967304: beyond any device's workgroup size"},

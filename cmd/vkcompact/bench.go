@@ -81,6 +81,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	sortBits := fs.Uint("sort-bits", 0, "radix sort digit bits, 1 to 8 (0: per device and key; radix.Options.DigitBits)")
 	sortPathName := fs.String("sort-path", "auto", "radix sort algorithm: auto, three-phase (count, scan, scatter per digit) or single-pass (one histogram pass, then one pass per digit)")
 	sortKPL := fs.Uint("sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
+	sortTailsName := fs.String("sort-tails", "auto", "radix sort scatter: auto, write (each round's digit runs written whole) or hold (a run's last partial 32-byte block waits for the next round)")
 	sortCountsName := fs.String("sort-counts", "auto", "radix sort digit counts: auto, separate (a count phase per pass) or fused (each scatter counts the next pass's digits)")
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
@@ -149,6 +150,10 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	sortCounts, ok := map[string]radix.Counts{"auto": radix.CountsAuto, "separate": radix.CountsSeparate, "fused": radix.CountsFused}[*sortCountsName]
 	if !ok {
 		return usagef("-sort-counts: %q is not auto, separate or fused", *sortCountsName)
+	}
+	sortTails, ok := map[string]radix.Tails{"auto": radix.TailsAuto, "write": radix.TailsWrite, "hold": radix.TailsHold}[*sortTailsName]
+	if !ok {
+		return usagef("-sort-tails: %q is not auto, write or hold", *sortTailsName)
 	}
 	if *alloc != "size" && *alloc != "op" {
 		return usagef("-alloc: %q is not size or op", *alloc)
@@ -224,7 +229,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		reversed: *order == "reversed",
 		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
 			Path: scanPath, Spins: int32(*spins)},
-		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL), Counts: sortCounts}}
+		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL), Counts: sortCounts, Tails: sortTails}}
 	if *phases {
 		cfg.phases = stderr
 	}

@@ -311,6 +311,9 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 				if t.FusedCounts {
 					counts = "later passes counted by the scatter before"
 				}
+				if t.HeldTails {
+					counts += ", run tails held for the next round"
+				}
 				fmt.Fprintf(cfg.phases, "# %s n=%d: three phases: %d passes of at most %d bits (shared out evenly), %d processors of %d keys, workgroup %d, %d keys per lane, %s\n",
 					op, n, t.Passes, t.DigitBits, t.Processors, t.Chunk, t.WorkgroupSize, t.KeysPerLane, counts)
 			}
