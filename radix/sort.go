@@ -456,9 +456,10 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		return w <= MaxFusedBits && sharedAt(p.wg, w, carry)+nextAt(w) <= info.MaxSharedMemory
 	}
 	if o.Tails == TailsAuto && s.Values && info.Type != "cpu" && s.Path != compact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
-		// Only where no pass loses its fused counts to them.
+		// Only where no pass loses its fused counts to them (the last
+		// pass counts nothing).
 		p.carry = true
-		for i := range p.passes {
+		for i := range p.passes - 1 {
 			if w := p.width(i); fitsNext(w, false) && !fitsNext(w, true) {
 				p.carry = false
 			}
@@ -481,7 +482,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	}
 	perRound := 4 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(5+p.bits) + uint64(subgroups)
 	if p.carry {
-		perRound += ceilDiv(uint64(buckets)*TailSector, uint64(p.wg)) // the carried keys' copy into the stage
+		// The carried keys' copy into the stage, and the write-out's
+		// iterations over them.
+		perRound += ceilDiv(uint64(buckets)*TailSector, uint64(p.wg)) + ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg))
 	}
 	chunk := max(alignUp(ceilDiv(n, procs), round), round)
 	chunk = min(chunk, max(32768/perRound, 1)*round)
@@ -540,6 +543,9 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		perCounters := ceilDiv(uint64(buckets)*uint64(buckets), uint64(p.wg))
 		fixed := 2 * perCounters
 		perRound += perCounters + uint64(p.kpl) + perDigits
+		if p.carry {
+			perRound += ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg)) // the recount over the carried keys
+		}
 		if capped := max((32768-min(fixed, 16384))/perRound, 1) * round; uint64(p.chunk) > capped {
 			p.chunk = uint32(capped)
 			p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))

@@ -771,27 +771,38 @@ func TestSortFusedWherePassesFit(t *testing.T) {
 	rng := newRand(t)
 	info := ctx.Info()
 	wg := 8 * info.MaxSubgroupSize
-	for kpl := uint32(1); kpl <= radix.MaxKeysPerLane; kpl++ {
-		for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
-			s := radix.Sort{Values: true, Options: radix.Options{DigitBits: 6, KeysPerLane: kpl, WorkgroupSize: wg, Processors: 3, Tails: tails}}
-			n := 3 * 16 * 1024 * 2
-			_, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Values: true, Options: radix.Options{DigitBits: 6, KeysPerLane: kpl, WorkgroupSize: wg, Processors: 3, Tails: tails, Counts: radix.CountsFused}})
-			if err == nil || !strings.Contains(err.Error(), "fused counts do not apply") {
-				continue // 6-bit counters fit (or nothing does): not the case looked for
+	const n = 3 * 16 * 1024 * 2
+	ran := map[radix.Tails]bool{}
+	for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
+		for kpl := uint32(1); kpl <= radix.MaxKeysPerLane && !ran[tails]; kpl++ {
+			o := radix.Options{DigitBits: 6, KeysPerLane: kpl, WorkgroupSize: wg, Processors: 3, Tails: tails}
+			forced := o
+			forced.Counts = radix.CountsFused
+			if _, err := radix.NewPlan(ctx, n, radix.Sort{Values: true, Options: forced}); err == nil || !strings.Contains(err.Error(), "fused counts do not apply") {
+				continue // 6-bit counters fit: not the case looked for
 			}
-			plan, err := radix.NewPlan(ctx, uint64(n), s)
+			s := radix.Sort{Values: true, Options: o}
+			five := o
+			five.DigitBits, five.Counts = 5, radix.CountsFused
+			if _, err := radix.NewPlan(ctx, n, radix.Sort{Values: true, Options: five}); err != nil {
+				continue // nor do 5-bit ones: not the case either
+			}
+			plan, err := radix.NewPlan(ctx, n, s)
 			if err != nil {
-				continue
+				t.Fatalf("%+v: %v", o, err)
 			}
 			want := "count scan scatter count scan scatter count scan clear scatter scan clear scatter scan clear scatter scan scatter"
-			if got := strings.Join(plan.Phases(), " "); got != want || !plan.Tuning().FusedCounts {
-				t.Fatalf("%+v: phases %q (fused %v), want %q", s.Options, got, plan.Tuning().FusedCounts, want)
+			if got := strings.Join(plan.Phases(), " "); got != want || !plan.Tuning().FusedCounts || plan.Tuning().HeldTails != (tails == radix.TailsHold) {
+				t.Fatalf("%+v: phases %q (tuning %+v), want %q", o, got, plan.Tuning(), want)
 			}
 			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, compact.Uint32, n+rng.IntN(1000), "random")})
-			return
+			ran[tails] = true
 		}
 	}
-	t.Skipf("no keys per lane with 5-bit but not 6-bit counters fitting %d bytes of shared memory at workgroup %d", info.MaxSharedMemory, wg)
+	if len(ran) == 0 {
+		t.Skipf("no keys per lane with 5-bit but not 6-bit counters fitting %d bytes of shared memory at workgroup %d", info.MaxSharedMemory, wg)
+	}
+	t.Logf("ran with tails %v", ran)
 }
 
 // TestSortHeldTails sorts with the scatter holding each round's last
@@ -805,18 +816,21 @@ func TestSortHeldTails(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
 	info := ctx.Info()
-	i := 0
+	i, ran := 0, 0
 	for _, bits := range []uint32{1, 3, 4, 5, 6} {
 		for _, kpl := range []uint32{1, 3, 8, 16} {
 			i++
-			typ := keyTypes[i%len(keyTypes)]
+			typ := keyTypes[(i/4+int(bits))%len(keyTypes)] // not in step with the processors
 			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 == 0, Descending: i%5 == 0,
 				Options: radix.Options{DigitBits: bits, KeysPerLane: kpl, Processors: []uint32{0, 3, 17, 200}[i%4],
 					Counts: []radix.Counts{radix.CountsFused, radix.CountsSeparate}[(i/2)%2], Tails: radix.TailsHold}}
 			if bits <= 3 {
 				s.EndBit = 9 // 3 to 9 passes, not 64
 			}
-			n := []int{0, 1, 7, 9, 100, 4097}[i%6] + rng.IntN(60000)*(i%3)
+			if i%3 != 1 {
+				s.WorkgroupSize = 4 * info.MaxSubgroupSize // rounds of a few keys: chunks of many rounds
+			}
+			n := []int{0, 1, 7, 9, 100, 4097}[i%6] + (5000+rng.IntN(30000))*min(i%5, 1)
 			plan, err := radix.NewPlan(ctx, uint64(n), s)
 			if err != nil {
 				if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "shared memory") {
@@ -825,6 +839,7 @@ func TestSortHeldTails(t *testing.T) {
 				t.Logf("%d-bit digits, %d keys per lane: %v", bits, kpl, err)
 				continue
 			}
+			ran++
 			if !plan.Tuning().HeldTails {
 				t.Fatalf("%+v: TailsHold not taken", s)
 			}
@@ -834,6 +849,9 @@ func TestSortHeldTails(t *testing.T) {
 			}
 			runSort(t, ctx, c)
 		}
+	}
+	if ran < 10 {
+		t.Fatalf("only %d of 20 held-tails plans fit shared memory", ran)
 	}
 	for _, c := range []struct {
 		s    radix.Sort
