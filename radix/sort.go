@@ -124,11 +124,12 @@ type Tails uint8
 
 const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
-	// a GPU, where the carried keys fit shared memory beside the
-	// scatter's own and its fused counts (it never shrinks the
-	// workgroup for them), and writes them (TailsWrite) elsewhere. On
-	// the H100 (BENCHMARKS.md) holding them back took 2^28 pairs from
-	// 13.5 to 12.5 ms; keys alone were slower with it.
+	// a GPU, where the carried keys fit shared memory and no pass loses
+	// its fused counts to them (it never shrinks the workgroup for
+	// them), and writes them (TailsWrite) elsewhere. On the H100
+	// (BENCHMARKS.md) holding them back took 2^28 pairs at 5-bit digits
+	// from 13.5 to 12.5 ms, and made 6-bit digits the faster (11.6 ms);
+	// keys alone were slower with it.
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -389,10 +390,10 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if o.Tails == TailsHold && s.Path == compact.PathSinglePass {
 		return nil, invalid("radix: held tails (TailsHold) apply to the three phases' scatter, not the single pass")
 	}
-	// With held tails: the stage grows by TailSector-1 keys per digit,
-	// and the carried keys take TailSector words per digit and stage
-	// array (one word for an unused one) and three words per digit.
-	// sharedAt is the scatter's shared memory for digits of w bits.
+	// sharedAt is the scatter's shared memory for digits of w bits. With
+	// held tails the stage grows by TailSector-1 keys per digit, and the
+	// carried keys take TailSector words per digit and stage array (one
+	// word for an unused one) and three words per digit.
 	sharedAt := func(wg, w uint32, carry bool) uint32 {
 		subgroups := wg / max(info.MinSubgroupSize, 1)
 		b := uint32(1) << w
