@@ -116,8 +116,11 @@ func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings 
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, nil)
-	r.bindAndPush(p, push, bindings)
-	r.cb.Dispatch(grid.X, grid.Y, 1)
+	if err := r.cb.Dispatch(p.p, push, bindings, grid.X, grid.Y, 1); err != nil {
+		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
+		return
+	}
+	r.nDisp++
 	r.noteAccesses(p.Kernel, bindings)
 }
 
@@ -138,8 +141,11 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)
-	r.bindAndPush(p, push, bindings)
-	r.cb.DispatchIndirect(args)
+	if err := r.cb.DispatchIndirect(p.p, push, bindings, args); err != nil {
+		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
+		return
+	}
+	r.nDisp++
 	r.noteAccesses(p.Kernel, bindings)
 	r.read = append(r.read, args)
 	r.indirectRead = true
@@ -174,13 +180,6 @@ func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
 		}
 	}
 	return true
-}
-
-func (r *Recorder) bindAndPush(p *Pipeline, push []uint32, bindings []vk.Range) {
-	r.cb.Bind(p.p)
-	r.cb.PushStorageBuffers(p.p, bindings...)
-	r.cb.PushConstants(p.p, push)
-	r.nDisp++
 }
 
 func (r *Recorder) noteAccesses(k *Kernel, bindings []vk.Range) {

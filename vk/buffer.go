@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"sync"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // MemoryKind chooses where a buffer's memory lives.
@@ -25,38 +23,6 @@ func (k MemoryKind) String() string {
 		return "host-visible"
 	}
 	return "device-local"
-}
-
-// Memory property bits (VkMemoryPropertyFlagBits).
-const (
-	memDeviceLocal  = 0x1
-	memHostVisible  = 0x2
-	memHostCoherent = 0x4
-	memHostCached   = 0x8
-)
-
-type memoryTypes struct {
-	flags []uint32
-	heap  []uint32
-	heaps []uint64
-}
-
-func queryMemoryTypes(pd vkb.PhysicalDevice) memoryTypes {
-	var p vkb.PhysicalDeviceMemoryProperties
-	vkb.GetPhysicalDeviceMemoryProperties(pd, &p)
-	p.Deref()
-	defer p.Free()
-	var m memoryTypes
-	for i := uint32(0); i < p.MemoryTypeCount; i++ {
-		p.MemoryTypes[i].Deref()
-		m.flags = append(m.flags, uint32(p.MemoryTypes[i].PropertyFlags))
-		m.heap = append(m.heap, p.MemoryTypes[i].HeapIndex)
-	}
-	for i := uint32(0); i < p.MemoryHeapCount; i++ {
-		p.MemoryHeaps[i].Deref()
-		m.heaps = append(m.heaps, uint64(p.MemoryHeaps[i].Size))
-	}
-	return m
 }
 
 // pick returns the first allowed memory type with all of want, preferring
@@ -82,8 +48,8 @@ func (m memoryTypes) pick(allowed uint32, want, prefer uint32) int {
 // never frees memory a library submission may still use.
 type Buffer struct {
 	ctx      *Context
-	buf      vkb.Buffer
-	mem      vkb.DeviceMemory
+	buf      uint64 // VkBuffer
+	mem      uint64 // VkDeviceMemory
 	size     uint64
 	memSize  uint64 // bytes of memory allocated, counted in Context.allocated
 	kind     MemoryKind
@@ -98,8 +64,7 @@ type Buffer struct {
 
 // bufferUsage covers every use vkcompact makes of a buffer: storage,
 // transfers and indirect arguments.
-const bufferUsage = vkb.BufferUsageStorageBufferBit | vkb.BufferUsageTransferSrcBit |
-	vkb.BufferUsageTransferDstBit | vkb.BufferUsageIndirectBufferBit
+const bufferUsage = 0x20 | 0x1 | 0x2 | 0x100 // VK_BUFFER_USAGE_ STORAGE_BUFFER, TRANSFER_SRC, TRANSFER_DST, INDIRECT_BUFFER
 
 // NewBuffer creates a buffer of size bytes. Its contents are undefined.
 func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
@@ -113,77 +78,56 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	if kind != DeviceLocal && kind != HostVisible {
 		return nil, invalidf("unknown memory kind %d", int(kind))
 	}
-	info := &vkb.BufferCreateInfo{
-		SType:       vkb.StructureTypeBufferCreateInfo,
-		Size:        vkb.DeviceSize(size),
-		Usage:       vkb.BufferUsageFlags(bufferUsage),
-		SharingMode: vkb.SharingModeExclusive,
-	}
-	var buf vkb.Buffer
-	r := vkb.CreateBuffer(c.device, info, nil, &buf)
-	info.Free()
+	f := c.fns
+	buf, r := f.createBuffer(size, bufferUsage)
 	if err := c.noteResult(check("vkCreateBuffer", r)); err != nil {
 		return nil, fmt.Errorf("creating a %d-byte %s buffer: %w", size, kind, err)
 	}
-	var req vkb.MemoryRequirements
-	vkb.GetBufferMemoryRequirements(c.device, buf, &req)
-	req.Deref()
-	req.Free()
+	reqSize, typeBits := f.memoryRequirements(buf)
 
 	want, prefer := uint32(memDeviceLocal), uint32(memDeviceLocal)
 	if kind == HostVisible {
 		want, prefer = memHostVisible|memHostCoherent, memHostVisible|memHostCoherent|memHostCached
 	}
-	typ := c.memory.pick(req.MemoryTypeBits, want, prefer)
+	typ := c.memory.pick(typeBits, want, prefer)
 	if typ < 0 && kind == DeviceLocal {
-		typ = c.memory.pick(req.MemoryTypeBits, 0, 0)
+		typ = c.memory.pick(typeBits, 0, 0)
 	}
 	if typ < 0 && kind == HostVisible {
-		typ = c.memory.pick(req.MemoryTypeBits, memHostVisible, memHostVisible)
+		typ = c.memory.pick(typeBits, memHostVisible, memHostVisible)
 	}
 	if typ < 0 {
-		vkb.DestroyBuffer(c.device, buf, nil)
+		f.destroyBuffer(buf)
 		return nil, fmt.Errorf("%w: no %s memory type fits a storage buffer", ErrUnsupported, kind)
 	}
-	if heap := c.memory.heaps[c.memory.heap[typ]]; uint64(req.Size) > heap {
-		vkb.DestroyBuffer(c.device, buf, nil)
+	if heap := c.memory.heaps[c.memory.heap[typ]]; reqSize > heap {
+		f.destroyBuffer(buf)
 		return nil, fmt.Errorf("%w: a %d-byte %s buffer exceeds its memory heap (%d bytes)", ErrOutOfDeviceMemory, size, kind, heap)
 	}
 	// Every buffer has memory of its own: say so (a dedicated allocation,
 	// Vulkan 1.1), which lets the driver place and map it for that buffer
 	// alone.
-	dedicated := &vkb.MemoryDedicatedAllocateInfo{SType: vkb.StructureTypeMemoryDedicatedAllocateInfo, Buffer: buf}
-	dedRef, _ := dedicated.PassRef()
-	alloc := &vkb.MemoryAllocateInfo{
-		SType:           vkb.StructureTypeMemoryAllocateInfo,
-		PNext:           unsafe.Pointer(dedRef),
-		AllocationSize:  req.Size,
-		MemoryTypeIndex: uint32(typ),
-	}
-	var mem vkb.DeviceMemory
-	r = vkb.AllocateMemory(c.device, alloc, nil, &mem)
-	alloc.Free()
-	dedicated.Free()
+	mem, r := f.allocateMemory(reqSize, uint32(typ), buf)
 	if err := c.noteResult(check("vkAllocateMemory", r)); err != nil {
-		vkb.DestroyBuffer(c.device, buf, nil)
+		f.destroyBuffer(buf)
 		return nil, fmt.Errorf("allocating %d bytes of %s memory: %w", size, kind, err)
 	}
-	if err := c.noteResult(check("vkBindBufferMemory", vkb.BindBufferMemory(c.device, buf, mem, 0))); err != nil {
-		vkb.DestroyBuffer(c.device, buf, nil)
-		vkb.FreeMemory(c.device, mem, nil)
+	if err := c.noteResult(check("vkBindBufferMemory", f.bindBufferMemory(buf, mem))); err != nil {
+		f.destroyBuffer(buf)
+		f.freeMemory(mem)
 		return nil, err
 	}
 	b := &Buffer{ctx: c, buf: buf, mem: mem, size: size, kind: kind}
 	if flags := c.memory.flags[typ]; flags&memHostVisible != 0 {
-		var p unsafe.Pointer
-		if err := c.noteResult(check("vkMapMemory", vkb.MapMemory(c.device, mem, 0, vkb.DeviceSize(vkb.WholeSize), 0, &p))); err != nil {
-			vkb.DestroyBuffer(c.device, buf, nil)
-			vkb.FreeMemory(c.device, mem, nil)
+		p, r := f.mapMemory(mem)
+		if err := c.noteResult(check("vkMapMemory", r)); err != nil {
+			f.destroyBuffer(buf)
+			f.freeMemory(mem)
 			return nil, err
 		}
 		b.mapped, b.coherent = p, flags&memHostCoherent != 0
 	}
-	b.memSize = uint64(req.Size)
+	b.memSize = reqSize
 	c.allocated.Add(b.memSize)
 	if err := c.adopt(b); err != nil {
 		return nil, err
@@ -198,8 +142,9 @@ func (b *Buffer) Size() uint64 { return b.size }
 func (b *Buffer) Kind() MemoryKind { return b.kind }
 
 // Handle returns the VkBuffer as an unsafe.Pointer (on 64-bit platforms a
-// VkBuffer is a pointer-sized handle), for an engine's own barriers.
-func (b *Buffer) Handle() unsafe.Pointer { return unsafe.Pointer(b.buf) }
+// VkBuffer is a pointer-sized handle), for an engine's own barriers: with
+// vulkan-go/vulkan or goki/vulkan, vulkan.Buffer(b.Handle()).
+func (b *Buffer) Handle() unsafe.Pointer { return handlePointer(b.buf) }
 
 // Context returns the buffer's context.
 func (b *Buffer) Context() *Context { return b.ctx }
@@ -230,12 +175,16 @@ func (b *Buffer) Release() {
 }
 
 func (b *Buffer) destroyLocked() {
+	c := b.ctx
+	if c.sets != nil {
+		c.sets.forget(c.fns, b) // its descriptor sets: a new buffer may take its handle
+	}
 	if b.borrowed {
 		return
 	}
-	vkb.DestroyBuffer(b.ctx.device, b.buf, nil)
-	vkb.FreeMemory(b.ctx.device, b.mem, nil) // unmaps implicitly
-	b.ctx.allocated.Add(-b.memSize)
+	c.fns.destroyBuffer(b.buf)
+	c.fns.freeMemory(b.mem) // unmaps implicitly
+	c.allocated.Add(-b.memSize)
 }
 
 // Range is a byte range of a buffer.
@@ -485,10 +434,10 @@ func (c *Context) stagingLocked(n uint64) (*Buffer, error) {
 
 // flush makes host writes to b's whole memory available to the device.
 func (c *Context) flush(b *Buffer) error {
-	return c.noteResult(check("vkFlushMappedMemoryRanges", vkb.Result(wholeMemoryRange(&c.fns, c.device, b.mem, true))))
+	return c.noteResult(check("vkFlushMappedMemoryRanges", c.fns.wholeMemoryRange(b.mem, true)))
 }
 
 // invalidate makes device writes to b's whole memory visible to the host.
 func (c *Context) invalidate(b *Buffer) error {
-	return c.noteResult(check("vkInvalidateMappedMemoryRanges", vkb.Result(wholeMemoryRange(&c.fns, c.device, b.mem, false))))
+	return c.noteResult(check("vkInvalidateMappedMemoryRanges", c.fns.wholeMemoryRange(b.mem, false)))
 }

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // Options chooses the device a Context opens.
@@ -36,22 +34,37 @@ type Options struct {
 	// extension (DeviceInfo.PipelineStatistics); Statistics then reports
 	// ErrUnsupported. It may slow pipeline creation.
 	Statistics bool
+	// DescriptorSets binds the kernels' buffers with cached descriptor
+	// sets even where the device has VK_KHR_push_descriptor (without it,
+	// sets are the only way). It is also set by
+	// VKCOMPACT_DESCRIPTOR_SETS=1. Tests use it to run the descriptor-set
+	// path on every driver.
+	DescriptorSets bool
+}
+
+// descriptorSetsRequested reports whether VKCOMPACT_DESCRIPTOR_SETS asks
+// for descriptor sets.
+func descriptorSetsRequested() bool {
+	v := strings.TrimSpace(os.Getenv("VKCOMPACT_DESCRIPTOR_SETS"))
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
 // Context is one Vulkan device and one compute queue, either created by the
 // library (Open) or borrowed from an engine (Borrow). Its methods are safe
 // for concurrent use; queue submission is serialised inside it.
 type Context struct {
-	inst     *instance // nil when borrowed
-	instance vkb.Instance
-	physical vkb.PhysicalDevice
-	device   vkb.Device
-	queue    vkb.Queue
+	inst     *instance     // nil when borrowed
+	ifns     instanceFuncs // the instance's functions (inst.fns, or a table of the engine's instance)
+	physical unsafe.Pointer
+	device   unsafe.Pointer
+	queue    unsafe.Pointer
 	family   uint32
 	borrowed bool
 	info     DeviceInfo
-	fns      deviceFuncs
+	fns      *deviceFuncs
 	memory   memoryTypes
+	push     bool      // buffers are bound with VK_KHR_push_descriptor, else with sets
+	sets     *setCache // the descriptor sets, when !push
 
 	fullSubgroups bool // pipelines may require full subgroups
 	statistics    bool // pipelines are created capturing their executable statistics
@@ -62,8 +75,8 @@ type Context struct {
 	mu          sync.Mutex // guards the fields below
 	released    bool
 	releaseDone chan struct{}     // closed when Release has finished
-	freePools   []vkb.CommandPool // command pools free for the next submission
-	freeFences  []vkb.Fence
+	freePools   []uint64 // command pools free for the next submission
+	freeFences  []uint64
 	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
 	inFlight    []*submission       // submissions whose wait timed out
 	retire      []retiree           // objects released while submissions were outstanding
@@ -156,14 +169,14 @@ func Devices() ([]DeviceInfo, int, error) {
 	return infos, def, nil
 }
 
-func queryAll(inst *instance) ([]DeviceInfo, []vkb.PhysicalDevice, error) {
-	pds, err := physicalDevices(inst.handle)
+func queryAll(inst *instance) ([]DeviceInfo, []unsafe.Pointer, error) {
+	pds, err := inst.fns.physicalDevices()
 	if err != nil {
 		return nil, nil, err
 	}
 	infos := make([]DeviceInfo, len(pds))
 	for i, pd := range pds {
-		if infos[i], err = queryDevice(inst.handle, inst.apiVersion, pd, i); err != nil {
+		if infos[i], err = queryDevice(inst.fns, inst.apiVersion, pd, i); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -238,9 +251,9 @@ func selectDevice(infos []DeviceInfo, request string) (int, error) {
 // Open creates an instance and a device. See Options for how the device is
 // chosen. The first Open (or Devices) of the process also creates one
 // instance that lives as long as the process, so that the Vulkan drivers
-// stay loaded between contexts (see resident in instance.go: on an H100,
-// driver 580.159.04, the 31st load of NVIDIA's driver in one process
-// failed).
+// stay loaded between contexts: NVIDIA's driver, loaded anew with every
+// instance, takes static TLS that glibc does not always give back, and
+// the 31st load in one process failed on an H100.
 func Open(opts Options) (*Context, error) {
 	request := opts.Device
 	if request == "" {
@@ -263,14 +276,15 @@ func Open(opts Options) (*Context, error) {
 	if def := defaultDevice(infos); def >= 0 {
 		infos[def].Default = true
 	}
-	c := &Context{inst: inst, instance: inst.handle, physical: pds[pick], info: infos[pick]}
+	c := &Context{inst: inst, ifns: inst.fns, physical: pds[pick], info: infos[pick]}
 	c.statistics = opts.Statistics && c.info.PipelineStatistics
+	c.push = c.info.PushDescriptor && !opts.DescriptorSets && !descriptorSetsRequested()
 	if err := c.createDevice(); err != nil {
 		inst.destroy()
 		return nil, err
 	}
 	if err := c.init(); err != nil {
-		vkb.DestroyDevice(c.device, nil)
+		destroyBareDevice(inst.fns, c.device)
 		inst.destroy()
 		return nil, err
 	}
@@ -285,8 +299,9 @@ func Open(opts Options) (*Context, error) {
 func (c *Context) createDevice() error {
 	d := &c.info
 	c.family = uint32(d.ComputeQueueFamily)
-	dev, err := createDeviceC(c.instance, c.physical, deviceOptions{
+	dev, err := c.ifns.createDevice(c.physical, deviceOptions{
 		family:         c.family,
+		push:           c.push,
 		int64:          d.ShaderInt64,
 		float64:        d.ShaderFloat64,
 		sizeControl:    d.SubgroupSizeControl,
@@ -298,10 +313,15 @@ func (c *Context) createDevice() error {
 	}
 	c.device = dev
 	c.fullSubgroups = d.SubgroupSizeControl
-	var q vkb.Queue
-	vkb.GetDeviceQueue(dev, c.family, 0, &q)
-	c.queue = q
 	return nil
+}
+
+// destroyBareDevice destroys a device whose table could not be loaded.
+func destroyBareDevice(inst instanceFuncs, device unsafe.Pointer) {
+	if fns, err := loadDeviceFuncs(inst, device, false, false); err == nil {
+		fns.destroyDevice()
+		fns.free()
+	}
 }
 
 // Handles are an engine's Vulkan objects, given to Borrow. Each field is
@@ -311,7 +331,7 @@ func (c *Context) createDevice() error {
 type Handles struct {
 	Instance       unsafe.Pointer // VkInstance
 	PhysicalDevice unsafe.Pointer // VkPhysicalDevice
-	Device         unsafe.Pointer // VkDevice, created with VK_KHR_push_descriptor enabled
+	Device         unsafe.Pointer // VkDevice
 	QueueFamily    uint32         // a family with compute
 	Queue          unsafe.Pointer // VkQueue of QueueFamily; vkcompact submits to it only from its convenience calls
 	// APIVersion is the apiVersion the engine created its instance with
@@ -321,6 +341,12 @@ type Handles struct {
 	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
 	// then require full subgroups.
 	FullSubgroups bool
+	// PushDescriptor tells that the device was created with
+	// VK_KHR_push_descriptor enabled: the library then pushes its kernels'
+	// buffers. False: it binds descriptor sets it allocates and caches
+	// (nothing new per frame once a frame's plans and buffers have been
+	// recorded once).
+	PushDescriptor bool
 }
 
 // Borrow builds a Context on an engine's device. Release on it destroys only
@@ -331,54 +357,59 @@ type Handles struct {
 // to the library's pipelines). Release the context before destroying the
 // device.
 //
-// The goki/vulkan binding keeps one process-wide function table. Borrow
-// and DeviceRequirements load it through the engine's instance. Open and
-// Devices load it through an instance of the library's own, which lacks
-// the engine's instance extensions: an engine on goki/vulkan that also
-// calls Open or Devices must call vulkan.InitInstance(its instance) again
-// afterwards before using those extensions (such as VK_KHR_surface).
+// vkcompact reaches Vulkan through function tables of its own, loaded
+// through the engine's instance and device: the engine's binding (any
+// binding) and its function tables are left alone.
 func Borrow(h Handles) (*Context, error) {
 	if h.Instance == nil || h.PhysicalDevice == nil || h.Device == nil || h.Queue == nil {
 		return nil, invalidf("Borrow needs Instance, PhysicalDevice, Device and Queue; one is nil")
 	}
-	inst := vkb.Instance(h.Instance)
-	if err := loadInstance(h.Instance); err != nil {
+	if err := load(); err != nil {
 		return nil, err
 	}
-	pd := vkb.PhysicalDevice(h.PhysicalDevice)
+	ifns, err := loadInstanceFuncs(h.Instance)
+	if err != nil {
+		return nil, err
+	}
+	c, err := borrow(ifns, h)
+	if err != nil {
+		ifns.free()
+		return nil, err
+	}
+	return c, nil
+}
+
+func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 	apiVersion := h.APIVersion
 	if apiVersion == 0 {
 		apiVersion = minAPIVersion
 	}
-	info, err := queryDevice(inst, apiVersion, pd, -1)
+	info, err := queryDevice(ifns, apiVersion, h.PhysicalDevice, -1)
 	if err != nil {
 		return nil, err
 	}
-	fams := queueFamilies(inst, pd)
+	fams := ifns.queueFamilies(h.PhysicalDevice)
 	const computeBit = 0x2
 	if int(h.QueueFamily) >= len(fams) || fams[h.QueueFamily].flags&computeBit == 0 {
 		return nil, invalidf("queue family %d is not a compute family of %s", h.QueueFamily, info.Name)
 	}
 	info.TimestampValidBits = fams[h.QueueFamily].timestampBits
-	var missing []string
-	for _, p := range info.Problems {
-		if p != extPushDescriptor { // checked below through the device itself
-			missing = append(missing, p)
-		}
+	if len(info.Problems) > 0 {
+		return nil, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, info.Name, strings.Join(info.Problems, ", "))
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, info.Name, strings.Join(missing, ", "))
+	if h.PushDescriptor && !info.PushDescriptor {
+		return nil, invalidf("Handles.PushDescriptor is set, but %s has no %s", info.Name, extPushDescriptor)
 	}
-	info.Problems = nil
 	c := &Context{
-		instance:      inst,
-		physical:      pd,
-		device:        vkb.Device(h.Device),
-		queue:         vkb.Queue(h.Queue),
+		ifns:          ifns,
+		physical:      h.PhysicalDevice,
+		device:        h.Device,
+		queue:         h.Queue,
 		family:        h.QueueFamily,
 		borrowed:      true,
 		info:          info,
 		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
+		push:          h.PushDescriptor && !descriptorSetsRequested(),
 	}
 	c.info.ComputeQueueFamily = int(h.QueueFamily)
 	if err := c.init(); err != nil {
@@ -389,15 +420,21 @@ func Borrow(h Handles) (*Context, error) {
 
 // init loads device functions and memory types.
 func (c *Context) init() error {
-	fns, err := loadDeviceFuncs(c.instance, c.device, c.statistics)
+	fns, err := loadDeviceFuncs(c.ifns, c.device, c.push, c.statistics)
 	if err != nil {
 		return err
 	}
 	c.fns = fns
-	c.memory = queryMemoryTypes(c.physical)
+	if c.queue == nil {
+		c.queue = fns.queue(c.family)
+	}
+	c.memory = c.ifns.memoryTypes(c.physical)
 	c.children = map[child]struct{}{}
 	c.outstanding = map[uint64]struct{}{}
 	c.timeout = defaultTimeout
+	if !c.push {
+		c.sets = newSetCache()
+	}
 	return nil
 }
 
@@ -513,9 +550,11 @@ func (c *Context) Release() {
 	c.inFlight = nil
 	c.mu.Unlock()
 	for _, s := range inFlight {
-		if !c.lost.Load() {
-			vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, vkb.MaxUint64)
-		}
+		// Wait even when the device is reported lost: a lost device
+		// answers at once, and a loss reported by a wait alone (an
+		// injected fault, or a driver that reports loss late) may leave
+		// the work running.
+		c.fns.waitFence(s.fence, uint64(releaseWait))
 		s.destroy(c)
 	}
 	c.mu.Lock()
@@ -538,20 +577,29 @@ func (c *Context) Release() {
 	}
 	c.children = nil
 	for _, p := range c.freePools {
-		vkb.DestroyCommandPool(c.device, p, nil)
+		c.fns.destroyCommandPool(p)
 	}
 	for _, f := range c.freeFences {
-		vkb.DestroyFence(c.device, f, nil)
+		c.fns.destroyFence(f)
 	}
-	if !c.borrowed {
-		vkb.DestroyDevice(c.device, nil)
+	if c.sets != nil {
+		c.sets.destroy(c.fns)
+	}
+	if c.borrowed {
+		c.ifns.free()
+	} else {
+		c.fns.destroyDevice()
 		c.inst.destroy()
 	}
+	c.fns.free()
 	// Forget every handle so that nothing can reach the destroyed objects.
-	c.instance, c.physical, c.device, c.queue = nil, nil, nil, nil
-	c.fns = deviceFuncs{}
+	c.ifns, c.physical, c.device, c.queue = instanceFuncs{}, nil, nil, nil
+	c.fns = nil
 	c.freePools, c.freeFences = nil, nil
 }
+
+// releaseWait bounds Release's wait for each submission still in flight.
+const releaseWait = 10 * time.Second
 
 // AllocatedBytes reports the device memory the context's own buffers hold
 // now: those the caller has not released, the staging buffer, and those

@@ -1,10 +1,7 @@
 package vk
 
 import (
-	"fmt"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // Embedding: what an engine that creates its own device needs from the
@@ -16,9 +13,11 @@ type Requirements struct {
 	// APIVersion is the least apiVersion the instance must be created
 	// with: VK_API_VERSION_1_1.
 	APIVersion uint32
-	// Extensions are the device extensions to enable:
-	// VK_KHR_push_descriptor always, and VK_EXT_subgroup_size_control
-	// where the device is below Vulkan 1.3 and offers it.
+	// Extensions are device extensions worth enabling, none of them
+	// required: VK_KHR_push_descriptor where the device offers it (set
+	// Handles.PushDescriptor then; without it the library binds cached
+	// descriptor sets), and VK_EXT_subgroup_size_control where the device
+	// is below Vulkan 1.3 and offers it (with SubgroupSizeControl).
 	Extensions []string
 	// SubgroupSizeControl tells that the device offers the
 	// subgroupSizeControl and computeFullSubgroups features (Vulkan 1.3
@@ -40,29 +39,38 @@ type Requirements struct {
 
 // DeviceRequirements returns what an engine must enable on physicalDevice,
 // a VkPhysicalDevice of instance (both converted with unsafe.Pointer), to
-// hand the device to Borrow. apiVersion is the instance's apiVersion (0
-// means 1.1). It loads libvulkan.so.1 if the library has not yet done so.
+// hand the device to Borrow: nothing but Vulkan 1.1 with subgroup basic,
+// ballot and arithmetic operations in compute shaders (properties, not
+// features), and optionally what Extensions and SubgroupSizeControl list.
+// apiVersion is the instance's apiVersion (0 means 1.1). It loads
+// libvulkan.so.1 if the library has not yet done so.
 func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint32) (Requirements, error) {
 	if instance == nil || physicalDevice == nil {
 		return Requirements{}, invalidf("DeviceRequirements needs an instance and a physical device; one is nil")
 	}
-	if err := loadInstance(instance); err != nil {
+	if err := load(); err != nil {
 		return Requirements{}, err
 	}
+	ifns, err := loadInstanceFuncs(instance)
+	if err != nil {
+		return Requirements{}, err
+	}
+	defer ifns.free()
 	if apiVersion == 0 {
 		apiVersion = minAPIVersion
 	}
-	pd := vkb.PhysicalDevice(physicalDevice)
-	info, err := queryDevice(vkb.Instance(instance), apiVersion, pd, -1)
+	info, err := queryDevice(ifns, apiVersion, physicalDevice, -1)
 	if err != nil {
 		return Requirements{}, err
 	}
 	r := Requirements{
 		APIVersion:          minAPIVersion,
-		Extensions:          []string{extPushDescriptor},
 		SubgroupSizeControl: info.SubgroupSizeControl,
 		SubgroupOperations:  []string{"basic", "ballot", "arithmetic"},
 		Missing:             info.Problems,
+	}
+	if info.PushDescriptor {
+		r.Extensions = append(r.Extensions, extPushDescriptor)
 	}
 	if info.SubgroupSizeControl && info.apiVersion < 1<<22|3<<12 {
 		r.Extensions = append(r.Extensions, extSubgroupSizeCtl)
@@ -70,26 +78,9 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 	return r, nil
 }
 
-// loadInstance loads the Vulkan loader and the binding's process-wide
-// function table through an engine's instance, every time: so the table
-// holds the engine's instance extensions even after Open loaded it
-// through an instance of the library's own. (The loader's entry points
-// for core functions dispatch on their handles, so the library's own
-// instances keep working through it.)
-func loadInstance(instance unsafe.Pointer) error {
-	if err := load(); err != nil {
-		return err
-	}
-	initInstanceOnce.Do(func() {}) // Open must not reload it through its own instance later
-	if err := vkb.InitInstance(vkb.Instance(instance)); err != nil {
-		return fmt.Errorf("vk: loading instance functions: %w", err)
-	}
-	return nil
-}
-
 // LoaderProcAddr returns the loader's vkGetInstanceProcAddr, loading
 // libvulkan.so.1 if needed: for an engine without a windowing library of
-// its own to find it (with goki/vulkan:
+// its own to find it (with vulkan-go/vulkan or goki/vulkan:
 // vulkan.SetGetInstanceProcAddr(p); vulkan.Init()).
 func LoaderProcAddr() (unsafe.Pointer, error) {
 	if err := load(); err != nil {
@@ -122,7 +113,7 @@ func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
 	if size == 0 {
 		return nil, invalidf("WrapBuffer: size 0: a buffer needs at least one byte")
 	}
-	b := &Buffer{ctx: c, buf: vkb.Buffer(h), size: size, kind: DeviceLocal, borrowed: true}
+	b := &Buffer{ctx: c, buf: pointerHandle(h), size: size, kind: DeviceLocal, borrowed: true}
 	if err := c.adopt(b); err != nil {
 		return nil, err
 	}
@@ -139,12 +130,13 @@ func (b *Buffer) Borrowed() bool { return b.borrowed }
 // Release.
 func (c *Context) Handles() Handles {
 	h := Handles{
-		Instance:       unsafe.Pointer(c.instance),
-		PhysicalDevice: unsafe.Pointer(c.physical),
-		Device:         unsafe.Pointer(c.device),
+		Instance:       c.ifns.handle(),
+		PhysicalDevice: c.physical,
+		Device:         c.device,
 		QueueFamily:    c.family,
-		Queue:          unsafe.Pointer(c.queue),
+		Queue:          c.queue,
 		FullSubgroups:  c.fullSubgroups,
+		PushDescriptor: c.push,
 		APIVersion:     c.info.apiVersion,
 	}
 	if c.inst != nil {

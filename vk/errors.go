@@ -3,8 +3,6 @@ package vk
 import (
 	"errors"
 	"fmt"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // Errors to test for with errors.Is. A failing Vulkan call returns an *Error
@@ -40,6 +38,8 @@ const (
 	resultOutOfHostMemory     = -1
 	resultOutOfDeviceMemory   = -2
 	resultDeviceLost          = -4
+	resultFragmentedPool      = -12
+	resultOutOfPoolMemory     = -1000069000
 	resultValidationFailedEXT = -1000011001
 )
 
@@ -89,11 +89,11 @@ func (e *Error) Is(target error) bool {
 }
 
 // check turns a VkResult into nil or an *Error naming call.
-func check(call string, r vkb.Result) error {
-	if r == vkb.Success {
+func check(call string, r int32) error {
+	if r == resultSuccess {
 		return nil
 	}
-	return newError(call, int32(r))
+	return newError(call, r)
 }
 
 // invalidf returns an error wrapping ErrInvalid.

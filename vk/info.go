@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // DeviceInfo describes one physical device: what `vkcompact devices` prints.
@@ -91,164 +89,95 @@ const (
 	subgroupBallot     = 0x08
 )
 
-var deviceTypes = map[vkb.PhysicalDeviceType]struct {
+// Physical device types (VkPhysicalDeviceType), with their names and the
+// order in which the default device is chosen.
+var deviceTypes = map[int32]struct {
 	name string
 	rank int
 }{
-	vkb.PhysicalDeviceTypeDiscreteGpu:   {"discrete-gpu", 0},
-	vkb.PhysicalDeviceTypeIntegratedGpu: {"integrated-gpu", 1},
-	vkb.PhysicalDeviceTypeVirtualGpu:    {"virtual-gpu", 2},
-	vkb.PhysicalDeviceTypeCpu:           {"cpu", 3},
+	2: {"discrete-gpu", 0},
+	1: {"integrated-gpu", 1},
+	3: {"virtual-gpu", 2},
+	4: {"cpu", 3},
 }
 
-// physicalDevices enumerates the instance's devices.
-func physicalDevices(inst vkb.Instance) ([]vkb.PhysicalDevice, error) {
-	var n uint32
-	if err := check("vkEnumeratePhysicalDevices", vkb.EnumeratePhysicalDevices(inst, &n, nil)); err != nil {
-		return nil, err
-	}
-	pds := make([]vkb.PhysicalDevice, n)
-	if err := check("vkEnumeratePhysicalDevices", vkb.EnumeratePhysicalDevices(inst, &n, pds)); err != nil {
-		return nil, err
-	}
-	return pds[:n], nil
-}
+const shaderStageCompute = 0x20 // VK_SHADER_STAGE_COMPUTE_BIT
 
 // queryDevice gathers a device's information and what it lacks.
 // instVersion is the instance's API version: what the device offers beyond
 // it is not usable through this instance.
-func queryDevice(inst vkb.Instance, instVersion uint32, pd vkb.PhysicalDevice, index int) (DeviceInfo, error) {
-	var props vkb.PhysicalDeviceProperties
-	vkb.GetPhysicalDeviceProperties(pd, &props)
-	props.Deref()
-	props.Limits.Deref()
-	lim := props.Limits
-	props.Free()
-
+func queryDevice(inst instanceFuncs, instVersion uint32, pd unsafe.Pointer, index int) (DeviceInfo, error) {
+	p := inst.properties(pd)
 	d := DeviceInfo{
 		Index:                           index,
-		Name:                            vkb.ToString(props.DeviceName[:]),
-		VendorID:                        props.VendorID,
-		DeviceID:                        props.DeviceID,
-		DriverVersion:                   driverVersionString(props.VendorID, props.DriverVersion),
-		APIVersion:                      versionString(props.ApiVersion),
-		MaxStorageBufferRange:           lim.MaxStorageBufferRange,
-		MinStorageBufferOffsetAlignment: uint64(lim.MinStorageBufferOffsetAlignment),
-		MaxWorkgroupCount:               lim.MaxComputeWorkGroupCount,
-		MaxWorkgroupSize:                lim.MaxComputeWorkGroupSize,
-		MaxWorkgroupInvocations:         lim.MaxComputeWorkGroupInvocations,
-		MaxSharedMemory:                 lim.MaxComputeSharedMemorySize,
-		MaxPushConstantsSize:            lim.MaxPushConstantsSize,
-		TimestampPeriod:                 lim.TimestampPeriod,
+		Name:                            p.name,
+		VendorID:                        p.vendorID,
+		DeviceID:                        p.deviceID,
+		DriverVersion:                   driverVersionString(p.vendorID, p.driverVersion),
+		APIVersion:                      versionString(p.apiVersion),
+		MaxStorageBufferRange:           p.maxStorageBufferRange,
+		MinStorageBufferOffsetAlignment: p.minStorageBufferOffsetAlignment,
+		MaxWorkgroupCount:               p.maxWorkgroupCount,
+		MaxWorkgroupSize:                p.maxWorkgroupSize,
+		MaxWorkgroupInvocations:         p.maxWorkgroupInvocations,
+		MaxSharedMemory:                 p.maxSharedMemory,
+		MaxPushConstantsSize:            p.maxPushConstantsSize,
+		TimestampPeriod:                 p.timestampPeriod,
 		ComputeQueueFamily:              -1,
-		apiVersion:                      min(props.ApiVersion, instVersion),
+		apiVersion:                      min(p.apiVersion, instVersion),
 		typeRank:                        4,
 	}
 	d.Type = "other"
-	if t, ok := deviceTypes[props.DeviceType]; ok {
+	if t, ok := deviceTypes[p.deviceType]; ok {
 		d.Type, d.typeRank = t.name, t.rank
 	}
-
-	var mem vkb.PhysicalDeviceMemoryProperties
-	vkb.GetPhysicalDeviceMemoryProperties(pd, &mem)
-	mem.Deref()
-	for i := uint32(0); i < mem.MemoryHeapCount; i++ {
-		mem.MemoryHeaps[i].Deref()
-		h := mem.MemoryHeaps[i]
-		d.MemoryHeaps = append(d.MemoryHeaps, Heap{Size: uint64(h.Size), DeviceLocal: h.Flags&vkb.MemoryHeapFlags(vkb.MemoryHeapDeviceLocalBit) != 0})
+	mem := inst.memoryTypes(pd)
+	for i, size := range mem.heaps {
+		d.MemoryHeaps = append(d.MemoryHeaps, Heap{Size: size, DeviceLocal: mem.heapFlags[i]&heapDeviceLocal != 0})
 	}
-	mem.Free()
+	d.ShaderInt64, d.ShaderFloat64 = inst.shaderInt64And64(pd)
 
-	var features vkb.PhysicalDeviceFeatures
-	vkb.GetPhysicalDeviceFeatures(pd, &features)
-	features.Deref()
-	features.Free()
-	d.ShaderInt64 = features.ShaderInt64 == vkb.True
-	d.ShaderFloat64 = features.ShaderFloat64 == vkb.True
-
-	family, bits := computeQueueFamily(queueFamilies(inst, pd))
+	family, bits := computeQueueFamily(inst.queueFamilies(pd))
 	d.ComputeQueueFamily, d.TimestampValidBits = family, bits
 
-	exts, err := deviceExtensions(inst, pd)
+	exts, err := inst.deviceExtensions(pd)
 	if err != nil {
 		return d, err
 	}
 	d.PushDescriptor = exts[extPushDescriptor]
 	d.PipelineStatistics = exts[extExecutableProperties]
 	if d.apiVersion >= minAPIVersion {
-		d.ComputeUnits, d.SubgroupsPerUnit = computeUnits(inst, pd, exts["VK_NV_shader_sm_builtins"], exts["VK_AMD_shader_core_properties"])
+		queryDevice11(inst, pd, &d, exts)
 	}
 	if d.ComputeUnits == 0 && d.Type == "cpu" {
 		d.ComputeUnits = uint32(runtime.NumCPU())
-	}
-
-	if d.apiVersion >= minAPIVersion {
-		queryDevice11(inst, pd, &d, exts)
 	}
 	d.Problems = problems(&d)
 	return d, nil
 }
 
 // queryDevice11 reads the Vulkan 1.1+ properties and features: subgroups,
-// subgroup size control and the driver's name.
-func queryDevice11(inst vkb.Instance, pd vkb.PhysicalDevice, d *DeviceInfo, exts map[string]bool) {
+// subgroup size control, the driver's name and the compute units.
+func queryDevice11(inst instanceFuncs, pd unsafe.Pointer, d *DeviceInfo, exts map[string]bool) {
 	sizeControl := d.apiVersion >= 1<<22|3<<12 || exts[extSubgroupSizeCtl]
-	hasDriverProps := d.apiVersion >= 1<<22|2<<12 || exts["VK_KHR_driver_properties"]
-
-	sub := &vkb.PhysicalDeviceSubgroupProperties{SType: vkb.StructureTypePhysicalDeviceSubgroupProperties}
-	ctl := &vkb.PhysicalDeviceSubgroupSizeControlProperties{SType: vkb.StructureTypePhysicalDeviceSubgroupSizeControlProperties}
-	drv := &vkb.PhysicalDeviceDriverProperties{SType: vkb.StructureTypePhysicalDeviceDriverProperties}
-	defer sub.Free()
-	defer ctl.Free()
-	defer drv.Free()
-	var next unsafe.Pointer
-	if hasDriverProps {
-		ref, _ := drv.PassRef()
-		next = unsafe.Pointer(ref)
-	}
-	if sizeControl {
-		ctl.PNext = next
-		ref, _ := ctl.PassRef()
-		next = unsafe.Pointer(ref)
-	}
-	sub.PNext = next
-	subRef, _ := sub.PassRef()
-	props2 := &vkb.PhysicalDeviceProperties2{SType: vkb.StructureTypePhysicalDeviceProperties2, PNext: unsafe.Pointer(subRef)}
-	p2Ref, _ := props2.PassRef()
-	defer props2.Free()
-	if !physicalDeviceQuery(inst, pd, "vkGetPhysicalDeviceProperties2", unsafe.Pointer(p2Ref)) {
+	driverProps := d.apiVersion >= 1<<22|2<<12 || exts["VK_KHR_driver_properties"]
+	q, ok := inst.query11(pd, sizeControl, driverProps, exts["VK_NV_shader_sm_builtins"], exts["VK_AMD_shader_core_properties"])
+	if !ok {
 		return
 	}
-	sub.Deref()
-	d.SubgroupSize = sub.SubgroupSize
-	d.MinSubgroupSize, d.MaxSubgroupSize = sub.SubgroupSize, sub.SubgroupSize
-	d.SubgroupInCompute = sub.SupportedStages&vkb.ShaderStageFlags(vkb.ShaderStageComputeBit) != 0
+	d.SubgroupSize = q.subgroupSize
+	d.MinSubgroupSize, d.MaxSubgroupSize = q.subgroupSize, q.subgroupSize
+	d.SubgroupInCompute = q.subgroupStages&shaderStageCompute != 0
 	for _, op := range subgroupOps {
-		if uint32(sub.SupportedOperations)&op.bit != 0 {
+		if q.subgroupOperations&op.bit != 0 {
 			d.SubgroupOperations = append(d.SubgroupOperations, op.name)
 		}
 	}
-	if hasDriverProps {
-		drv.Deref()
-		d.DriverName = vkb.ToString(drv.DriverName[:])
-		d.DriverInfo = vkb.ToString(drv.DriverInfo[:])
-	}
-	if sizeControl {
-		ctl.Deref()
-		feat := &vkb.PhysicalDeviceSubgroupSizeControlFeatures{SType: vkb.StructureTypePhysicalDeviceSubgroupSizeControlFeatures}
-		defer feat.Free()
-		featRef, _ := feat.PassRef()
-		f2 := &vkb.PhysicalDeviceFeatures2{SType: vkb.StructureTypePhysicalDeviceFeatures2, PNext: unsafe.Pointer(featRef)}
-		f2Ref, _ := f2.PassRef()
-		defer f2.Free()
-		if physicalDeviceQuery(inst, pd, "vkGetPhysicalDeviceFeatures2", unsafe.Pointer(f2Ref)) {
-			feat.Deref()
-			d.SubgroupSizeControl = feat.SubgroupSizeControl == vkb.True && feat.ComputeFullSubgroups == vkb.True &&
-				ctl.RequiredSubgroupSizeStages&vkb.ShaderStageFlags(vkb.ShaderStageComputeBit) != 0
-		}
-		if d.SubgroupSizeControl {
-			d.MinSubgroupSize, d.MaxSubgroupSize = ctl.MinSubgroupSize, ctl.MaxSubgroupSize
-		}
+	d.DriverName, d.DriverInfo = q.driverName, q.driverInfo
+	d.ComputeUnits, d.SubgroupsPerUnit = q.computeUnits, q.perUnit
+	d.SubgroupSizeControl = sizeControl && q.sizeControl && q.fullSubgroups && q.requiredSizeStages&shaderStageCompute != 0
+	if d.SubgroupSizeControl {
+		d.MinSubgroupSize, d.MaxSubgroupSize = q.minSubgroupSize, q.maxSubgroupSize
 	}
 }
 
@@ -304,9 +233,6 @@ func problems(d *DeviceInfo) []string {
 				p = append(p, "subgroup "+need.name+" operations")
 			}
 		}
-	}
-	if !d.PushDescriptor {
-		p = append(p, extPushDescriptor)
 	}
 	return p
 }

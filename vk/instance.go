@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 const (
@@ -38,71 +36,55 @@ func (m Message) String() string {
 	return fmt.Sprintf("[%s %s %d] %s", m.Severity, m.Layer, m.Code, m.Text)
 }
 
-// validator collects the messages of one instance's debug-report callback.
+// validator holds the validation messages of one instance: the C layer's
+// queue, which the layer's debug-report callback fills, and the messages
+// drained from it so far.
 type validator struct {
-	id       uint64
-	userData unsafe.Pointer // C block holding id
-	callback vkb.DebugReportCallback
+	queue messageQueue
 
 	mu   sync.Mutex
 	msgs []Message
-}
-
-// The binding delivers every debug-report message to one process-wide Go
-// function; it finds the instance's validator through the user-data block.
-var validators = struct {
-	sync.Mutex
-	next uint64
-	byID map[uint64]*validator
-}{byID: map[uint64]*validator{}}
-
-func debugReport(flags vkb.DebugReportFlags, _ vkb.DebugReportObjectType, _ uint64, _ uint64, code int32, layer, text string, userData unsafe.Pointer) vkb.Bool32 {
-	if userData == nil {
-		return vkb.False
-	}
-	id := *(*uint64)(userData)
-	validators.Lock()
-	v := validators.byID[id]
-	validators.Unlock()
-	if v == nil {
-		return vkb.False
-	}
-	sev := "warning"
-	switch {
-	case flags&vkb.DebugReportFlags(vkb.DebugReportErrorBit) != 0:
-		sev = "error"
-	case flags&vkb.DebugReportFlags(vkb.DebugReportPerformanceWarningBit) != 0:
-		sev = "performance"
-	}
-	// The binding's strings point into the layer's C memory, valid only
-	// during the callback: keep copies.
-	v.mu.Lock()
-	v.msgs = append(v.msgs, Message{Severity: sev, Layer: strings.Clone(layer), Code: code, Text: strings.Clone(text)})
-	v.mu.Unlock()
-	return vkb.False
+	done bool // the queue is freed: msgs holds everything
 }
 
 func (v *validator) messages() []Message {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.drainLocked()
 	return append([]Message(nil), v.msgs...)
+}
+
+func (v *validator) drainLocked() {
+	if !v.done {
+		v.msgs = append(v.msgs, v.queue.take()...)
+	}
 }
 
 func (v *validator) reset() {
 	v.mu.Lock()
+	v.drainLocked()
 	v.msgs = nil
 	v.mu.Unlock()
 }
 
-// instance is a VkInstance the library created, with its validator when
-// validation is on.
+// close drains and frees the queue once its callback is destroyed.
+func (v *validator) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.drainLocked()
+	v.queue.free()
+	v.done = true
+}
+
+// instance is a VkInstance the library created, with its function table
+// and its validator when validation is on.
 type instance struct {
-	handle     vkb.Instance
+	fns        instanceFuncs
 	apiVersion uint32
 	val        *validator
 }
 
-var initInstanceOnce sync.Once
+func (inst *instance) handle() unsafe.Pointer { return inst.fns.handle() }
 
 // createInstance makes an instance at the highest API version the loader
 // offers, with the validation layer and synchronisation validation when
@@ -132,23 +114,29 @@ func createInstance(validate bool) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The binding resolves every entry point through vkGetInstanceProcAddr;
-	// with a NULL instance the loader gives only the global ones. The
-	// loader's trampolines it returns for one instance dispatch on the
-	// handle, so one initialisation serves every instance.
-	initInstanceOnce.Do(func() { err = vkb.InitInstance(h) })
+	fns, err := loadInstanceFuncs(h)
 	if err != nil {
-		vkb.DestroyInstance(h, nil)
-		return nil, fmt.Errorf("vk: loading instance functions: %w", err)
+		destroyBareInstance(h)
+		return nil, err
 	}
-	inst := &instance{handle: h, apiVersion: version}
+	inst := &instance{fns: fns, apiVersion: version}
 	if validate {
-		if err := inst.attachValidator(); err != nil {
-			vkb.DestroyInstance(h, nil)
+		q, err := fns.attachMessages()
+		if err != nil {
+			inst.destroy()
 			return nil, err
 		}
+		inst.val = &validator{queue: q}
 	}
 	return inst, nil
+}
+
+// destroyBareInstance destroys an instance whose table could not be loaded.
+func destroyBareInstance(h unsafe.Pointer) {
+	if fns, err := loadInstanceFuncs(h); err == nil {
+		fns.destroyInstance()
+		fns.free()
+	}
 }
 
 // resident is an instance the library creates once per process and never
@@ -166,7 +154,7 @@ func createInstance(validate bool) (*instance, error) {
 // the environment, load with it and stay loaded too).
 var resident struct {
 	sync.Mutex
-	handle vkb.Instance
+	handle unsafe.Pointer
 }
 
 // keepDriversLoaded creates the resident instance if there is none yet. A
@@ -183,48 +171,17 @@ func keepDriversLoaded(version uint32) {
 	}
 }
 
-func (inst *instance) attachValidator() error {
-	validators.Lock()
-	validators.next++
-	v := &validator{id: validators.next}
-	validators.byID[v.id] = v
-	validators.Unlock()
-	v.userData = cUserData(v.id)
-	info := &vkb.DebugReportCallbackCreateInfo{
-		SType: vkb.StructureTypeDebugReportCallbackCreateInfo,
-		Flags: vkb.DebugReportFlags(vkb.DebugReportErrorBit | vkb.DebugReportWarningBit |
-			vkb.DebugReportPerformanceWarningBit),
-		PfnCallback: debugReport,
-		PUserData:   v.userData,
-	}
-	var callback vkb.DebugReportCallback // a local: v holds Go pointers, which cgo checks
-	r := vkb.CreateDebugReportCallback(inst.handle, info, nil, &callback)
-	info.Free()
-	v.callback = callback
-	if err := check("vkCreateDebugReportCallbackEXT", r); err != nil {
-		v.forget()
-		return err
-	}
-	inst.val = v
-	return nil
-}
-
-func (v *validator) forget() {
-	validators.Lock()
-	delete(validators.byID, v.id)
-	validators.Unlock()
-	cFree(v.userData)
-	v.userData = nil
-}
-
 // destroy destroys the debug callback and the instance. Messages stay
-// readable through the validator.
+// readable through the validator, those reported while the device was
+// destroyed included.
 func (inst *instance) destroy() {
 	if inst.val != nil {
-		vkb.DestroyDebugReportCallback(inst.handle, inst.val.callback, nil)
-		inst.val.forget()
+		inst.fns.detachMessages(inst.val.queue)
+		inst.val.close()
 	}
-	vkb.DestroyInstance(inst.handle, nil)
+	inst.fns.destroyInstance()
+	inst.fns.free()
+	inst.fns = instanceFuncs{}
 }
 
 func versionString(v uint32) string {

@@ -3,19 +3,18 @@ package vk
 import (
 	"fmt"
 	"math"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // ComputePipeline is a compute pipeline with its layout: Bindings storage
-// buffers in set 0, pushed with VK_KHR_push_descriptor, and PushSize bytes of
-// push constants.
+// buffers in set 0 (pushed with VK_KHR_push_descriptor, or in a descriptor
+// set), and PushSize bytes of push constants.
 type ComputePipeline struct {
 	ctx      *Context
-	module   vkb.ShaderModule
-	setSpec  vkb.DescriptorSetLayout
-	layout   vkb.PipelineLayout
-	pipeline vkb.Pipeline
+	module   uint64 // VkShaderModule
+	setSpec  uint64 // VkDescriptorSetLayout: the pipeline's own (push), or the context's shared one (sets)
+	ownSpec  bool   // setSpec is the pipeline's own
+	layout   uint64 // VkPipelineLayout
+	pipeline uint64 // VkPipeline
 	Bindings int
 	PushSize uint32
 }
@@ -77,13 +76,13 @@ func (p *ComputePipeline) Statistics() ([]PipelineStatistic, error) {
 	var raw []rawStatistic
 	var r int32
 	if owned {
-		raw, r = pipelineStatisticsC(&c.fns, c.device, p.pipeline)
+		raw, r = c.fns.pipelineStatistics(p.pipeline)
 	}
 	c.mu.Unlock()
 	if !owned {
 		return nil, fmt.Errorf("%w: the pipeline", ErrReleased)
 	}
-	if err := check("vkGetPipelineExecutableStatisticsKHR", vkb.Result(r)); err != nil {
+	if err := check("vkGetPipelineExecutableStatisticsKHR", r); err != nil {
 		return nil, c.noteResult(err)
 	}
 	out := make([]PipelineStatistic, 0, len(raw))
@@ -108,9 +107,10 @@ func (p *ComputePipeline) Statistics() ([]PipelineStatistic, error) {
 	return out, nil
 }
 
-// NewComputePipeline creates a shader module, a push-descriptor set layout,
-// a pipeline layout and the pipeline. Partial creations are undone on
-// failure.
+// NewComputePipeline creates a shader module, a push-descriptor set layout
+// (or, binding with descriptor sets, takes the context's layout for its
+// binding count), a pipeline layout and the pipeline. Partial creations
+// are undone on failure.
 func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err error) {
 	if err := c.enter(); err != nil {
 		return nil, err
@@ -141,18 +141,26 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 		}
 	}()
 
-	module, r := createShaderModuleC(&c.fns, c.device, d.Code)
-	if err := check("vkCreateShaderModule", vkb.Result(r)); err != nil {
+	module, r := c.fns.createShaderModule(d.Code)
+	if err := check("vkCreateShaderModule", r); err != nil {
 		return nil, err
 	}
 	p.module = module
-	setSpec, r := createPushSetLayoutC(&c.fns, c.device, d.Bindings)
-	if err := check("vkCreateDescriptorSetLayout", vkb.Result(r)); err != nil {
-		return nil, err
+	if c.push {
+		setSpec, r := c.fns.createSetLayout(d.Bindings, true)
+		if err := check("vkCreateDescriptorSetLayout", r); err != nil {
+			return nil, err
+		}
+		p.setSpec, p.ownSpec = setSpec, true
+	} else {
+		setSpec, err := c.sets.layout(c.fns, d.Bindings)
+		if err != nil {
+			return nil, err
+		}
+		p.setSpec = setSpec
 	}
-	p.setSpec = setSpec
-	layout, r := createPipelineLayoutC(&c.fns, c.device, p.setSpec, d.PushSize)
-	if err := check("vkCreatePipelineLayout", vkb.Result(r)); err != nil {
+	layout, r := c.fns.createPipelineLayout(p.setSpec, d.PushSize)
+	if err := check("vkCreatePipelineLayout", r); err != nil {
 		return nil, err
 	}
 	p.layout = layout
@@ -165,8 +173,8 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 	if c.statistics {
 		createFlags |= pipelineCaptureStatistics
 	}
-	pipe, res := createComputePipeline(&c.fns, c.device, createFlags, flags, p.module, p.layout, d.Constants)
-	if err := check("vkCreateComputePipelines", vkb.Result(res)); err != nil {
+	pipe, res := c.fns.createComputePipeline(createFlags, flags, p.module, p.layout, d.Constants)
+	if err := check("vkCreateComputePipelines", res); err != nil {
 		return nil, err
 	}
 	p.pipeline = pipe
@@ -189,18 +197,12 @@ func (p *ComputePipeline) Release() {
 func (p *ComputePipeline) destroyLocked() { p.destroy() }
 
 func (p *ComputePipeline) destroy() {
-	dev := p.ctx.device
-	if p.pipeline != nil {
-		vkb.DestroyPipeline(dev, p.pipeline, nil)
+	f := p.ctx.fns
+	f.destroyPipeline(p.pipeline) // each ignores a 0 handle
+	f.destroyPipelineLayout(p.layout)
+	if p.ownSpec {
+		f.destroySetLayout(p.setSpec)
 	}
-	if p.layout != nil {
-		vkb.DestroyPipelineLayout(dev, p.layout, nil)
-	}
-	if p.setSpec != nil {
-		vkb.DestroyDescriptorSetLayout(dev, p.setSpec, nil)
-	}
-	if p.module != nil {
-		vkb.DestroyShaderModule(dev, p.module, nil)
-	}
-	p.pipeline, p.layout, p.setSpec, p.module = nil, nil, nil, nil
+	f.destroyShaderModule(p.module)
+	p.pipeline, p.layout, p.setSpec, p.module = 0, 0, 0, 0
 }

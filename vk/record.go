@@ -1,29 +1,40 @@
 package vk
 
-import (
-	"unsafe"
+import "fmt"
 
-	vkb "github.com/goki/vulkan"
-)
+// Recording methods append Vulkan commands to the command buffer. Their
+// arguments are checked by the layer above (pipeline/), and Vulkan's vkCmd*
+// calls report nothing; only a dispatch that needs a new descriptor set can
+// fail, and it returns the error.
 
-// Recording methods append one Vulkan command each. They do not return
-// errors: their arguments are checked by the layer above (pipeline/), and
-// Vulkan's vkCmd* calls report nothing.
+// bindingArrays are a dispatch's storage-buffer bindings as the C layer
+// takes them.
+type bindingArrays struct {
+	n                        int
+	buffers, offsets, ranges [maxBindings]uint64
+}
+
+func (a *bindingArrays) set(ranges []Range) {
+	a.n = len(ranges)
+	for i, r := range ranges {
+		a.buffers[i], a.offsets[i], a.ranges[i] = r.Buffer.buf, r.Offset, r.Size
+	}
+}
 
 // CopyBuffer records vkCmdCopyBuffer from src to dst (src.Size bytes).
 func (cb CommandBuffer) CopyBuffer(src, dst Range) {
-	cmdCopyBuffer(&cb.ctx.fns, cb.h, src.Buffer.buf, dst.Buffer.buf, src.Offset, dst.Offset, src.Size)
+	cb.ctx.fns.copyBuffer(cb.h, src.Buffer.buf, dst.Buffer.buf, src.Offset, dst.Offset, src.Size)
 }
 
 // FillBuffer records vkCmdFillBuffer: r (offset and size multiples of 4)
 // filled with the 32-bit word v.
 func (cb CommandBuffer) FillBuffer(r Range, v uint32) {
-	vkb.CmdFillBuffer(cb.h, r.Buffer.buf, vkb.DeviceSize(r.Offset), vkb.DeviceSize(r.Size), v)
+	cb.ctx.fns.fillBuffer(cb.h, r.Buffer.buf, r.Offset, r.Size, v)
 }
 
 // MemoryBarrier records a global memory barrier.
 func (cb CommandBuffer) MemoryBarrier(src, dst PipelineStage, srcAccess, dstAccess Access) {
-	pipelineBarrier(&cb.ctx.fns, cb.h, src, dst, srcAccess, dstAccess, 0, 0, nil, nil, nil)
+	cb.ctx.fns.barrier(cb.h, src, dst, srcAccess, dstAccess, 0, 0, nil, nil, nil)
 }
 
 // BufferBarrier records one pipeline barrier with a buffer memory barrier
@@ -34,43 +45,45 @@ func (cb CommandBuffer) BufferBarrier(src, dst PipelineStage, srcAccess, dstAcce
 		n := min(len(ranges), maxBarriers)
 		var bufs, offs, sizes [maxBarriers]uint64
 		for i, r := range ranges[:n] {
-			bufs[i], offs[i], sizes[i] = handle(unsafe.Pointer(r.Buffer.buf)), r.Offset, r.Size
+			bufs[i], offs[i], sizes[i] = r.Buffer.buf, r.Offset, r.Size
 		}
-		pipelineBarrier(&cb.ctx.fns, cb.h, src, dst, 0, 0, srcAccess, dstAccess, bufs[:n], offs[:n], sizes[:n])
+		cb.ctx.fns.barrier(cb.h, src, dst, 0, 0, srcAccess, dstAccess, bufs[:n], offs[:n], sizes[:n])
 		ranges = ranges[n:]
 	}
 }
 
-// Bind binds p to the compute bind point.
-func (cb CommandBuffer) Bind(p *ComputePipeline) {
-	vkb.CmdBindPipeline(cb.h, vkb.PipelineBindPointCompute, p.pipeline)
+// Dispatch records p over x*y*z workgroups, binding i of p being
+// bindings[i] and push its push constants: binding the pipeline, its
+// buffers (pushed with VK_KHR_push_descriptor, or a cached descriptor set)
+// and its push constants, then vkCmdDispatch, all in one call into C.
+// len(bindings) must equal p's binding count (at most 32), and push fit
+// p's push-constant size. It fails, recording nothing, only where a new
+// descriptor set cannot be allocated.
+func (cb CommandBuffer) Dispatch(p *ComputePipeline, push []uint32, bindings []Range, x, y, z uint32) error {
+	return cb.dispatch(p, push, bindings, x, y, z, Range{})
 }
 
-// PushStorageBuffers pushes p's descriptor set: binding i is ranges[i].
-// len(ranges) must equal p's binding count (at most 32).
-func (cb CommandBuffer) PushStorageBuffers(p *ComputePipeline, ranges ...Range) {
-	var bufs, offs, sizes [maxBindings]uint64
-	for i, r := range ranges {
-		bufs[i], offs[i], sizes[i] = handle(unsafe.Pointer(r.Buffer.buf)), r.Offset, r.Size
+// DispatchIndirect is Dispatch with the workgroup counts read on the GPU
+// from the VkDispatchIndirectCommand at args.Offset.
+func (cb CommandBuffer) DispatchIndirect(p *ComputePipeline, push []uint32, bindings []Range, args Range) error {
+	return cb.dispatch(p, push, bindings, 0, 0, 0, args)
+}
+
+func (cb CommandBuffer) dispatch(p *ComputePipeline, push []uint32, bindings []Range, x, y, z uint32, args Range) error {
+	var a bindingArrays
+	a.set(bindings)
+	var set uint64
+	c := cb.ctx
+	if !c.push && a.n > 0 {
+		var err error
+		if set, err = c.sets.get(c.fns, p, bindings, &a); err != nil {
+			return c.noteResult(fmt.Errorf("descriptor set for %d bindings: %w", a.n, err))
+		}
 	}
-	n := len(ranges)
-	pushStorageBuffers(&cb.ctx.fns, cb.h, p.layout, bufs[:n], offs[:n], sizes[:n])
-}
-
-// PushConstants records p's push constants (len(data) bytes, a multiple of
-// 4, at most p's push-constant size).
-func (cb CommandBuffer) PushConstants(p *ComputePipeline, data []uint32) {
-	if len(data) == 0 {
-		return
+	var indirect uint64
+	if args.Buffer != nil {
+		indirect = args.Buffer.buf
 	}
-	vkb.CmdPushConstants(cb.h, p.layout, vkb.ShaderStageFlags(vkb.ShaderStageComputeBit), 0, uint32(4*len(data)), unsafe.Pointer(&data[0]))
-}
-
-// Dispatch records vkCmdDispatch.
-func (cb CommandBuffer) Dispatch(x, y, z uint32) { vkb.CmdDispatch(cb.h, x, y, z) }
-
-// DispatchIndirect records vkCmdDispatchIndirect reading a
-// VkDispatchIndirectCommand at r.Offset.
-func (cb CommandBuffer) DispatchIndirect(r Range) {
-	vkb.CmdDispatchIndirect(cb.h, r.Buffer.buf, vkb.DeviceSize(r.Offset))
+	c.fns.dispatch(cb.h, p.pipeline, p.layout, set, &a, push, x, y, z, indirect, args.Offset)
+	return nil
 }

@@ -4,29 +4,26 @@ import (
 	"fmt"
 	"time"
 	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 const defaultTimeout = time.Minute
 
 // CommandBuffer is a command buffer in the recording state: one the library
-// owns (inside Submit) or an engine's (Wrap). Recording methods are in
-// record.go.
+// owns (inside Submit) or an engine's (Wrap). Its methods record commands.
 type CommandBuffer struct {
 	ctx *Context
-	h   vkb.CommandBuffer
+	h   unsafe.Pointer // VkCommandBuffer
 }
 
 // Wrap makes an engine's command buffer, already in the recording state and
 // allocated on this context's device, recordable by the library. h is the
 // VkCommandBuffer converted with unsafe.Pointer.
 func (c *Context) Wrap(h unsafe.Pointer) CommandBuffer {
-	return CommandBuffer{ctx: c, h: vkb.CommandBuffer(h)}
+	return CommandBuffer{ctx: c, h: h}
 }
 
 // Handle returns the VkCommandBuffer as an unsafe.Pointer.
-func (cb CommandBuffer) Handle() unsafe.Pointer { return unsafe.Pointer(cb.h) }
+func (cb CommandBuffer) Handle() unsafe.Pointer { return cb.h }
 
 // Context returns the context the command buffer records for.
 func (cb CommandBuffer) Context() *Context { return cb.ctx }
@@ -35,15 +32,15 @@ func (cb CommandBuffer) Context() *Context { return cb.ctx }
 // fence has signalled. Its serial is outstanding all that time: anything
 // released meanwhile is retired until the serial settles.
 type submission struct {
-	pool   vkb.CommandPool
-	cmd    vkb.CommandBuffer
-	fence  vkb.Fence
+	pool   uint64 // VkCommandPool
+	cmd    unsafe.Pointer
+	fence  uint64 // VkFence
 	serial uint64
 }
 
 func (s *submission) destroy(c *Context) {
-	vkb.DestroyFence(c.device, s.fence, nil)
-	vkb.DestroyCommandPool(c.device, s.pool, nil)
+	c.fns.destroyFence(s.fence)
+	c.fns.destroyCommandPool(s.pool)
 }
 
 // retiree is an object released while submissions were outstanding.
@@ -110,48 +107,24 @@ func (c *Context) newSubmission() (*submission, error) {
 	s := &submission{}
 	if n := len(c.freePools); n > 0 {
 		s.pool, c.freePools = c.freePools[n-1], c.freePools[:n-1]
-	} else {
-		info := &vkb.CommandPoolCreateInfo{
-			SType:            vkb.StructureTypeCommandPoolCreateInfo,
-			Flags:            vkb.CommandPoolCreateFlags(vkb.CommandPoolCreateTransientBit),
-			QueueFamilyIndex: c.family,
-		}
-		var pool vkb.CommandPool
-		r := vkb.CreateCommandPool(c.device, info, nil, &pool)
-		info.Free()
-		if err := c.noteResult(check("vkCreateCommandPool", r)); err != nil {
-			return nil, err
-		}
-		s.pool = pool
 	}
 	if n := len(c.freeFences); n > 0 {
 		s.fence, c.freeFences = c.freeFences[n-1], c.freeFences[:n-1]
-	} else {
-		info := &vkb.FenceCreateInfo{SType: vkb.StructureTypeFenceCreateInfo}
-		var fence vkb.Fence
-		r := vkb.CreateFence(c.device, info, nil, &fence)
-		info.Free()
-		if err := c.noteResult(check("vkCreateFence", r)); err != nil {
-			c.freePools = append(c.freePools, s.pool)
-			return nil, err
+	}
+	// A pool or fence taken from the free lists goes back there on
+	// failure; one created here is destroyed by the C side.
+	reused := [2]uint64{s.pool, s.fence}
+	cmd, err := c.fns.createSubmission(c.family, &s.pool, &s.fence)
+	if err != nil {
+		if reused[0] != 0 {
+			c.freePools = append(c.freePools, reused[0])
 		}
-		s.fence = fence
+		if reused[1] != 0 {
+			c.freeFences = append(c.freeFences, reused[1])
+		}
+		return nil, c.noteResult(err)
 	}
-	alloc := &vkb.CommandBufferAllocateInfo{
-		SType:              vkb.StructureTypeCommandBufferAllocateInfo,
-		CommandPool:        s.pool,
-		Level:              vkb.CommandBufferLevelPrimary,
-		CommandBufferCount: 1,
-	}
-	cmds := make([]vkb.CommandBuffer, 1)
-	r := vkb.AllocateCommandBuffers(c.device, alloc, cmds)
-	alloc.Free()
-	if err := c.noteResult(check("vkAllocateCommandBuffers", r)); err != nil {
-		c.freePools = append(c.freePools, s.pool)
-		c.freeFences = append(c.freeFences, s.fence)
-		return nil, err
-	}
-	s.cmd = cmds[0]
+	s.cmd = cmd
 	c.nextSerial++
 	s.serial = c.nextSerial
 	c.outstanding[s.serial] = struct{}{}
@@ -159,25 +132,19 @@ func (c *Context) newSubmission() (*submission, error) {
 }
 
 func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) error) error {
-	begin := &vkb.CommandBufferBeginInfo{
-		SType: vkb.StructureTypeCommandBufferBeginInfo,
-		Flags: vkb.CommandBufferUsageFlags(vkb.CommandBufferUsageOneTimeSubmitBit),
-	}
-	r := vkb.BeginCommandBuffer(s.cmd, begin)
-	begin.Free()
-	if err := c.noteResult(check("vkBeginCommandBuffer", r)); err != nil {
+	if err := c.noteResult(check("vkBeginCommandBuffer", c.fns.begin(s.cmd))); err != nil {
 		return err
 	}
 	if err := record(CommandBuffer{ctx: c, h: s.cmd}); err != nil {
-		vkb.EndCommandBuffer(s.cmd)
+		c.fns.end(s.cmd)
 		return err
 	}
-	if err := c.noteResult(check("vkEndCommandBuffer", vkb.EndCommandBuffer(s.cmd))); err != nil {
+	if err := c.noteResult(check("vkEndCommandBuffer", c.fns.end(s.cmd))); err != nil {
 		return err
 	}
 	// queueMu is never held while taking mu, nor the other way round.
 	c.queueMu.Lock()
-	r = vkb.Result(queueSubmit(&c.fns, c.queue, s.cmd, s.fence))
+	r := c.fns.queueSubmit(c.queue, s.cmd, s.fence)
 	c.queueMu.Unlock()
 	return c.noteResult(check("vkQueueSubmit", r))
 }
@@ -186,16 +153,16 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 // leaves s in flight for a later reap.
 func (c *Context) wait(s *submission, timeout time.Duration) error {
 	ns := uint64(max(timeout.Nanoseconds(), 0))
-	r := vkb.WaitForFences(c.device, 1, []vkb.Fence{s.fence}, vkb.True, ns)
-	if r == vkb.Success {
+	r := c.fns.waitFence(s.fence, ns)
+	if r == resultSuccess {
 		c.finish(s, true)
 		return nil
 	}
 	c.mu.Lock()
 	c.inFlight = append(c.inFlight, s)
 	c.mu.Unlock()
-	if r == vkb.Timeout {
-		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", int32(r)))
+	if r == resultTimeout {
+		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", r))
 	}
 	return c.noteResult(check("vkWaitForFences", r))
 }
@@ -209,13 +176,13 @@ func (c *Context) finish(s *submission, recycle bool) {
 	if !recycle || c.released {
 		s.destroy(c)
 	} else {
-		if vkb.ResetCommandPool(c.device, s.pool, 0) != vkb.Success {
-			vkb.DestroyCommandPool(c.device, s.pool, nil)
+		if c.fns.resetPool(s.pool) != resultSuccess {
+			c.fns.destroyCommandPool(s.pool)
 		} else {
 			c.freePools = append(c.freePools, s.pool)
 		}
-		if vkb.ResetFences(c.device, 1, []vkb.Fence{s.fence}) != vkb.Success {
-			vkb.DestroyFence(c.device, s.fence, nil)
+		if c.fns.resetFence(s.fence) != resultSuccess {
+			c.fns.destroyFence(s.fence)
 		} else {
 			c.freeFences = append(c.freeFences, s.fence)
 		}
@@ -229,8 +196,8 @@ func (c *Context) finish(s *submission, recycle bool) {
 func (c *Context) reapLocked() {
 	kept := c.inFlight[:0]
 	for _, s := range c.inFlight {
-		switch r := vkb.GetFenceStatus(c.device, s.fence); r {
-		case vkb.NotReady:
+		switch r := c.fns.fenceStatus(s.fence); r {
+		case resultNotReady:
 			kept = append(kept, s)
 		default:
 			// Signalled, or failed (device lost): nothing more will run.

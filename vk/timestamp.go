@@ -2,9 +2,6 @@ package vk
 
 import (
 	"fmt"
-	"unsafe"
-
-	vkb "github.com/goki/vulkan"
 )
 
 // Timer is a timestamp query pool: record Reset, then Stamp at points in a
@@ -12,7 +9,7 @@ import (
 // time between two stamps.
 type Timer struct {
 	ctx   *Context
-	pool  vkb.QueryPool
+	pool  uint64 // VkQueryPool
 	count uint32
 	mask  uint64
 }
@@ -30,14 +27,7 @@ func (c *Context) NewTimer(count uint32) (*Timer, error) {
 	if count == 0 {
 		return nil, invalidf("a timer needs at least one timestamp")
 	}
-	info := &vkb.QueryPoolCreateInfo{
-		SType:      vkb.StructureTypeQueryPoolCreateInfo,
-		QueryType:  vkb.QueryTypeTimestamp,
-		QueryCount: count,
-	}
-	var pool vkb.QueryPool
-	r := vkb.CreateQueryPool(c.device, info, nil, &pool)
-	info.Free()
+	pool, r := c.fns.createQueryPool(count)
 	if err := c.noteResult(check("vkCreateQueryPool", r)); err != nil {
 		return nil, err
 	}
@@ -63,12 +53,12 @@ func (t *Timer) Count() uint32 {
 // Reset records the reset of every query; do it before the first Stamp of a
 // submission.
 func (t *Timer) Reset(cb CommandBuffer) {
-	vkb.CmdResetQueryPool(cb.h, t.pool, 0, t.count)
+	cb.ctx.fns.resetQueries(cb.h, t.pool, 0, t.count)
 }
 
 // Stamp records timestamp i after all earlier commands have completed.
 func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
-	vkb.CmdWriteTimestamp(cb.h, vkb.PipelineStageBottomOfPipeBit, t.pool, i)
+	cb.ctx.fns.writeTimestamp(cb.h, StageBottomOfPipe, t.pool, i)
 }
 
 // Ticks reads the raw timestamps (masked by timestampValidBits) once the
@@ -96,11 +86,9 @@ func (t *Timer) read(first, count uint32) ([]uint64, error) {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: timer", ErrReleased)
 	}
-	const flags = vkb.QueryResult64Bit | vkb.QueryResultWithAvailabilityBit
-	r := vkb.GetQueryPoolResults(c.device, t.pool, first, count, uint64(8*len(raw)),
-		unsafe.Pointer(&raw[0]), 16, vkb.QueryResultFlags(flags))
+	r := c.fns.queryResults(t.pool, first, count, raw)
 	c.mu.Unlock()
-	if r != vkb.NotReady {
+	if r != resultNotReady {
 		if err := t.ctx.noteResult(check("vkGetQueryPoolResults", r)); err != nil {
 			return nil, err
 		}
@@ -145,4 +133,4 @@ func (t *Timer) Release() {
 	t.ctx.disown(t)
 }
 
-func (t *Timer) destroyLocked() { vkb.DestroyQueryPool(t.ctx.device, t.pool, nil) }
+func (t *Timer) destroyLocked() { t.ctx.fns.destroyQueryPool(t.pool) }

@@ -2,6 +2,7 @@ package vk_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -464,36 +465,41 @@ func TestLeakReported(t *testing.T) {
 }
 
 // TestValidationSeesComputeHazard: the layer tracks buffers bound with push
-// descriptors too, so a missing barrier between two dependent dispatches
-// is reported. This is what makes the pipeline tests' silence meaningful.
+// descriptors, and with descriptor sets, so a missing barrier between two
+// dependent dispatches is reported. This is what makes the pipeline
+// tests' silence meaningful.
 func TestValidationSeesComputeHazard(t *testing.T) {
-	ctx := openValidated(t)
-	p, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
-	if err != nil {
-		t.Fatal(err)
+	for _, sets := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sets=%v", sets), func(t *testing.T) {
+			ctx := openValidatedOptions(t, vk.Options{Validate: true, DescriptorSets: sets})
+			if !sets && !ctx.PushDescriptors() {
+				t.Skip("the device has no VK_KHR_push_descriptor")
+			}
+			p, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release()
+			a, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
+			b, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
+			c, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
+			err = ctx.Submit(func(cb vk.CommandBuffer) error {
+				if err := cb.Dispatch(p, []uint32{256}, []vk.Range{a.All(), b.All(), a.All(), b.All()}, 1, 1, 1); err != nil { // b = a
+					return err
+				}
+				return cb.Dispatch(p, []uint32{256}, []vk.Range{b.All(), c.All(), b.All(), c.All()}, 1, 1, 1) // c = b, no barrier
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasMessage(ctx, "SYNC-HAZARD-READ-AFTER-WRITE") {
+				t.Fatalf("the layer did not report the read-after-write hazard; messages: %v", ctx.Messages())
+			}
+			a.Release()
+			b.Release()
+			c.Release()
+		})
 	}
-	defer p.Release()
-	a, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
-	b, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
-	c, _ := ctx.NewBuffer(1024, vk.DeviceLocal)
-	err = ctx.Submit(func(cb vk.CommandBuffer) error {
-		cb.Bind(p)
-		cb.PushConstants(p, []uint32{256})
-		cb.PushStorageBuffers(p, a.All(), b.All(), a.All(), b.All()) // b = a
-		cb.Dispatch(1, 1, 1)
-		cb.PushStorageBuffers(p, b.All(), c.All(), b.All(), c.All()) // c = b, no barrier
-		cb.Dispatch(1, 1, 1)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !hasMessage(ctx, "SYNC-HAZARD-READ-AFTER-WRITE") {
-		t.Fatalf("the layer did not report the read-after-write hazard; messages: %v", ctx.Messages())
-	}
-	a.Release()
-	b.Release()
-	c.Release()
 }
 
 // TestConcurrentUseAndRelease runs transfers and copies from several
@@ -747,7 +753,12 @@ func TestBorrowBadQueueFamily(t *testing.T) {
 // the test ends (a second Release is harmless).
 func openValidated(t *testing.T) *vk.Context {
 	t.Helper()
-	ctx, err := vk.Open(vk.Options{Validate: true})
+	return openValidatedOptions(t, vk.Options{Validate: true})
+}
+
+func openValidatedOptions(t *testing.T, opts vk.Options) *vk.Context {
+	t.Helper()
+	ctx, err := vk.Open(opts)
 	if err != nil {
 		if !vktest.InCI() {
 			t.Skipf("no validation layer or device: %v", err)
