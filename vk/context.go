@@ -74,8 +74,8 @@ type Context struct {
 
 	mu          sync.Mutex // guards the fields below
 	released    bool
-	releaseDone chan struct{}     // closed when Release has finished
-	freePools   []uint64 // command pools free for the next submission
+	releaseDone chan struct{} // closed when Release has finished
+	freePools   []uint64      // command pools free for the next submission
 	freeFences  []uint64
 	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
 	inFlight    []*submission       // submissions whose wait timed out

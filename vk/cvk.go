@@ -440,8 +440,10 @@ func (d *deviceFuncs) injected(call string) int32 {
 	return 0
 }
 
-func (d *deviceFuncs) destroyDevice()                    { C.vkc_destroy_device(d.t) }
-func (d *deviceFuncs) queue(family uint32) unsafe.Pointer { return C.vkc_get_queue(d.t, C.uint32_t(family)) }
+func (d *deviceFuncs) destroyDevice() { C.vkc_destroy_device(d.t) }
+func (d *deviceFuncs) queue(family uint32) unsafe.Pointer {
+	return C.vkc_get_queue(d.t, C.uint32_t(family))
+}
 
 func (d *deviceFuncs) waitIdle() int32 {
 	if r := d.injected("vkDeviceWaitIdle"); r != 0 {
@@ -450,19 +452,27 @@ func (d *deviceFuncs) waitIdle() int32 {
 	return int32(C.vkc_device_wait_idle(d.t))
 }
 
-func (d *deviceFuncs) destroyBuffer(h uint64)    { C.vkc_destroy(d.t, d.t.destroyBuffer, C.uint64_t(h)) }
-func (d *deviceFuncs) freeMemory(h uint64)       { C.vkc_destroy(d.t, d.t.freeMemory, C.uint64_t(h)) }
+func (d *deviceFuncs) destroyBuffer(h uint64) { C.vkc_destroy(d.t, d.t.destroyBuffer, C.uint64_t(h)) }
+func (d *deviceFuncs) freeMemory(h uint64)    { C.vkc_destroy(d.t, d.t.freeMemory, C.uint64_t(h)) }
 func (d *deviceFuncs) destroyCommandPool(h uint64) {
 	C.vkc_destroy(d.t, d.t.destroyCommandPool, C.uint64_t(h))
 }
-func (d *deviceFuncs) destroyFence(h uint64)        { C.vkc_destroy(d.t, d.t.destroyFence, C.uint64_t(h)) }
-func (d *deviceFuncs) destroyShaderModule(h uint64) { C.vkc_destroy(d.t, d.t.destroyShaderModule, C.uint64_t(h)) }
-func (d *deviceFuncs) destroySetLayout(h uint64)    { C.vkc_destroy(d.t, d.t.destroySetLayout, C.uint64_t(h)) }
+func (d *deviceFuncs) destroyFence(h uint64) { C.vkc_destroy(d.t, d.t.destroyFence, C.uint64_t(h)) }
+func (d *deviceFuncs) destroyShaderModule(h uint64) {
+	C.vkc_destroy(d.t, d.t.destroyShaderModule, C.uint64_t(h))
+}
+func (d *deviceFuncs) destroySetLayout(h uint64) {
+	C.vkc_destroy(d.t, d.t.destroySetLayout, C.uint64_t(h))
+}
 func (d *deviceFuncs) destroyPipelineLayout(h uint64) {
 	C.vkc_destroy(d.t, d.t.destroyPipelineLayout, C.uint64_t(h))
 }
-func (d *deviceFuncs) destroyPipeline(h uint64)  { C.vkc_destroy(d.t, d.t.destroyPipeline, C.uint64_t(h)) }
-func (d *deviceFuncs) destroyQueryPool(h uint64) { C.vkc_destroy(d.t, d.t.destroyQueryPool, C.uint64_t(h)) }
+func (d *deviceFuncs) destroyPipeline(h uint64) {
+	C.vkc_destroy(d.t, d.t.destroyPipeline, C.uint64_t(h))
+}
+func (d *deviceFuncs) destroyQueryPool(h uint64) {
+	C.vkc_destroy(d.t, d.t.destroyQueryPool, C.uint64_t(h))
+}
 func (d *deviceFuncs) destroyDescriptorPool(h uint64) {
 	C.vkc_destroy(d.t, d.t.destroyDescriptorPool, C.uint64_t(h))
 }
@@ -667,7 +677,9 @@ func (d *deviceFuncs) createStorageSet(pool, layout uint64, buffers, offsets, ra
 	return uint64(h), int32(r)
 }
 
-func (d *deviceFuncs) freeSet(pool, set uint64) { C.vkc_free_set(d.t, C.uint64_t(pool), C.uint64_t(set)) }
+func (d *deviceFuncs) freeSet(pool, set uint64) {
+	C.vkc_free_set(d.t, C.uint64_t(pool), C.uint64_t(set))
+}
 
 // dispatch records a bound, pushed (or set-bound) dispatch in one C call
 // (see vkc_dispatch); indirect 0 dispatches x*y*z workgroups.
