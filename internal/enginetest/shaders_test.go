@@ -2,8 +2,6 @@ package enginetest
 
 import (
 	"bytes"
-	_ "embed"
-	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,37 +9,6 @@ import (
 
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
-
-// The engine's own kernels, compiled by `go generate` (see doc.go).
-var (
-	//go:embed update.spv
-	updateSPV []byte
-	//go:embed consume.spv
-	consumeSPV []byte
-)
-
-// Workgroup sizes of the kernels: local_size_x in update.comp and
-// consume.comp. consumeGroupSize is also the compaction's
-// Options.GroupSize, so that the dispatch arguments it leaves in the result
-// block cover the kept particles in consume's workgroups.
-const (
-	updateGroupSize  = 64
-	consumeGroupSize = 32
-)
-
-// spirvWords returns the words of a SPIR-V module, failing t when b is not
-// one.
-func spirvWords(t testing.TB, name string, b []byte) []uint32 {
-	t.Helper()
-	if len(b) < 20 || len(b)%4 != 0 || binary.LittleEndian.Uint32(b) != 0x07230203 {
-		t.Fatalf("%s is not SPIR-V (%d bytes)", name, len(b))
-	}
-	words := make([]uint32, len(b)/4)
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return words
-}
 
 // TestShadersGenerated compiles the GLSL again, as `go generate` does, and
 // compares the result with the committed .spv files.
@@ -67,5 +34,14 @@ func TestShadersGenerated(t *testing.T) {
 		if err != nil || !bytes.Equal(fresh, committed) {
 			t.Errorf("%s.spv differs from %s.comp: run go generate ./internal/enginetest and commit the result", name, name)
 		}
+	}
+}
+
+// TestBindingsGenerated checks that the vulkan-go engine is what bindgen
+// makes of the goki engine.
+func TestBindingsGenerated(t *testing.T) {
+	cmd := exec.Command("go", "run", "./internal/bindgen", "-src", "goki", "-dst", "vulkango", "-check")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }

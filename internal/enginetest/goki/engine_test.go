@@ -1,4 +1,4 @@
-package enginetest
+package goki
 
 import (
 	"math"
@@ -12,7 +12,9 @@ import (
 	vkb "github.com/goki/vulkan"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/enginetest"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -157,20 +159,25 @@ func reference(in []particle, live int) ([]particle, []uint32) {
 // VK_EXT_subgroup_size_control, and 1.3, where subgroup size control is
 // core. Each scenario is one command buffer of the engine's; each frame in
 // it is the engine's update dispatch, its barrier, vkcompact's in-place
-// compaction, the barrier of the compaction's contract, and the engine's
-// indirect consume dispatch.
+// compaction, the barrier of the compaction's contract, the engine's
+// indirect consume dispatch, a barrier, and vkcompact's in-place sort of
+// consume's output words, as many as the compaction kept (its count read
+// on the GPU from the result block). At 1.1 the engine does not enable
+// VK_KHR_push_descriptor, so vkcompact binds descriptor sets; at 1.3 it
+// does where the device has it.
 func TestEngine(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	for _, api := range []struct {
 		name    string
 		version uint32
+		push    bool
 	}{
-		{"vulkan1.1", vkb.MakeVersion(1, 1, 0)},
-		{"vulkan1.3", vkb.MakeVersion(1, 3, 0)},
+		{"vulkan1.1_sets", vkb.MakeVersion(1, 1, 0), false},
+		{"vulkan1.3_push", vkb.MakeVersion(1, 3, 0), true},
 	} {
 		t.Run(api.name, func(t *testing.T) {
-			e := newEngine(t, api.version)
+			e := newEngine(t, api.version, api.push)
 			ctx := e.borrow(t)
 			k := e.newKernels(t)
 			failOnReports(t, "borrowing the device and creating the pipelines")
@@ -198,10 +205,14 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 		Elem:    compact.Struct(32, 28, compact.Float32),
 		Keep:    compact.KeepIf(compact.Greater, compact.Float(0)),
 		InPlace: true,
-		Options: compact.Options{GroupSize: consumeGroupSize},
+		Options: compact.Options{GroupSize: enginetest.ConsumeGroupSize},
 	})
 	if err != nil {
 		t.Fatalf("compact.NewPlan: %v", err)
+	}
+	sortPlan, err := radix.NewPlan(ctx, uint64(n), radix.Sort{InPlace: true})
+	if err != nil {
+		t.Fatalf("radix.NewPlan: %v", err)
 	}
 
 	// The engine's buffers, with memory of its own.
@@ -211,6 +222,7 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 	// Scratch needs the indirect usage too: the in-place copy-back is
 	// dispatched indirectly from arguments the compaction leaves there.
 	scratch := e.newBuffer(t, plan.ScratchSize(), indirectUsage, deviceMemory)
+	sortScratch := e.newBuffer(t, sortPlan.ScratchSize(), indirectUsage, deviceMemory)
 	out := e.newBuffer(t, uint64(n)*4, storageUsage, hostMemory)
 	initial := newParticles(rng, n, s.life)
 	copy(pool.particles(n), initial)
@@ -220,7 +232,7 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 		}
 	}
 
-	// vkcompact's views of three of them.
+	// vkcompact's views of five of them.
 	wrap := func(b *buffer) *vk.Buffer {
 		w, err := ctx.WrapBuffer(unsafe.Pointer(b.handle), b.size)
 		if err != nil {
@@ -229,6 +241,7 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 		return w
 	}
 	vPool, vControl, vScratch := wrap(pool), wrap(control), wrap(scratch)
+	vOut, vSortScratch := wrap(out), wrap(sortScratch)
 
 	resultHead := binding{control, 0, 16} // kept, rejected, total
 	sets := e.newDescriptorSets(t, k,
@@ -248,6 +261,13 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 				bufs.Count = vControl.Range(liveOffset, 4)
 			}
 			plan.Record(r, bufs)
+		},
+		sort: func(r *pipeline.Recorder) {
+			sortPlan.Record(r, radix.Buffers{
+				Keys:    vOut.All(),
+				Scratch: vSortScratch.All(),
+				Count:   vControl.Range(compact.ResultKeptOffset, 4),
+			})
 		}}
 	for frame := range s.frameCount() {
 		if frame == 0 {
@@ -278,6 +298,7 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 	for range s.frameCount() {
 		covered = min(live, n)
 		wantPool, kept = reference(wantPool, covered)
+		slices.Sort(kept) // the frame's sort of consume's output
 		copy(wantOut, kept)
 		live = len(kept)
 	}
@@ -298,12 +319,16 @@ type frameRecorder struct {
 	// compaction records the compaction into r, with the live-count word
 	// as its count when gpuCount is set.
 	compaction func(r *pipeline.Recorder, gpuCount bool)
+	// sort records the sort of consume's output into r, over as many words
+	// as the compaction kept.
+	sort func(r *pipeline.Recorder)
 }
 
 // record records one frame: update over live particles (fromGPU: the
 // previous frame's kept count), the engine's barrier, the compaction,
-// the barrier of the compaction's contract, and consume, dispatched
-// indirectly from the result block.
+// the barrier of the compaction's contract, consume, dispatched
+// indirectly from the result block, a barrier, and the sort of consume's
+// output.
 func (f *frameRecorder) record(t *testing.T, ctx *vk.Context, frame int, live uint32, gpuCount bool) {
 	t.Helper()
 	cmd, k := f.cmd, f.k
@@ -311,7 +336,7 @@ func (f *frameRecorder) record(t *testing.T, ctx *vk.Context, frame int, live ui
 	vkb.CmdBindDescriptorSets(cmd, vkb.PipelineBindPointCompute, k.layout, 0, 1, f.sets[:1], 0, nil)
 	push := updatePush{N: uint32(f.n), Live: live, DT: dt}
 	vkb.CmdPushConstants(cmd, k.layout, vkb.ShaderStageFlags(vkb.ShaderStageComputeBit), 0, uint32(unsafe.Sizeof(push)), unsafe.Pointer(&push))
-	vkb.CmdDispatch(cmd, uint32((f.n+updateGroupSize-1)/updateGroupSize), 1, 1)
+	vkb.CmdDispatch(cmd, uint32((f.n+enginetest.UpdateGroupSize-1)/enginetest.UpdateGroupSize), 1, 1)
 
 	// update's writes of the pool and the live count, before the
 	// compaction reads them (and, in place, writes the pool); update's
@@ -343,6 +368,17 @@ func (f *frameRecorder) record(t *testing.T, ctx *vk.Context, frame int, live ui
 	vkb.CmdBindPipeline(cmd, vkb.PipelineBindPointCompute, k.consume)
 	vkb.CmdBindDescriptorSets(cmd, vkb.PipelineBindPointCompute, k.layout, 0, 1, f.sets[1:], 0, nil)
 	vkb.CmdDispatchIndirect(cmd, f.control.handle, compact.ResultDispatchOffset)
+
+	// consume's writes of the output, before the sort reads and writes
+	// them; its reads of the result block, before the sort's (reads only).
+	memoryBarrier(cmd, vkb.PipelineStageComputeShaderBit, vkb.PipelineStageComputeShaderBit,
+		vkb.AccessShaderWriteBit, vkb.AccessShaderReadBit|vkb.AccessShaderWriteBit)
+	r = pipeline.Record(ctx.Wrap(unsafe.Pointer(cmd)))
+	f.sort(r)
+	if err := r.Err(); err != nil {
+		vkb.EndCommandBuffer(cmd)
+		t.Fatalf("frame %d: recording the sort: %v", frame, err)
+	}
 }
 
 // checkResults compares the results of a scenario with the reference:
@@ -355,9 +391,9 @@ func checkResults(t *testing.T, gotPool []particle, ctl, gotOut []uint32, wantPo
 	if got := ctl[compact.ResultKeptOffset/4 : compact.ResultKeptOffset/4+3]; !slices.Equal(got, []uint32{k, c - k, c}) {
 		t.Errorf("result block: kept, rejected, total = %v, want [%d %d %d]", got, k, c-k, c)
 	}
-	groups := (k + consumeGroupSize - 1) / consumeGroupSize
+	groups := (k + enginetest.ConsumeGroupSize - 1) / enginetest.ConsumeGroupSize
 	if got := ctl[compact.ResultDispatchOffset/4 : compact.ResultDispatchOffset/4+3]; !slices.Equal(got, []uint32{groups, 1, 1}) {
-		t.Errorf("dispatch arguments %v, want [%d 1 1] (%d kept, workgroups of %d)", got, groups, k, consumeGroupSize)
+		t.Errorf("dispatch arguments %v, want [%d 1 1] (%d kept, workgroups of %d)", got, groups, k, enginetest.ConsumeGroupSize)
 	}
 	if got := ctl[compact.ResultDrawOffset/4 : compact.ResultDrawOffset/4+4]; !slices.Equal(got, []uint32{k, 1, 0, 0}) {
 		t.Errorf("draw arguments %v, want [%d 1 0 0]", got, k)
@@ -397,7 +433,7 @@ func checkResults(t *testing.T, gotPool []particle, ctl, gotOut []uint32, wantPo
 // the engine never released the context, is reported by the validation
 // layer when the engine destroys its device.
 func TestLeakReported(t *testing.T) {
-	e := newEngine(t, vkb.MakeVersion(1, 3, 0))
+	e := newEngine(t, vkb.MakeVersion(1, 3, 0), false)
 	ctx := e.borrow(t)
 	e.ctx = nil // the engine forgets to release the context
 	if _, err := ctx.NewBuffer(4096, vk.DeviceLocal); err != nil {
@@ -417,4 +453,54 @@ func TestLeakReported(t *testing.T) {
 	if !leaked {
 		t.Errorf("destroying the device with a buffer of vkcompact's alive reported %q; want a report naming the VkBuffer or its VkDeviceMemory", msgs)
 	}
+}
+
+// TestSyncValidation shows that the engine's instance runs the validation
+// layer with synchronisation validation, so that TestEngine's silence
+// means something: the engine's update dispatch followed by vkcompact's
+// compaction of the particles it wrote, with no barrier between them, is
+// reported as a hazard.
+func TestSyncValidation(t *testing.T) {
+	e := newEngine(t, vkb.MakeVersion(1, 3, 0), false)
+	ctx := e.borrow(t)
+	k := e.newKernels(t)
+	const n = 256
+	plan, err := compact.NewPlan(ctx, n, compact.Selection{
+		Elem: compact.Struct(32, 28, compact.Float32),
+		Keep: compact.KeepIf(compact.Greater, compact.Float(0)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := e.newBuffer(t, n*32, storageUsage, hostMemory)
+	control := e.newBuffer(t, controlSize, storageUsage, hostMemory)
+	sets := e.newDescriptorSets(t, k, [3]binding{{pool, 0, pool.size}, {control, liveOffset, 4}, {control, 0, 16}})
+	vPool, err := ctx.WrapBuffer(unsafe.Pointer(pool.handle), pool.size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, _ := ctx.NewBuffer(n*32, vk.DeviceLocal)
+	result, _ := ctx.NewBuffer(compact.ResultSize, vk.DeviceLocal)
+	scratch, err := ctx.NewBuffer(plan.ScratchSize(), vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.newCommands(t)
+	c.begin(t)
+	push := updatePush{N: n, Live: n, DT: dt}
+	vkb.CmdBindPipeline(c.cmd, vkb.PipelineBindPointCompute, k.update)
+	vkb.CmdBindDescriptorSets(c.cmd, vkb.PipelineBindPointCompute, k.layout, 0, 1, sets, 0, nil)
+	vkb.CmdPushConstants(c.cmd, k.layout, vkb.ShaderStageFlags(vkb.ShaderStageComputeBit), 0, uint32(unsafe.Sizeof(push)), unsafe.Pointer(&push))
+	vkb.CmdDispatch(c.cmd, n/enginetest.UpdateGroupSize, 1, 1)
+	r := pipeline.Record(ctx.Wrap(unsafe.Pointer(c.cmd))) // no barrier after update
+	plan.Record(r, compact.Buffers{Src: vPool.All(), Dst: dst.All(), Result: result.All(), Scratch: scratch.All()})
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.submit(t, e)
+	msgs := takeReports()
+	if !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, "SYNC-HAZARD-READ-AFTER-WRITE") }) {
+		t.Fatalf("the compaction reading what update wrote, with no barrier, reported %q; want a SYNC-HAZARD-READ-AFTER-WRITE", msgs)
+	}
+	t.Logf("reported, as expected: %s", msgs[0])
 }

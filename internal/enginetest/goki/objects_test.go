@@ -1,10 +1,12 @@
-package enginetest
+package goki
 
 import (
 	"testing"
 	"unsafe"
 
 	vkb "github.com/goki/vulkan"
+
+	"github.com/vkcompact/vkcompact/internal/enginetest"
 )
 
 // This file holds the engine's own Vulkan objects: buffers with their
@@ -169,21 +171,28 @@ func (e *engine) newKernels(t testing.TB) *kernels {
 	}
 	e.own(func() { vkb.DestroyPipelineLayout(device, k.layout, nil) })
 
-	k.update = e.newPipeline(t, "update.spv", updateSPV, k.layout)
-	k.consume = e.newPipeline(t, "consume.spv", consumeSPV, k.layout)
+	k.update = e.newPipeline(t, "update.spv", enginetest.UpdateSPIRV, k.layout)
+	k.consume = e.newPipeline(t, "consume.spv", enginetest.ConsumeSPIRV, k.layout)
 	return k
 }
+
+// setSize sets a size field whose type the bindings differ on (goki/vulkan
+// uint64, vulkan-go/vulkan uint).
+func setSize[T uint | uint64](field *T, n int) { *field = T(n) }
 
 // newPipeline creates a compute pipeline from a SPIR-V module.
 func (e *engine) newPipeline(t testing.TB, name string, spv []byte, layout vkb.PipelineLayout) vkb.Pipeline {
 	t.Helper()
 	device := e.device
-	code := spirvWords(t, name, spv)
-	moduleInfo := &vkb.ShaderModuleCreateInfo{
-		SType:    vkb.StructureTypeShaderModuleCreateInfo,
-		CodeSize: uint64(len(spv)),
-		PCode:    code,
+	code, err := enginetest.SPIRVWords(name, spv)
+	if err != nil {
+		t.Fatal(err)
 	}
+	moduleInfo := &vkb.ShaderModuleCreateInfo{
+		SType: vkb.StructureTypeShaderModuleCreateInfo,
+		PCode: code,
+	}
+	setSize(&moduleInfo.CodeSize, len(spv))
 	var module vkb.ShaderModule
 	r := vkb.CreateShaderModule(device, moduleInfo, nil, &module)
 	moduleInfo.Free()

@@ -1,4 +1,4 @@
-package enginetest
+package goki
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ import (
 
 const validationLayer = "VK_LAYER_KHRONOS_validation"
 
-// withoutGC runs f, a goki/vulkan call, with the garbage collector off. The
-// binding copies slice arguments (submit infos, descriptor writes,
+// withoutGC runs f, a call of the binding, with the garbage collector off.
+// The binding copies slice arguments (submit infos, descriptor writes,
 // barriers, queue family properties, and the strings and arrays nested in
 // create infos) to C memory whose only owner is a finalizer on a cell that
 // becomes unreachable as soon as the copying function returns, before the
@@ -52,7 +52,7 @@ func skipOrFail(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// reports collects every message of the debug-report callbacks. goki/vulkan
+// reports collects every message of the debug-report callbacks. The binding
 // delivers the debug reports of the whole process to one Go function, the
 // first one ever given to it (a package variable in the binding), so one
 // collector serves every instance here; TestEngine and TestLeakReported
@@ -65,8 +65,9 @@ var reports struct {
 
 // debugReport is the engine's debug-report callback. The binding's string
 // arguments point into the layer's memory, valid only during the call:
-// fmt.Sprintf copies them.
-func debugReport(flags vkb.DebugReportFlags, _ vkb.DebugReportObjectType, _, _ uint64, code int32, layer, text string, _ unsafe.Pointer) vkb.Bool32 {
+// fmt.Sprintf copies them. L is the type of the location argument, on
+// which the bindings differ (goki/vulkan uint64, vulkan-go/vulkan uint).
+func debugReport[L uint | uint64](flags vkb.DebugReportFlags, _ vkb.DebugReportObjectType, _ uint64, _ L, code int32, layer, text string, _ unsafe.Pointer) vkb.Bool32 {
 	severity := "warning"
 	switch {
 	case flags&vkb.DebugReportFlags(vkb.DebugReportErrorBit) != 0:
@@ -103,9 +104,11 @@ func failOnReports(t testing.TB, when string) {
 const reportFlags = vkb.DebugReportFlags(vkb.DebugReportErrorBit | vkb.DebugReportWarningBit | vkb.DebugReportPerformanceWarningBit)
 
 // engine is what a Go engine holds of Vulkan, all of it created by the
-// engine with goki/vulkan.
+// engine with its binding.
 type engine struct {
 	apiVersion uint32
+	push       bool // enable VK_KHR_push_descriptor where the device has it, and tell vkcompact
+	fullGroups bool // the device was created with subgroup size control
 	instance   vkb.Instance
 	callback   vkb.DebugReportCallback
 	physical   vkb.PhysicalDevice
@@ -124,10 +127,11 @@ type engine struct {
 // newEngine creates an instance at apiVersion with the validation layer,
 // synchronisation validation and the engine's debug-report callback, picks
 // the device VKCOMPACT_DEVICE names, and creates it with what vkcompact
-// requires merged in. It skips t without a loader, the layer or a device,
-// except where vktest.InCI requires them. The engine is closed when t ends,
-// and t fails on any validation message.
-func newEngine(t testing.TB, apiVersion uint32) *engine {
+// offers merged in: VK_KHR_push_descriptor only with push. It skips t
+// without a loader, the layer or a device, except where vktest.InCI
+// requires them. The engine is closed when t ends, and t fails on any
+// validation message.
+func newEngine(t testing.TB, apiVersion uint32, push bool) *engine {
 	t.Helper()
 	// An engine gets vkGetInstanceProcAddr from its window library; this
 	// one asks vkcompact, which loads libvulkan.so.1.
@@ -146,7 +150,7 @@ func newEngine(t testing.TB, apiVersion uint32) *engine {
 		t.Fatalf("validation messages from before this test: %q", stale)
 	}
 
-	e := &engine{apiVersion: apiVersion}
+	e := &engine{apiVersion: apiVersion, push: push}
 	t.Cleanup(func() { e.close(t) })
 	e.createInstance(t)
 	e.pickDevice(t)
@@ -186,23 +190,20 @@ func goString(b []byte) string {
 }
 
 // createInstance creates the instance with VK_LAYER_KHRONOS_validation,
-// VkValidationFeaturesEXT enabling synchronisation validation, and the
-// debug-report callback: in the pNext chain (which covers
-// vkCreateInstance and vkDestroyInstance) and as an object.
+// synchronisation validation, and the debug-report callback: in the pNext
+// chain (which covers vkCreateInstance and vkDestroyInstance) and as an
+// object. Synchronisation validation is switched on through the layer's
+// VK_LAYER_ENABLES setting (vulkan-go/vulkan has no
+// VkValidationFeaturesEXT); TestSyncValidation shows that it is on.
 func (e *engine) createInstance(t testing.TB) {
 	t.Helper()
+	t.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
 	callbackInfo := &vkb.DebugReportCallbackCreateInfo{
-		SType:       vkb.StructureTypeDebugReportCallbackCreateInfo,
-		Flags:       reportFlags,
-		PfnCallback: debugReport,
+		SType: vkb.StructureTypeDebugReportCallbackCreateInfo,
+		Flags: reportFlags,
 	}
+	callbackInfo.PfnCallback = debugReport // an assignment: it infers debugReport's type argument
 	defer callbackInfo.Free()
-	features := &vkb.ValidationFeatures{
-		SType:                         vkb.StructureTypeValidationFeatures,
-		EnabledValidationFeatureCount: 1,
-		PEnabledValidationFeatures:    []vkb.ValidationFeatureEnable{vkb.ValidationFeatureEnableSynchronizationValidation},
-	}
-	defer features.Free()
 	info := &vkb.InstanceCreateInfo{
 		SType: vkb.StructureTypeInstanceCreateInfo,
 		PApplicationInfo: &vkb.ApplicationInfo{
@@ -213,17 +214,15 @@ func (e *engine) createInstance(t testing.TB) {
 		},
 		EnabledLayerCount:       1,
 		PpEnabledLayerNames:     []string{cstr(validationLayer)},
-		EnabledExtensionCount:   2,
-		PpEnabledExtensionNames: []string{cstr("VK_EXT_debug_report"), cstr("VK_EXT_validation_features")},
+		EnabledExtensionCount:   1,
+		PpEnabledExtensionNames: []string{cstr("VK_EXT_debug_report")},
 	}
 	defer info.Free()
 	var instance vkb.Instance
 	var r vkb.Result
 	withoutGC(func() {
 		callbackRef, _ := callbackInfo.PassRef()
-		features.PNext = unsafe.Pointer(callbackRef)
-		featuresRef, _ := features.PassRef()
-		info.PNext = unsafe.Pointer(featuresRef)
+		info.PNext = unsafe.Pointer(callbackRef)
 		r = vkb.CreateInstance(info, nil, &instance)
 	})
 	if r != vkb.Success {
@@ -236,10 +235,10 @@ func (e *engine) createInstance(t testing.TB) {
 
 	var callback vkb.DebugReportCallback
 	object := &vkb.DebugReportCallbackCreateInfo{
-		SType:       vkb.StructureTypeDebugReportCallbackCreateInfo,
-		Flags:       reportFlags,
-		PfnCallback: debugReport,
+		SType: vkb.StructureTypeDebugReportCallbackCreateInfo,
+		Flags: reportFlags,
 	}
+	object.PfnCallback = debugReport
 	r = vkb.CreateDebugReportCallback(instance, object, nil, &callback)
 	object.Free()
 	if r != vkb.Success {
@@ -257,7 +256,7 @@ func (e *engine) createInstance(t testing.TB) {
 	got := takeReports()
 	if len(got) == 0 || slices.ContainsFunc(got, func(m string) bool { return !strings.Contains(m, probe) }) {
 		t.Fatalf("the debug-report callback received %q after vkDebugReportMessageEXT, want the probe only: "+
-			"did code in this process register another Go callback with goki/vulkan first?", got)
+			"did code in this process register another Go callback with %s first?", got, bindingName)
 	}
 }
 
@@ -377,9 +376,27 @@ func (e *engine) pickDevice(t testing.TB) {
 }
 
 // engineExtensions are the device extensions the engine enables for its
-// own use; vkcompact's are merged in. Push descriptors are here to show
-// that the merge keeps each name once.
+// own use where the device has them; vkcompact's are merged in. Push
+// descriptors are here to show that the merge keeps each name once.
 var engineExtensions = []string{"VK_KHR_push_descriptor"}
+
+// wanted returns the extensions the engine enables: its own and
+// vkcompact's that the device has, push descriptors only with e.push, and
+// subgroup size control only where the binding can enable its features.
+func (e *engine) wanted(sizeControl bool) []string {
+	var names []string
+	for _, x := range mergeExtensions(engineExtensions, e.req.Extensions) {
+		switch {
+		case !slices.Contains(e.req.Extensions, x):
+			// The device lacks it (vkcompact lists what the device has).
+		case x == "VK_KHR_push_descriptor" && !e.push:
+		case x == "VK_EXT_subgroup_size_control" && !sizeControl:
+		default:
+			names = append(names, x)
+		}
+	}
+	return names
+}
 
 // mergeExtensions returns own followed by those of more not already there.
 func mergeExtensions(own, more []string) []string {
@@ -394,13 +411,16 @@ func mergeExtensions(own, more []string) []string {
 
 // createDevice creates the device with one queue of the compute family,
 // vkcompact's extensions merged into the engine's, and, where the device
-// offers them, the subgroupSizeControl and computeFullSubgroups features.
+// offers them and the binding has their structure, the
+// subgroupSizeControl and computeFullSubgroups features.
 func (e *engine) createDevice(t testing.TB) {
 	t.Helper()
+	e.fullGroups = e.req.SubgroupSizeControl && hasSizeControl
 	var names []string
-	for _, x := range mergeExtensions(engineExtensions, e.req.Extensions) {
+	for _, x := range e.wanted(e.fullGroups) {
 		names = append(names, cstr(x))
 	}
+	e.push = e.push && slices.Contains(e.wanted(e.fullGroups), "VK_KHR_push_descriptor")
 	info := &vkb.DeviceCreateInfo{
 		SType:                vkb.StructureTypeDeviceCreateInfo,
 		QueueCreateInfoCount: 1,
@@ -414,20 +434,13 @@ func (e *engine) createDevice(t testing.TB) {
 		PpEnabledExtensionNames: names,
 	}
 	defer info.Free()
-	// VkPhysicalDeviceSubgroupSizeControlFeatures is the Vulkan 1.3 name of
-	// the EXT's structure: one sType serves both.
-	sizeControl := &vkb.PhysicalDeviceSubgroupSizeControlFeatures{
-		SType:                vkb.StructureTypePhysicalDeviceSubgroupSizeControlFeatures,
-		SubgroupSizeControl:  vkb.True,
-		ComputeFullSubgroups: vkb.True,
-	}
-	defer sizeControl.Free()
 	var device vkb.Device
 	var r vkb.Result
 	withoutGC(func() {
-		if e.req.SubgroupSizeControl {
-			ref, _ := sizeControl.PassRef()
-			info.PNext = unsafe.Pointer(ref)
+		if e.fullGroups {
+			next, free := sizeControlFeatures()
+			defer free()
+			info.PNext = next
 		}
 		r = vkb.CreateDevice(e.physical, info, nil, &device)
 	})
@@ -451,18 +464,22 @@ func (e *engine) borrow(t testing.TB) *vk.Context {
 		QueueFamily:    e.family,
 		Queue:          unsafe.Pointer(e.queue),
 		APIVersion:     e.apiVersion,
-		FullSubgroups:  e.req.SubgroupSizeControl,
+		FullSubgroups:  e.fullGroups,
+		PushDescriptor: e.push,
 	})
 	if err != nil {
 		t.Fatalf("vk.Borrow: %v", err)
 	}
-	if ctx.FullSubgroups() != e.req.SubgroupSizeControl {
+	if ctx.FullSubgroups() != e.fullGroups {
 		t.Errorf("the context's FullSubgroups is %v, the device was created with subgroup size control %v",
-			ctx.FullSubgroups(), e.req.SubgroupSizeControl)
+			ctx.FullSubgroups(), e.fullGroups)
+	}
+	if ctx.PushDescriptors() != e.push {
+		t.Errorf("the context pushes descriptors: %v; the device was created with VK_KHR_push_descriptor: %v", ctx.PushDescriptors(), e.push)
 	}
 	info := ctx.Info()
-	t.Logf("vkcompact borrowed %s: subgroup size %d (%d to %d), full subgroups %v",
-		info.Name, info.SubgroupSize, info.MinSubgroupSize, info.MaxSubgroupSize, ctx.FullSubgroups())
+	t.Logf("vkcompact borrowed %s through %s: subgroup size %d (%d to %d), full subgroups %v, push descriptors %v",
+		info.Name, bindingName, info.SubgroupSize, info.MinSubgroupSize, info.MaxSubgroupSize, ctx.FullSubgroups(), ctx.PushDescriptors())
 	e.ctx = ctx
 	return ctx
 }
