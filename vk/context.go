@@ -18,7 +18,8 @@ type Options struct {
 	// Device is a device index ("0"), or a case-insensitive substring of the
 	// device's name ("llvmpipe", "h100"). Empty: the VKCOMPACT_DEVICE
 	// environment variable, and when that is empty too, the first usable
-	// device by type: discrete GPU, then integrated, virtual, CPU.
+	// device by type: discrete GPU, then integrated, virtual, CPU; within
+	// a type, one with VK_KHR_push_descriptor first.
 	Device string
 	// Validate enables VK_LAYER_KHRONOS_validation with synchronisation
 	// validation and collects its messages (see Context.Messages). It is also
@@ -183,11 +184,17 @@ func queryAll(inst *instance) ([]DeviceInfo, []unsafe.Pointer, error) {
 	return infos, pds, nil
 }
 
-// defaultDevice returns the preferred usable device, or -1.
+// defaultDevice returns the preferred usable device, or -1: by type, and
+// within a type the first with VK_KHR_push_descriptor (lavapipe before
+// SwiftShader).
 func defaultDevice(infos []DeviceInfo) int {
 	best := -1
 	for i := range infos {
-		if infos[i].Usable() && (best < 0 || infos[i].typeRank < infos[best].typeRank) {
+		if !infos[i].Usable() {
+			continue
+		}
+		if best < 0 || infos[i].typeRank < infos[best].typeRank ||
+			infos[i].typeRank == infos[best].typeRank && infos[i].PushDescriptor && !infos[best].PushDescriptor {
 			best = i
 		}
 	}

@@ -54,6 +54,18 @@ func TestSelectDevice(t *testing.T) {
 	if got, _ := selectDevice(infos[:2], ""); got != 1 {
 		t.Errorf("default among cpu and integrated = %d, want 1", got)
 	}
+	// Within a type, push descriptors first: lavapipe before SwiftShader,
+	// whichever the loader lists first.
+	cpus := []DeviceInfo{
+		{Index: 0, Name: "SwiftShader Device (Subzero)", Type: "cpu", typeRank: 3},
+		{Index: 1, Name: "llvmpipe (LLVM 15.0.6, 256 bits)", Type: "cpu", typeRank: 3, PushDescriptor: true},
+	}
+	if got, _ := selectDevice(cpus, ""); got != 1 {
+		t.Errorf("default among SwiftShader and lavapipe = %d, want 1 (lavapipe)", got)
+	}
+	if got, _ := selectDevice(cpus, "swiftshader"); got != 0 {
+		t.Errorf("swiftshader by name = %d, want 0", got)
+	}
 	// No devices at all, and none usable.
 	if _, err := selectDevice(nil, ""); !errors.Is(err, ErrNoDevice) {
 		t.Errorf("no devices: %v", err)

@@ -50,6 +50,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -85,7 +87,39 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	addSwiftShader()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// addSwiftShader makes the SwiftShader driver that scripts/setup.sh
+// installs (an ICD manifest in $VKCOMPACT_SWIFTSHADER_DIR, by default
+// ~/.cache/vkcompact/swiftshader) visible beside the installed drivers,
+// through the loader's VK_ADD_DRIVER_FILES, unless the environment
+// already chooses the drivers (VK_DRIVER_FILES, VK_ICD_FILENAMES).
+func addSwiftShader() {
+	if os.Getenv("VK_DRIVER_FILES") != "" || os.Getenv("VK_ICD_FILENAMES") != "" {
+		return
+	}
+	dir := os.Getenv("VKCOMPACT_SWIFTSHADER_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return
+		}
+		dir = filepath.Join(cache, "vkcompact", "swiftshader")
+	}
+	icd := filepath.Join(dir, "vk_swiftshader_icd.json")
+	if _, err := os.Stat(icd); err != nil {
+		return
+	}
+	add := os.Getenv("VK_ADD_DRIVER_FILES")
+	if strings.Contains(add, icd) {
+		return
+	}
+	if add != "" {
+		add += string(os.PathListSeparator)
+	}
+	os.Setenv("VK_ADD_DRIVER_FILES", add+icd)
 }
 
 // run executes one command and returns the exit status.
