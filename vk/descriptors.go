@@ -47,6 +47,7 @@ type setCache struct {
 	sets     map[setKey]cachedSet
 	byBuffer map[*Buffer][]setKey
 	pools    []uint64 // the newest last: sets are allocated from it
+	live     int      // sets allocated and not freed
 }
 
 func newSetCache() *setCache {
@@ -85,6 +86,7 @@ func (s *setCache) get(f *deviceFuncs, p *ComputePipeline, bindings []Range, a *
 	if err != nil {
 		return 0, err
 	}
+	s.live++
 	s.sets[key] = c
 	for i := range key.n {
 		b := key.ranges[i].buffer
@@ -140,17 +142,18 @@ func (s *setCache) forget(f *deviceFuncs, b *Buffer) {
 	for _, key := range s.byBuffer[b] {
 		if c, ok := s.sets[key]; ok {
 			f.freeSet(c.pool, c.set)
+			s.live--
 			delete(s.sets, key)
 		}
 	}
 	delete(s.byBuffer, b)
 }
 
-// count returns the number of live sets.
+// count returns the number of sets allocated and not freed.
 func (s *setCache) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.sets)
+	return s.live
 }
 
 // destroy destroys the pools (and their sets) and the layouts.
@@ -163,7 +166,7 @@ func (s *setCache) destroy(f *deviceFuncs) {
 	for _, l := range s.layouts {
 		f.destroySetLayout(l)
 	}
-	s.pools, s.layouts, s.sets, s.byBuffer = nil, nil, nil, nil
+	s.pools, s.layouts, s.sets, s.byBuffer, s.live = nil, nil, nil, nil, 0
 }
 
 // DescriptorSets reports how many descriptor sets the context holds: 0
