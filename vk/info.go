@@ -233,9 +233,34 @@ func problems(d *DeviceInfo) []string {
 				p = append(p, "subgroup "+need.name+" operations")
 			}
 		}
+		if s := d.SubgroupSize; s < minSubgroupSize || s > maxSubgroupSize || s&(s-1) != 0 {
+			p = append(p, fmt.Sprintf("a subgroup size that is a power of two from %d to %d (it has %d)", minSubgroupSize, maxSubgroupSize, s))
+		}
+	}
+	// Vulkan's own minimums, which the plans are sized within; a
+	// conformant device meets them all.
+	for _, lim := range []struct {
+		name      string
+		have, min uint32
+	}{
+		{"maxComputeWorkGroupInvocations", d.MaxWorkgroupInvocations, 128},
+		{"maxComputeWorkGroupSize[0]", d.MaxWorkgroupSize[0], 128},
+		{"maxComputeSharedMemorySize", d.MaxSharedMemory, 16384},
+		{"maxPushConstantsSize", d.MaxPushConstantsSize, 128},
+		{"maxStorageBufferRange", d.MaxStorageBufferRange, 1 << 27},
+	} {
+		if lim.have < lim.min {
+			p = append(p, fmt.Sprintf("%s of at least %d (it has %d)", lim.name, lim.min, lim.have))
+		}
 	}
 	return p
 }
+
+// The subgroup sizes the kernels are written for.
+const (
+	minSubgroupSize = 4
+	maxSubgroupSize = 128
+)
 
 // driverVersionString decodes driverVersion by the vendor's convention.
 func driverVersionString(vendor, v uint32) string {

@@ -143,3 +143,40 @@ func TestResidentInstance(t *testing.T) {
 		t.Fatal("no resident instance after Open and Release")
 	}
 }
+
+// TestProblems names what a device lacks: Vulkan 1.1, a compute queue,
+// each subgroup operation, a usable subgroup size and Vulkan's minimum
+// limits; a device with everything has none.
+func TestProblems(t *testing.T) {
+	good := DeviceInfo{
+		APIVersion: "1.3.0", apiVersion: 1<<22 | 3<<12, ComputeQueueFamily: 0,
+		SubgroupSize: 4, SubgroupInCompute: true, SubgroupOperations: []string{"basic", "vote", "arithmetic", "ballot"},
+		MaxWorkgroupInvocations: 256, MaxWorkgroupSize: [3]uint32{256, 256, 64}, MaxSharedMemory: 32768,
+		MaxPushConstantsSize: 128, MaxStorageBufferRange: 1 << 30,
+	}
+	if p := problems(&good); len(p) != 0 {
+		t.Fatalf("SwiftShader-like device: problems %q", p)
+	}
+	for _, tc := range []struct {
+		change func(*DeviceInfo)
+		want   string
+	}{
+		{func(d *DeviceInfo) { d.apiVersion, d.APIVersion = 1<<22, "1.0.0" }, "Vulkan 1.1 (it has 1.0.0)"},
+		{func(d *DeviceInfo) { d.ComputeQueueFamily = -1 }, "a compute queue"},
+		{func(d *DeviceInfo) { d.SubgroupInCompute = false }, "subgroup operations in compute shaders"},
+		{func(d *DeviceInfo) { d.SubgroupOperations = []string{"basic", "arithmetic"} }, "subgroup ballot operations"},
+		{func(d *DeviceInfo) { d.SubgroupOperations = []string{"basic", "ballot"} }, "subgroup arithmetic operations"},
+		{func(d *DeviceInfo) { d.SubgroupSize = 1 }, "a subgroup size that is a power of two from 4 to 128 (it has 1)"},
+		{func(d *DeviceInfo) { d.SubgroupSize = 24 }, "(it has 24)"},
+		{func(d *DeviceInfo) { d.MaxWorkgroupInvocations = 64 }, "maxComputeWorkGroupInvocations of at least 128 (it has 64)"},
+		{func(d *DeviceInfo) { d.MaxSharedMemory = 8192 }, "maxComputeSharedMemorySize of at least 16384 (it has 8192)"},
+		{func(d *DeviceInfo) { d.MaxStorageBufferRange = 1 << 20 }, "maxStorageBufferRange of at least 134217728"},
+	} {
+		d := good
+		tc.change(&d)
+		p := problems(&d)
+		if len(p) == 0 || !strings.Contains(strings.Join(p, "; "), tc.want) {
+			t.Errorf("problems %q, want one containing %q", p, tc.want)
+		}
+	}
+}
