@@ -106,11 +106,12 @@ func TestCopyTuning(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
 	sg := ctx.Info().MaxSubgroupSize
+	maxWG := ctx.Info().MaxWorkgroupInvocations // 256 on SwiftShader
 	for _, o := range []compact.CopyOptions{
 		{WorkgroupSize: max(sg, 32), VecsPerThread: 1},
 		{WorkgroupSize: max(sg, 64), VecsPerThread: 3},
 		{WorkgroupSize: 256, VecsPerThread: 4},
-		{WorkgroupSize: 512, VecsPerThread: 8},
+		{WorkgroupSize: min(512, maxWG), VecsPerThread: 8},
 		{WorkgroupSize: 1, VecsPerThread: 1}, // fewer invocations than tail words
 		{WorkgroupSize: 2, VecsPerThread: 2},
 		{WorkgroupSize: 3, VecsPerThread: 5},

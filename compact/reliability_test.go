@@ -87,7 +87,7 @@ func TestReliabilityBadInput(t *testing.T) {
 	}
 	a := newBuf(t, ctx, 4096)
 	s := newBuf(t, ctx, max(plan.ScratchSize(), scan.ScratchSize())+256)
-	flags := newBuf(t, ctx, 26) // 10 uint8 flags at 16 lack their padding
+	flags := newBuf(t, ctx, align+10) // 10 uint8 flags at align lack their padding
 	foreign := newBuf(t, other, 4096)
 	released := newBuf(t, ctx, 4096)
 	released.Release()
@@ -212,7 +212,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		})},
 		{Entry: "compact.Plan.Record", Input: "flagged without flags", Want: inval, Msg: "no flags buffer", Call: sel(flagged, func(b *compact.Buffers) {})},
 		{Entry: "compact.Plan.Record", Input: "uint8 flags without their padding word", Want: inval, Msg: "uint8 flags are read in 4-byte words", Call: sel(flagged, func(b *compact.Buffers) {
-			b.Flags = flags.Range(16, 10)
+			b.Flags = flags.Range(align, 10)
 		})},
 		{Entry: "compact.Plan.Record", Input: "plan of another context", Want: inval, Msg: "the plan was made for another context", Call: sel(foreignPlan, func(b *compact.Buffers) {})},
 		{Entry: "compact.Plan.Record", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
@@ -292,8 +292,8 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "compact.ScanPlan.Record", Input: "no total", Want: inval, Msg: "no total buffer", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = vk.Range{} })},
 		{Entry: "compact.ScanPlan.Record", Input: "total of 2 bytes", Want: inval, Msg: "total range of 2 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total.Size = 2 })},
 		{Entry: "compact.ScanPlan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 4 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Scratch.Size = 4 })},
-		{Entry: "compact.ScanPlan.Record", Input: "source and destination overlap", Want: inval, Msg: "source and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(16, 400) })},
-		{Entry: "compact.ScanPlan.Record", Input: "total inside the destination", Want: inval, Msg: "total and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = a.Range(1040, 4) })},
+		{Entry: "compact.ScanPlan.Record", Input: "source and destination overlap", Want: inval, Msg: "source and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(align, 400) })},
+		{Entry: "compact.ScanPlan.Record", Input: "total inside the destination", Want: inval, Msg: "total and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = a.Range(1024+align, 4) })},
 		{Entry: "compact.ScanPlan.Record", Input: "count inside the total", Want: inval, Msg: "total and count ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Count = b.Total })},
 		{Entry: "compact.ScanPlan.Record", Input: "destination offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(1028, 400) })},
 		{Entry: "compact.ScanPlan.Record", Input: "in place plan with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: func() error {

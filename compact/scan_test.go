@@ -238,7 +238,7 @@ func TestScanTuning(t *testing.T) {
 		{Processors: 3000},
 		{LoadsPerLane: 3},
 		{LoadsPerLane: 4, WorkgroupSize: sg},
-		{WorkgroupSize: 1024},
+		{WorkgroupSize: min(1024, ctx.Info().MaxWorkgroupInvocations)}, // the largest the device allows, up to 1024
 	} {
 		for _, typ := range scanTypes {
 			n := 300000 + rng.IntN(1000)

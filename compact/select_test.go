@@ -456,7 +456,7 @@ func TestSelectTuning(t *testing.T) {
 		{Processors: 5000, LoadsPerLane: 1},
 		{LoadsPerLane: 3, Write: compact.WriteStaged},
 		{LoadsPerLane: 4, WorkgroupSize: sg},
-		{WorkgroupSize: 1024, Write: compact.WriteStaged},
+		{WorkgroupSize: min(1024, ctx.Info().MaxWorkgroupInvocations), Write: compact.WriteStaged}, // the largest the device allows, up to 1024
 		{GroupSize: 1},
 		{GroupSize: 1000},
 	} {

@@ -237,8 +237,10 @@ func TestBadDispatch(t *testing.T) {
 	foreign, _ := newWords(t, other, 1024, nil)
 	released, _ := newWords(t, ctx, 64, nil)
 	released.Release()
+	// Binding offsets step by the offset alignment (at least 64 bytes).
+	step := max(info.MinStorageBufferOffsetAlignment, 64)
 	r4 := func(r vk.Range) []vk.Range {
-		return []vk.Range{buf.Range(0, 64), buf.Range(64, 64), r, buf.Range(192, 64)}
+		return []vk.Range{buf.Range(0, 64), buf.Range(step, 64), r, buf.Range(3*step, 64)}
 	}
 	cases := []struct {
 		name, want string
@@ -248,7 +250,7 @@ func TestBadDispatch(t *testing.T) {
 			r.Dispatch(p, 1, []uint32{16}, buf.All(), buf.All(), buf.All())
 		}},
 		{"wrong push constants", "push-constant words", func(r *pipeline.Recorder) {
-			r.Dispatch(p, 1, nil, r4(buf.Range(128, 64))...)
+			r.Dispatch(p, 1, nil, r4(buf.Range(2*step, 64))...)
 		}},
 		{"misaligned offset", "minStorageBufferOffsetAlignment", func(r *pipeline.Recorder) {
 			r.Dispatch(p, 1, []uint32{1}, r4(buf.Range(4, 4))...)
@@ -269,7 +271,7 @@ func TestBadDispatch(t *testing.T) {
 			r.Dispatch(p, 1, []uint32{1}, r4(foreign.Range(0, 16))...)
 		}},
 		{"too many workgroups", "exceed", func(r *pipeline.Recorder) {
-			r.Dispatch(p, uint64(info.MaxWorkgroupCount[0])*uint64(info.MaxWorkgroupCount[1])+1, []uint32{1}, r4(buf.Range(128, 64))...)
+			r.Dispatch(p, uint64(info.MaxWorkgroupCount[0])*uint64(info.MaxWorkgroupCount[1])+1, []uint32{1}, r4(buf.Range(2*step, 64))...)
 		}},
 		{"nil pipeline", "nil", func(r *pipeline.Recorder) {
 			r.Dispatch(nil, 1, nil)
@@ -301,7 +303,7 @@ func TestBadDispatch(t *testing.T) {
 		err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
 			tc.record(r)
 			// The error is sticky: a valid dispatch after it records nothing.
-			r.Dispatch(p, 1, []uint32{16}, r4(buf.Range(128, 64))...)
+			r.Dispatch(p, 1, []uint32{16}, r4(buf.Range(2*step, 64))...)
 			if d, _ := r.Stats(); d != 0 {
 				t.Errorf("%s: %d dispatches recorded after the error", tc.name, d)
 			}
