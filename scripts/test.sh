@@ -2,8 +2,9 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, then the
-# GPU packages at subgroup size 16, all under the Khronos validation layer
-# with synchronisation validation; each fuzz target briefly
+# GPU packages at subgroup size 16, then the GPU packages, the engines and
+# the command on SwiftShader (subgroup size 4, no push descriptors), all
+# under the Khronos validation layer with synchronisation validation; each fuzz target briefly
 # (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main job's particle demo,
 # which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
@@ -33,6 +34,10 @@ echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
 echo "== go test, lavapipe subgroup size 16: the GPU packages"
 LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/...
+echo "== go test, SwiftShader: the GPU packages, the engines and the command"
+swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
+VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
+	go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./cmd/... ./internal/...
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline
