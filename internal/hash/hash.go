@@ -12,6 +12,9 @@ func PCG(v uint32) uint32 {
 }
 
 // Unit turns a hash into a float32 in [0, 1): its top 24 bits, exactly.
+// The conversion of the product keeps a caller's sum from fusing it (the
+// product is exact, so a fused result would be the same, but the shaders'
+// precise arithmetic and this one should not depend on that).
 func Unit(h uint32) float32 {
-	return float32(h>>8) * (1.0 / 16777216.0)
+	return float32(float32(h>>8) * (1.0 / 16777216.0))
 }
