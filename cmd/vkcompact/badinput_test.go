@@ -484,7 +484,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		c.cmd = "demo"
 		cases = append(cases, c)
 	}
-	return cases
+	return append(cases, raytraceBadCases(good)...)
 }
 
 // TestBadInput runs every bad invocation with no output file, which must
@@ -497,7 +497,7 @@ func TestBadInput(t *testing.T) {
 	cases := badInputCases(t, dir)
 	before := dirListing(t, dir)
 	t.Run("commands", func(t *testing.T) {
-		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "demo"} {
+		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "demo", "raytrace"} {
 			t.Run(cmp.Or(cmd, "none"), func(t *testing.T) {
 				t.Parallel()
 				for _, tc := range cases {
@@ -639,12 +639,12 @@ func TestOutputIsInput(t *testing.T) {
 
 // TestHelp: -h prints the commands, or a command's flags, and exits 0.
 func TestHelp(t *testing.T) {
-	if code, stdout, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(stdout, "  devices ") || !strings.Contains(stdout, "  scan ") || !strings.Contains(stdout, "  demo ") {
+	if code, stdout, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(stdout, "  devices ") || !strings.Contains(stdout, "  scan ") || !strings.Contains(stdout, "  demo ") || !strings.Contains(stdout, "  raytrace ") {
 		t.Errorf("-h: exit %d, %q", code, stdout)
 	}
 	for _, tc := range []struct{ cmd, want string }{
 		{"devices", "-json"}, {"bench", "-copy-vecs"}, {"compact", "-inplace"}, {"split", "-flags"},
-		{"scan", "-inclusive"}, {"sort", "-values-out"}, {"demo", "-particles"},
+		{"scan", "-inclusive"}, {"sort", "-values-out"}, {"demo", "-particles"}, {"raytrace", "-bounces"},
 	} {
 		if code, _, stderr := runCLI(t, tc.cmd, "-h"); code != 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s -h: exit %d, %q", tc.cmd, code, stderr)
