@@ -2,10 +2,10 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, then the
-# GPU packages at subgroup size 16, all under the Khronos validation layer
+# GPU packages and the path tracer at subgroup size 16, all under the Khronos validation layer
 # with synchronisation validation; each fuzz target briefly
-# (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main job's particle demo,
-# which must report "verified":true. A missing
+# (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main job's particle demo
+# and the path tracer, which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +31,8 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
 echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
-echo "== go test, lavapipe subgroup size 16: the GPU packages"
-LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/...
+echo "== go test, lavapipe subgroup size 16: the GPU packages and the path tracer"
+LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./internal/raytrace/...
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline
@@ -52,3 +52,7 @@ echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"
 echo "$demo" | grep -q '"verified":true'
+echo "== the ray streams on lavapipe: vkcompact raytrace -json must be verified"
+raytrace=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact raytrace -json | tail -n 1)
+echo "$raytrace"
+echo "$raytrace" | grep -q '"verified":true'
