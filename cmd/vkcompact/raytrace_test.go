@@ -217,22 +217,13 @@ func raytraceBadCases(good string) []badCase {
 				want: fmt.Sprintf("-%s %d: want 1 to %d", f.name, v, f.max)})
 		}
 	}
-	small := []string{"-width", "8", "-height", "8", "-png", "$PNG"}
+	cases = append(cases, drawingBadCases(good, []string{"-width", "8", "-height", "8", "-png", "$PNG"})...)
 	cases = append(cases, []badCase{
 		{name: "width not a number", args: []string{"-width", "wide"}, want: `invalid value "wide" for flag -width`},
 		{name: "height above 2^63", args: []string{"-height", "99999999999999999999"}, want: `invalid value "99999999999999999999" for flag -height: value out of range`},
 		{name: "negative warm-up", args: []string{"-warmup-ms", "-1"}, want: "-warmup-ms -1: want 0 to 600000"},
 		{name: "paths above 2^32-2", args: []string{"-width", "32768", "-height", "32768", "-spp", "8"}, want: "is 8589934592 paths: at most 4294967294"},
-		{name: "unknown flag", args: []string{"-seed", "1"}, want: "flag provided but not defined: -seed"},
-		{name: "extra argument", args: []string{"extra"}, want: `unexpected argument "extra"`},
-		{name: "flag without its value", args: []string{"-png"}, want: "flag needs an argument: -png"},
-		{name: "bad boolean", args: []string{"-json=maybe"}, want: `invalid boolean value "maybe" for -json`},
-		{name: "PNG is a directory", args: []string{"-png", "$DIR"}, want: "-png $DIR: is a directory"},
-		{name: "PNG directory missing", args: []string{"-png", "$DIR/no/such/p.png"}, want: "-png $DIR/no/such/p.png: cannot create a file in $DIR/no/such"},
-		{name: "PNG in a regular file", args: []string{"-png", good + "/p.png"}, want: "cannot create a file in " + good + ": not a directory"},
-		{name: "device index out of range", args: slices.Concat(small, []string{"-device", "99"}), want: "device index 99 is out of range", late: true},
-		{name: "no such device", args: slices.Concat(small, []string{"-device", "no-such-gpu"}), want: `no device name contains "no-such-gpu"`, late: true},
-		{name: "VKCOMPACT_DEVICE names no device", args: small, env: []string{"VKCOMPACT_DEVICE=no-such-gpu"}, want: `no device name contains "no-such-gpu"`, late: true},
+		{name: "the demo's flag", args: []string{"-seed", "1"}, want: "flag provided but not defined: -seed"},
 		// 2^30 rays of 40 bytes: more than any device binds (4 GiB at most).
 		{name: "a ray queue larger than one binding", args: []string{"-width", "8192", "-height", "8192", "-spp", "16", "-png", "$PNG"},
 			want: "is a queue of 1073741824 rays, 42949672960 bytes; the device binds at most", device: true, late: true},
