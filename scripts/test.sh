@@ -2,10 +2,12 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, then the
-# GPU packages at subgroup size 16, then the GPU packages, the engines and
-# the command on SwiftShader (subgroup size 4, no push descriptors), all
-# under the Khronos validation layer with synchronisation validation; each fuzz target briefly
-# (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main job's particle demo,
+# GPU packages and the path tracer at subgroup size 16, then the GPU
+# packages, the engines, the path tracer and the command on SwiftShader
+# (subgroup size 4, no push descriptors), all under the Khronos validation
+# layer with synchronisation validation; each fuzz target briefly
+# (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main
+# job's particle demo and the path tracer, on lavapipe and on SwiftShader,
 # which must report "verified":true. A missing
 # Vulkan device, validation layer or shader tool fails the run.
 set -euo pipefail
@@ -32,9 +34,9 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
 echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
-echo "== go test, lavapipe subgroup size 16: the GPU packages"
-LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/...
-echo "== go test, SwiftShader: the GPU packages, the engines and the command"
+echo "== go test, lavapipe subgroup size 16: the GPU packages and the path tracer"
+LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./internal/raytrace/...
+echo "== go test, SwiftShader: the GPU packages, the engines, the path tracer and the command"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./cmd/... ./internal/...
@@ -57,3 +59,13 @@ echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"
 echo "$demo" | grep -q '"verified":true'
+echo "== the ray streams on lavapipe: vkcompact raytrace -json must be verified"
+raytrace=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact raytrace -json | tail -n 1)
+echo "$raytrace"
+echo "$raytrace" | grep -q '"verified":true'
+echo "== the demo and the ray streams on SwiftShader: both must be verified"
+for job in demo raytrace; do
+	out=$(VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader go run ./cmd/vkcompact $job -json | tail -n 1)
+	echo "$out"
+	echo "$out" | grep -q '"verified":true'
+done

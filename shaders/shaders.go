@@ -22,8 +22,11 @@ import (
 var files embed.FS
 
 // SPIRV returns the SPIR-V words of the named kernel ("copy" for copy.comp).
-func SPIRV(name string) ([]uint32, error) {
-	b, err := files.ReadFile(name + ".spv")
+func SPIRV(name string) ([]uint32, error) { return spirvFrom(files, name) }
+
+// spirvFrom reads name.spv from fsys as SPIR-V words.
+func spirvFrom(fsys fs.FS, name string) ([]uint32, error) {
+	b, err := fs.ReadFile(fsys, name+".spv")
 	if err != nil {
 		return nil, fmt.Errorf("shaders: no kernel %q", name)
 	}
@@ -41,6 +44,16 @@ func SPIRV(name string) ([]uint32, error) {
 // a name that is not embedded, a programming error.
 func MustSPIRV(name string) []uint32 {
 	w, err := SPIRV(name)
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// MustSPIRVFrom is MustSPIRV for the SPIR-V another package embeds
+// (internal/particles, internal/raytrace): name.spv of fsys.
+func MustSPIRVFrom(fsys fs.FS, name string) []uint32 {
+	w, err := spirvFrom(fsys, name)
 	if err != nil {
 		panic(err)
 	}

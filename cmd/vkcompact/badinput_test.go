@@ -469,6 +469,26 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "spawn above 2^32-1", args: []string{"-spawn", "4294967296"}, want: "-spawn 4294967296: want 1 to 4294967295"},
 		{name: "negative seed", args: []string{"-seed", "-1"}, want: "-seed -1: want 0 to 4294967295"},
 		{name: "seed above 2^32-1", args: []string{"-seed", "4294967296"}, want: "-seed 4294967296: want 0 to 4294967295"},
+		{name: "more particles than one binding", args: []string{"-particles", "4294967295", "-frames", "1", "-png", "$PNG"}, want: "maxStorageBufferRange", device: true, late: true},
+	} {
+		c.cmd = "demo"
+		cases = append(cases, c)
+	}
+	for _, c := range drawingBadCases(good, []string{"-frames", "1", "-png", "$PNG"}) {
+		c.cmd = "demo"
+		cases = append(cases, c)
+	}
+	return append(cases, raytraceBadCases(good)...)
+}
+
+// drawingBadCases are the bad invocations common to the commands that
+// draw a -png picture on a device (demo, raytrace): unknown flags and
+// arguments, -png paths that cannot be written, and devices that do not
+// exist. good is a regular file, to put a path under; quick are flags
+// that make a run short, with -png $PNG. The caller sets cmd.
+func drawingBadCases(good string, quick []string) []badCase {
+	with := func(args ...string) []string { return slices.Concat(quick, args) }
+	return []badCase{
 		{name: "unknown flag", args: []string{"-bogus"}, want: "flag provided but not defined: -bogus"},
 		{name: "extra argument", args: []string{"extra"}, want: `unexpected argument "extra"`},
 		{name: "flag without its value", args: []string{"-png"}, want: "flag needs an argument: -png"},
@@ -476,15 +496,10 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "PNG is a directory", args: []string{"-png", "$DIR"}, want: "-png $DIR: is a directory"},
 		{name: "PNG directory missing", args: []string{"-png", "$DIR/no/such/p.png"}, want: "-png $DIR/no/such/p.png: cannot create a file in $DIR/no/such"},
 		{name: "PNG in a regular file", args: []string{"-png", good + "/p.png"}, want: "cannot create a file in " + good + ": not a directory"},
-		{name: "device index out of range", args: []string{"-frames", "1", "-png", "$PNG", "-device", "99"}, want: "device index 99 is out of range", late: true},
-		{name: "no such device", args: []string{"-frames", "1", "-png", "$PNG", "-device", "no-such-gpu"}, want: `no device name contains "no-such-gpu"`, late: true},
-		{name: "VKCOMPACT_DEVICE names no device", args: []string{"-frames", "1", "-png", "$PNG"}, env: []string{"VKCOMPACT_DEVICE=no-such-gpu"}, want: `no device name contains "no-such-gpu"`, late: true},
-		{name: "more particles than one binding", args: []string{"-particles", "4294967295", "-frames", "1", "-png", "$PNG"}, want: "maxStorageBufferRange", device: true, late: true},
-	} {
-		c.cmd = "demo"
-		cases = append(cases, c)
+		{name: "device index out of range", args: with("-device", "99"), want: "device index 99 is out of range", late: true},
+		{name: "no such device", args: with("-device", "no-such-gpu"), want: `no device name contains "no-such-gpu"`, late: true},
+		{name: "VKCOMPACT_DEVICE names no device", args: with(), env: []string{"VKCOMPACT_DEVICE=no-such-gpu"}, want: `no device name contains "no-such-gpu"`, late: true},
 	}
-	return cases
 }
 
 // TestBadInput runs every bad invocation with no output file, which must
@@ -497,7 +512,7 @@ func TestBadInput(t *testing.T) {
 	cases := badInputCases(t, dir)
 	before := dirListing(t, dir)
 	t.Run("commands", func(t *testing.T) {
-		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "demo"} {
+		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "demo", "raytrace"} {
 			t.Run(cmp.Or(cmd, "none"), func(t *testing.T) {
 				t.Parallel()
 				for _, tc := range cases {
@@ -639,12 +654,12 @@ func TestOutputIsInput(t *testing.T) {
 
 // TestHelp: -h prints the commands, or a command's flags, and exits 0.
 func TestHelp(t *testing.T) {
-	if code, stdout, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(stdout, "  devices ") || !strings.Contains(stdout, "  scan ") || !strings.Contains(stdout, "  demo ") {
+	if code, stdout, _ := runCLI(t, "-h"); code != 0 || !strings.Contains(stdout, "  devices ") || !strings.Contains(stdout, "  scan ") || !strings.Contains(stdout, "  demo ") || !strings.Contains(stdout, "  raytrace ") {
 		t.Errorf("-h: exit %d, %q", code, stdout)
 	}
 	for _, tc := range []struct{ cmd, want string }{
 		{"devices", "-json"}, {"bench", "-copy-vecs"}, {"compact", "-inplace"}, {"split", "-flags"},
-		{"scan", "-inclusive"}, {"sort", "-values-out"}, {"demo", "-particles"},
+		{"scan", "-inclusive"}, {"sort", "-values-out"}, {"demo", "-particles"}, {"raytrace", "-bounces"},
 	} {
 		if code, _, stderr := runCLI(t, tc.cmd, "-h"); code != 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s -h: exit %d, %q", tc.cmd, code, stderr)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"strconv"
@@ -68,17 +67,11 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	var out *outputFile
-	if j.png != "" {
-		if out, err = createOutputFor("-png", j.png); err != nil {
-			return err
-		}
-		defer func() {
-			if err != nil {
-				out.abort()
-			}
-		}()
+	out, err := createOptionalOutput("-png", j.png)
+	if err != nil {
+		return err
 	}
+	defer out.abortOnError(&err)
 	got, timing, device, err := j.runGPU(stderr)
 	if err != nil {
 		return err
@@ -88,11 +81,7 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	mismatch := particles.Compare(got, particles.Simulate(j.params))
 	if out != nil {
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, particles.Draw(got.Particles, demoPNGWidth)); err != nil {
-			return err
-		}
-		if err := out.commit(nil, buf.Bytes()); err != nil {
+		if err := out.commitPNG(particles.Draw(got.Particles, demoPNGWidth)); err != nil {
 			return err
 		}
 	}

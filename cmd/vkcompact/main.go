@@ -8,6 +8,7 @@
 //	vkcompact scan -in FILE -out FILE -type u32|i32|f32 [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE -type u32|i32|f32|u64 [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-png FILE] [-device D] [-json]
+//	vkcompact raytrace [-width W] [-height H] [-spp S] [-bounces B] [-reps R] [-warmup-ms MS] [-png FILE] [-device D] [-json]
 //
 // compact writes the elements of the input that EXPR (or the flags) keeps,
 // in order; split writes all of them, the kept ones first, each part in
@@ -40,8 +41,18 @@
 // width. Both outputs are written to temporary files, renamed once both are
 // complete.
 //
+// demo runs a GPU particle system whose dead particles are compacted away
+// every frame, and checks it bit for bit against a Go simulation.
+//
+// raytrace renders a scene with a wavefront path tracer, W x H pixels, S
+// samples per pixel, at most B bounces, compacting the ray queue on the
+// GPU between bounces, and again without compaction. It checks that the
+// two images are the same bit for bit, and a small render against a Go
+// tracer, and reports the rays entering each bounce and both GPU times.
+//
 // Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
-// device or driver failure. Errors go to stderr, prefixed "vkcompact:".
+// device or driver failure, or a check that failed (demo, raytrace).
+// Errors go to stderr, prefixed "vkcompact:".
 package main
 
 import (
@@ -75,6 +86,7 @@ var commands = []struct {
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", runScan},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", runSort},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", runDemo},
+	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", runRaytrace},
 }
 
 func usage(w io.Writer) {

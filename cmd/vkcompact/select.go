@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -507,6 +510,24 @@ func createOutputFor(flagName, path string) (*outputFile, error) {
 	return nil, usagef("%s %s: no free temporary name in %s", flagName, path, filepath.Clean(dir))
 }
 
+// createOptionalOutput is createOutputFor for an optional output flag:
+// nil, and no file, when path is empty.
+func createOptionalOutput(flagName, path string) (*outputFile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return createOutputFor(flagName, path)
+}
+
+// commitPNG encodes img as PNG into the file and renames it to its name.
+func (o *outputFile) commitPNG(img image.Image) error {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return err
+	}
+	return o.commit(nil, buf.Bytes())
+}
+
 // commit writes the header and the data and renames the file to its name.
 func (o *outputFile) commit(header, data []byte) error {
 	if err := o.write(header, data); err != nil {
@@ -542,8 +563,18 @@ func (o *outputFile) rename() error {
 	return nil
 }
 
-// abort removes the temporary file.
+// abortOnError removes the temporary file when *err is set: defer it.
+func (o *outputFile) abortOnError(err *error) {
+	if *err != nil {
+		o.abort()
+	}
+}
+
+// abort removes the temporary file, if there is one.
 func (o *outputFile) abort() {
+	if o == nil {
+		return
+	}
 	o.f.Close()
 	os.Remove(o.f.Name())
 }

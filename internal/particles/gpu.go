@@ -4,30 +4,16 @@ package particles
 
 import (
 	"embed"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
 //go:embed *.spv
 var spirvFiles embed.FS
-
-// mustSPIRV returns the words of an embedded module; a missing one is a
-// build mistake.
-func mustSPIRV(name string) []uint32 {
-	b, err := spirvFiles.ReadFile(name + ".spv")
-	if err != nil || len(b)%4 != 0 || len(b) < 20 || binary.LittleEndian.Uint32(b) != 0x07230203 {
-		panic(fmt.Sprintf("particles: %s.spv is missing or not SPIR-V", name))
-	}
-	words := make([]uint32, len(b)/4)
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return words
-}
 
 // UpdateGroup is the update kernel's workgroup size.
 const UpdateGroup = 64
@@ -42,13 +28,13 @@ const (
 var (
 	setupKernel = &pipeline.Kernel{
 		Name:      "particles_setup",
-		SPIRV:     mustSPIRV("setup"),
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "setup"),
 		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Write},
 		PushWords: 4,
 	}
 	updateKernel = &pipeline.Kernel{
 		Name:      "particles_update",
-		SPIRV:     mustSPIRV("update"),
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "update"),
 		Bindings:  []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Read},
 		PushWords: 2,
 	}

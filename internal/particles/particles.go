@@ -29,6 +29,8 @@ package particles
 import (
 	"fmt"
 	"math"
+
+	"github.com/vkcompact/vkcompact/internal/hash"
 )
 
 // Particle is one particle: 32 bytes, as the shaders lay it out.
@@ -87,27 +89,14 @@ type State struct {
 	Live      []uint32 // len Frames: Live[f] is the count kept by frame f
 }
 
-// pcg is the PCG-RXS-M-XS integer hash (Jarzynski and Olano, "Hash
-// Functions for GPU Rendering", 2020), as update.comp has it.
-func pcg(v uint32) uint32 {
-	state := v*747796405 + 2891336453
-	word := ((state >> ((state >> 28) + 4)) ^ state) * 277803737
-	return (word >> 22) ^ word
-}
-
-// unit turns a hash into a float32 in [0, 1): its top 24 bits, exactly.
-func unit(h uint32) float32 {
-	return float32(h>>8) * (1.0 / 16777216.0)
-}
-
 // Spawn returns the j-th particle spawned in the given frame: near the
 // middle of the floor, flying up and out, with a lifetime of 0.25 to 1.5 s.
 func Spawn(seed uint32, frame uint32, j uint32) Particle {
-	h := pcg(pcg(pcg(seed)+frame) + j)
+	h := hash.PCG(hash.PCG(hash.PCG(seed)+frame) + j)
 	var u [7]float32
 	for k := range u {
-		h = pcg(h)
-		u[k] = unit(h)
+		h = hash.PCG(h)
+		u[k] = hash.Unit(h)
 	}
 	return Particle{
 		Pos:      [3]float32{float32(u[0]-0.5) * 0.25, u[1] * 0.125, float32(u[2]-0.5) * 0.25},
