@@ -30,8 +30,8 @@
 // # Embedding in an engine
 //
 // An engine that creates its own device asks vk.DeviceRequirements what to
-// enable (Vulkan 1.1, VK_KHR_push_descriptor, optionally subgroup size
-// control; no 64-bit shader features), hands its handles to vk.Borrow and
+// enable (Vulkan 1.1 with subgroup ballot and arithmetic; optionally
+// subgroup size control; no extension, no 64-bit shader features), hands its handles to vk.Borrow and
 // its buffers to Context.WrapBuffer, and records into its own command
 // buffer through pipeline.Record(ctx.Wrap(cmd)). Releasing the context
 // destroys only what the library created. Example_particles shows it.
@@ -70,8 +70,9 @@
 //     minStorageBufferOffsetAlignment; each binding is at most
 //     maxStorageBufferRange bytes (larger inputs are bound piecewise by
 //     the library itself).
-//   - Bound state: recording binds compute pipelines, pushes descriptors
-//     (VK_KHR_push_descriptor) and push constants. The caller's bound
+//   - Bound state: recording binds compute pipelines, descriptor sets (or
+//     push descriptors, with vk.Options.PushDescriptors or
+//     vk.Handles.PushDescriptor) and push constants. The caller's bound
 //     compute pipeline, descriptor sets and push constants are not
 //     preserved: bind them again afterwards. Graphics state is untouched.
 //   - Errors (a range too small, overlapping ranges, a plan of another

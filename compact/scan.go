@@ -261,7 +261,7 @@ func (p *ScanPlan) Tuning() Tuning {
 // and Dst (Src in place); the last are compute-shader writes of Dst (Src
 // in place) and Total. The caller orders its earlier writes of Src before
 // the recording and its later reads of Dst and Total after it. Recording
-// binds pipelines, push descriptors and push constants.
+// binds pipelines, descriptors and push constants.
 func (p *ScanPlan) Record(r *pipeline.Recorder, b ScanBuffers) {
 	p.record(r, b, nil)
 }

@@ -748,7 +748,7 @@ func (p *Plan) Tuning() Tuning {
 // outputs; the last are compute-shader writes of KeysOut and ValuesOut
 // (Keys and Values in place). The caller orders its earlier writes of the
 // inputs before the recording and its later reads of the outputs after
-// it. Recording binds pipelines, push descriptors and push constants.
+// it. Recording binds pipelines, descriptors and push constants.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.record(r, b, nil)
 }

@@ -61,6 +61,9 @@ done
 out=${OUT:-/tmp/vkcompact-bench}
 mkdir -p "$out"
 bin=.bench
+# VKCOMPACT_BENCH_BIN names another vkcompact binary to measure (a
+# before-and-after comparison in one run).
+vkc=${VKCOMPACT_BENCH_BIN:-$bin/vkcompact}
 
 # The Vulkan loader and the GLVND libraries NVIDIA's Vulkan driver needs.
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -73,7 +76,7 @@ fi
 echo "== $(date -u +%Y-%m-%dT%H:%MZ)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader || true
 echo "== vkcompact devices"
-"$bin/vkcompact" devices | tee "$out/devices.txt"
+"$vkc" devices | tee "$out/devices.txt"
 
 if [ "$tests" = 1 ]; then
 	echo "== test binaries under the validation layer (synchronisation validation on)"
@@ -101,8 +104,8 @@ fi
 
 if [ "$demo" != 0 ]; then
 	echo "== the particle demo, $demo particles, 120 frames"
-	"$bin/vkcompact" demo -particles "$demo" -frames 120 -png "$out/demo.png" >"$out/demo.txt"
-	"$bin/vkcompact" demo -particles "$demo" -frames 120 -json | tail -n 1 >"$out/demo.json"
+	"$vkc" demo -particles "$demo" -frames 120 -png "$out/demo.png" >"$out/demo.txt"
+	"$vkc" demo -particles "$demo" -frames 120 -json | tail -n 1 >"$out/demo.json"
 	tail -n 3 "$out/demo.txt"
 	cat "$out/demo.json"
 fi
@@ -116,7 +119,7 @@ echo "== running"
 # the inputs (BENCHMARKS.md).
 echo "impl,op,n,keep_ratio,ms_median,gelem_per_s" >"$out/vkcompact.csv"
 for lg in ${sizes//,/ }; do
-	"$bin/vkcompact" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases -kernel-stats "$out/kernel-stats.csv" \
+	"$vkc" bench -ops "$ops" -n "$lg" -keep "$keeps" -reps "$reps" -phases -kernel-stats "$out/kernel-stats.csv" \
 		2>>"$out/phases.txt" | tail -n +2 >>"$out/vkcompact.csv"
 done
 echo "== registers per invocation of each kernel (the last size's run; bench -kernel-stats)"
@@ -124,19 +127,19 @@ grep -E 'Register Count' "$out/kernel-stats.csv" | cut -d, -f1,2,6 || true
 grep -v '^# device' "$out/phases.txt" || true
 "$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
-"$bin/vkcompact" bench -plot-only -plot "$out/plot.svg" -plot-with "$out/bench.csv" -ops "$ops" || true
+"$vkc" bench -plot-only -plot "$out/plot.svg" -plot-with "$out/bench.csv" -ops "$ops" || true
 
 if [ "$sweep" = 1 ]; then
 	echo "== compaction tuning sweep at 2^28, keep 0.5 (processors x loads per lane x write)"
 	echo "procs,loads,write,ms_median,gelem_per_s" >"$out/select-sweep.csv"
 	for w in scattered staged; do
 		for l in 1 2 4; do
-			row=$("$bin/vkcompact" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-loads $l -select-write $w | tail -n 1)
+			row=$("$vkc" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-loads $l -select-write $w | tail -n 1)
 			echo "default,$l,$w,$(echo "$row" | cut -d, -f5,6)" >>"$out/select-sweep.csv"
 		done
 	done
 	for p in 1056 2112 8448 16896; do
-		row=$("$bin/vkcompact" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-procs $p | tail -n 1)
+		row=$("$vkc" bench -ops select_if -n 28 -keep 0.5 -reps "$reps" -select-procs $p | tail -n 1)
 		echo "$p,default,auto,$(echo "$row" | cut -d, -f5,6)" >>"$out/select-sweep.csv"
 	done
 	cat "$out/select-sweep.csv"
@@ -146,11 +149,11 @@ if [ "$selsweep" = 1 ]; then
 	echo "== single-pass tuning at 2^28, keep 0.5 (path x workgroup x loads per lane)"
 	echo "op,path,wg,loads,ms_median,gelem_per_s" >"$out/onepass-sweep.csv"
 	for op in select_if partition_if; do
-		row=$("$bin/vkcompact" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path three-phase | tail -n 1)
+		row=$("$vkc" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path three-phase | tail -n 1)
 		echo "$op,three-phase,default,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/onepass-sweep.csv"
 		for w in 256 512; do
 			for l in 1 2 4; do
-				row=$("$bin/vkcompact" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path single-pass -select-wg $w -select-loads $l | tail -n 1)
+				row=$("$vkc" bench -ops $op -n 28 -keep 0.5 -reps "$reps" -select-path single-pass -select-wg $w -select-loads $l | tail -n 1)
 				echo "$op,single-pass,$w,$l,$(echo "$row" | cut -d, -f5,6)" >>"$out/onepass-sweep.csv"
 			done
 		done
@@ -164,7 +167,7 @@ if [ "$sortsweep" = 1 ]; then
 	for op in sort_keys_u32 sort_pairs_u32; do
 		for b in 4 5 8; do
 			for k in 4 8; do
-				row=$("$bin/vkcompact" bench -ops $op -n 28 -reps 10 -warmup 2 -sort-bits $b -sort-kpl $k | tail -n 1)
+				row=$("$vkc" bench -ops $op -n 28 -reps 10 -warmup 2 -sort-bits $b -sort-kpl $k | tail -n 1)
 				echo "$op,$b,$k,default,$(echo "$row" | cut -d, -f5,6)" >>"$out/sort-sweep.csv"
 			done
 		done

@@ -2,7 +2,8 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, then the
-# GPU packages and the path tracer at subgroup size 16, then the GPU
+# GPU packages and the path tracer at subgroup size 16 with push
+# descriptors (the other legs bind descriptor sets, the default), then the GPU
 # packages, the engines, the path tracer and the command on SwiftShader
 # (subgroup size 4, no push descriptors), all under the Khronos validation
 # layer with synchronisation validation; each fuzz target briefly
@@ -34,8 +35,8 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
 echo "== go test, lavapipe subgroup size 4"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
-echo "== go test, lavapipe subgroup size 16: the GPU packages and the path tracer"
-LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./internal/raytrace/...
+echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages and the path tracer"
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./internal/raytrace/...
 echo "== go test, SwiftShader: the GPU packages, the engines, the path tracer and the command"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \

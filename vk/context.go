@@ -35,18 +35,21 @@ type Options struct {
 	// extension (DeviceInfo.PipelineStatistics); Statistics then reports
 	// ErrUnsupported. It may slow pipeline creation.
 	Statistics bool
-	// DescriptorSets binds the kernels' buffers with cached descriptor
-	// sets even where the device has VK_KHR_push_descriptor (without it,
-	// sets are the only way). It is also set by
-	// VKCOMPACT_DESCRIPTOR_SETS=1. Tests use it to run the descriptor-set
-	// path on every driver.
-	DescriptorSets bool
+	// PushDescriptors pushes the kernels' buffers with
+	// VK_KHR_push_descriptor where the device has it, instead of binding
+	// descriptor sets the context caches (one per distinct set of buffer
+	// ranges, so that a frame loop over the same plans and buffers
+	// allocates none after its first frame). Sets are the default: on the
+	// H100 they took 3 to 7% less GPU time than push descriptors from
+	// 2^16 to 2^22 elements, every operation (BENCHMARKS.md). It is also
+	// set by VKCOMPACT_PUSH_DESCRIPTORS=1.
+	PushDescriptors bool
 }
 
-// descriptorSetsRequested reports whether VKCOMPACT_DESCRIPTOR_SETS asks
-// for descriptor sets.
-func descriptorSetsRequested() bool {
-	v := strings.TrimSpace(os.Getenv("VKCOMPACT_DESCRIPTOR_SETS"))
+// pushRequested reports whether VKCOMPACT_PUSH_DESCRIPTORS asks for push
+// descriptors.
+func pushRequested() bool {
+	v := strings.TrimSpace(os.Getenv("VKCOMPACT_PUSH_DESCRIPTORS"))
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
@@ -285,7 +288,7 @@ func Open(opts Options) (*Context, error) {
 	}
 	c := &Context{inst: inst, ifns: inst.fns, physical: pds[pick], info: infos[pick]}
 	c.statistics = opts.Statistics && c.info.PipelineStatistics
-	c.push = c.info.PushDescriptor && !opts.DescriptorSets && !descriptorSetsRequested()
+	c.push = c.info.PushDescriptor && (opts.PushDescriptors || pushRequested())
 	if err := c.createDevice(); err != nil {
 		inst.destroy()
 		return nil, err
@@ -348,11 +351,11 @@ type Handles struct {
 	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
 	// then require full subgroups.
 	FullSubgroups bool
-	// PushDescriptor tells that the device was created with
-	// VK_KHR_push_descriptor enabled: the library then pushes its kernels'
-	// buffers. False: it binds descriptor sets it allocates and caches
-	// (nothing new per frame once a frame's plans and buffers have been
-	// recorded once).
+	// PushDescriptor asks the library to push its kernels' buffers with
+	// VK_KHR_push_descriptor, which the device must have been created
+	// with (Options.PushDescriptors says why it is off by default). False:
+	// it binds descriptor sets it allocates and caches (nothing new per
+	// frame once a frame's plans and buffers have been recorded once).
 	PushDescriptor bool
 }
 
@@ -416,7 +419,7 @@ func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 		borrowed:      true,
 		info:          info,
 		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
-		push:          h.PushDescriptor && !descriptorSetsRequested(),
+		push:          h.PushDescriptor,
 	}
 	c.info.ComputeQueueFamily = int(h.QueueFamily)
 	if err := c.init(); err != nil {

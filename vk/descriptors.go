@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// Descriptor sets, for devices (or borrowed devices) without
-// VK_KHR_push_descriptor, or when Options.DescriptorSets asks for them.
+// Descriptor sets: how the kernels get their buffers unless
+// Options.PushDescriptors (or Handles.PushDescriptor) asks for
+// VK_KHR_push_descriptor.
 //
 // Each dispatch needs a set holding its storage-buffer ranges. The cache
 // keeps one set per distinct (binding count, ranges) and hands the same

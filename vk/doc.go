@@ -1,6 +1,10 @@
-// Package vk is vkcompact's Vulkan layer: the only package that touches the
-// cgo binding (github.com/goki/vulkan). It loads libvulkan.so.1 itself,
-// creates or borrows a device with one compute queue, and offers buffers,
+// Package vk is vkcompact's Vulkan layer, and all of its C: a C layer of
+// its own (vkc.h, every function static, so it defines no global symbol)
+// that loads libvulkan.so.1 with dlopen and reaches every Vulkan function
+// through vkGetInstanceProcAddr and vkGetDeviceProcAddr. No Go Vulkan
+// binding is imported, so a program may use vkcompact beside
+// github.com/vulkan-go/vulkan or github.com/goki/vulkan. It creates or
+// borrows a device with one compute queue, and offers buffers,
 // submissions, command recording, compute pipelines, timestamps and the
 // validation layer's messages. It knows no algorithm.
 //
@@ -10,14 +14,16 @@
 // 1.1 at least) and a device: the one Options.Device or VKCOMPACT_DEVICE
 // names (an index or a case-insensitive name substring), else the first
 // usable device by type (discrete GPU, integrated, virtual, CPU). A device
-// is usable with a compute queue, subgroup basic, ballot and arithmetic
-// operations in compute shaders, and VK_KHR_push_descriptor; where it has
-// subgroup size control, the context enables subgroupSizeControl and
-// computeFullSubgroups and kernels that ask for it run with full subgroups.
+// is usable with Vulkan 1.1, a compute queue, and subgroup basic, ballot
+// and arithmetic operations in compute shaders; where it has subgroup size
+// control, the context enables subgroupSizeControl and computeFullSubgroups
+// and kernels that ask for it run with full subgroups. Kernels get their
+// buffers through descriptor sets the context caches, or, with
+// Options.PushDescriptors, through VK_KHR_push_descriptor.
 //
 // Borrow builds a context on an engine's own instance, device and queue
 // (Handles). DeviceRequirements tells the engine, before it creates its
-// device, what to enable: VK_KHR_push_descriptor, and for full subgroups
+// device, what it may enable (nothing is required): for full subgroups
 // the subgroup size control features; LoaderProcAddr gives it
 // vkGetInstanceProcAddr when it has no windowing library to ask.
 // WrapBuffer makes the engine's own VkBuffers usable by the library, and

@@ -13,12 +13,15 @@ type Requirements struct {
 	// APIVersion is the least apiVersion the instance must be created
 	// with: VK_API_VERSION_1_1.
 	APIVersion uint32
-	// Extensions are device extensions worth enabling, none of them
-	// required: VK_KHR_push_descriptor where the device offers it (set
-	// Handles.PushDescriptor then; without it the library binds cached
-	// descriptor sets), and VK_EXT_subgroup_size_control where the device
-	// is below Vulkan 1.3 and offers it (with SubgroupSizeControl).
+	// Extensions are the device extensions to enable, none of them
+	// required: VK_EXT_subgroup_size_control where the device is below
+	// Vulkan 1.3 and offers it (with SubgroupSizeControl).
 	Extensions []string
+	// PushDescriptor tells that the device offers VK_KHR_push_descriptor:
+	// enable it and set Handles.PushDescriptor for the library to push its
+	// buffers instead of binding descriptor sets (optional, and not the
+	// default: see Options.PushDescriptors).
+	PushDescriptor bool
 	// SubgroupSizeControl tells that the device offers the
 	// subgroupSizeControl and computeFullSubgroups features (Vulkan 1.3
 	// core, or VK_EXT_subgroup_size_control). Enable both, in
@@ -41,7 +44,8 @@ type Requirements struct {
 // a VkPhysicalDevice of instance (both converted with unsafe.Pointer), to
 // hand the device to Borrow: nothing but Vulkan 1.1 with subgroup basic,
 // ballot and arithmetic operations in compute shaders (properties, not
-// features), and optionally what Extensions and SubgroupSizeControl list.
+// features), and optionally what Extensions, SubgroupSizeControl and
+// PushDescriptor say.
 // apiVersion is the instance's apiVersion (0 means 1.1). It loads
 // libvulkan.so.1 if the library has not yet done so.
 func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint32) (Requirements, error) {
@@ -68,9 +72,7 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 		SubgroupSizeControl: info.SubgroupSizeControl,
 		SubgroupOperations:  []string{"basic", "ballot", "arithmetic"},
 		Missing:             info.Problems,
-	}
-	if info.PushDescriptor {
-		r.Extensions = append(r.Extensions, extPushDescriptor)
+		PushDescriptor:      info.PushDescriptor,
 	}
 	if info.SubgroupSizeControl && info.apiVersion < 1<<22|3<<12 {
 		r.Extensions = append(r.Extensions, extSubgroupSizeCtl)

@@ -386,9 +386,10 @@ var engineExtensions = []string{"VK_KHR_push_descriptor"}
 func (e *engine) wanted(sizeControl bool) []string {
 	var names []string
 	for _, x := range mergeExtensions(engineExtensions, e.req.Extensions) {
+		offered := slices.Contains(e.req.Extensions, x) || x == "VK_KHR_push_descriptor" && e.req.PushDescriptor
 		switch {
-		case !slices.Contains(e.req.Extensions, x):
-			// The device lacks it (vkcompact lists what the device has).
+		case !offered:
+			// The device lacks it (vkcompact says what the device has).
 		case x == "VK_KHR_push_descriptor" && !e.push:
 		case x == "VK_EXT_subgroup_size_control" && !sizeControl:
 		default:
