@@ -84,8 +84,6 @@ type instance struct {
 	val        *validator
 }
 
-func (inst *instance) handle() unsafe.Pointer { return inst.fns.handle() }
-
 // createInstance makes an instance at the highest API version the loader
 // offers, with the validation layer and synchronisation validation when
 // validate is set.
