@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // Type is the type of an element's key: the element itself for plain
@@ -52,7 +54,7 @@ func ParseType(s string) (Type, error) {
 			return Type(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
+	return 0, badInput("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
 }
 
 // Elem describes the elements: plain keys, or structs of Stride bytes with
@@ -86,17 +88,17 @@ func (e Elem) Size() uint32 {
 // Check reports what is wrong with e, if anything.
 func (e Elem) Check() error {
 	if e.Key.Size() == 0 {
-		return fmt.Errorf("compact: unknown key type %d", e.Key)
+		return badInput("compact: unknown key type %d", e.Key)
 	}
 	s := e.Size()
 	if s%4 != 0 || s < 4 || s > MaxStride {
-		return fmt.Errorf("compact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
+		return badInput("compact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
 	}
 	if e.KeyOffset%4 != 0 {
-		return fmt.Errorf("compact: key offset %d is not a multiple of 4", e.KeyOffset)
+		return badInput("compact: key offset %d is not a multiple of 4", e.KeyOffset)
 	}
 	if e.KeyOffset+e.Key.Size() > s || e.KeyOffset >= s {
-		return fmt.Errorf("compact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
+		return badInput("compact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
 	}
 	return nil
 }
@@ -222,12 +224,12 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 		return predNonZero, 0, 0, nil
 	case Flagged:
 		if k.FlagBytes != 1 && k.FlagBytes != 4 {
-			return 0, 0, 0, fmt.Errorf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
+			return 0, 0, 0, badInput("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
 		}
 		return predFlagged, 0, 0, nil
 	case MaskAny:
 		if t.float() {
-			return 0, 0, 0, fmt.Errorf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
+			return 0, 0, 0, badInput("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
 		}
 		bits, err := k.Value.maskBits(t)
 		if err != nil {
@@ -236,7 +238,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 		return predMask, uint32(bits), uint32(bits >> 32), nil
 	case Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual:
 	default:
-		return 0, 0, 0, fmt.Errorf("compact: unknown keep operator %d", k.Op)
+		return 0, 0, 0, badInput("compact: unknown keep operator %d", k.Op)
 	}
 	if t.float() && k.Value.kind == kindFloat && math.IsNaN(k.Value.f) {
 		// Every comparison with NaN is false, except !=.
@@ -257,7 +259,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 // 32-bit types), or says why it does not fit.
 func (v Value) bits(t Type) (uint64, error) {
 	bad := func() (uint64, error) {
-		return 0, fmt.Errorf("compact: constant %s is out of range for %s", v, t)
+		return 0, badInput("compact: constant %s is out of range for %s", v, t)
 	}
 	switch t {
 	case Uint32, Uint64, Int32, Int64:
@@ -275,7 +277,7 @@ func (v Value) bits(t Type) (uint64, error) {
 		case kindFloat:
 			f := v.f
 			if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
-				return 0, fmt.Errorf("compact: constant %s is not an integer, and the key is %s", v, t)
+				return 0, badInput("compact: constant %s is not an integer, and the key is %s", v, t)
 			}
 			if f < -(1<<63) || f >= 1<<64 {
 				return bad()
@@ -332,16 +334,16 @@ func (v Value) bits(t Type) (uint64, error) {
 				return bad()
 			}
 			if v.kind != kindFloat && (!exact || float64(f32) != f) {
-				return 0, fmt.Errorf("compact: constant %s is not exactly representable as %s", v, t)
+				return 0, badInput("compact: constant %s is not exactly representable as %s", v, t)
 			}
 			return uint64(math.Float32bits(f32)), nil
 		}
 		if v.kind != kindFloat && !exact {
-			return 0, fmt.Errorf("compact: constant %s is not exactly representable as %s", v, t)
+			return 0, badInput("compact: constant %s is not exactly representable as %s", v, t)
 		}
 		return math.Float64bits(f), nil
 	}
-	return 0, fmt.Errorf("compact: unknown key type %d", t)
+	return 0, badInput("compact: unknown key type %d", t)
 }
 
 // maskBits converts a mask to t's width: any bit pattern of the width,
@@ -361,9 +363,9 @@ func (v Value) maskBits(t Type) (uint64, error) {
 			return uint64(uint32(v.i)), nil
 		}
 	default:
-		return 0, fmt.Errorf("compact: mask %s is not an integer", v)
+		return 0, badInput("compact: mask %s is not an integer", v)
 	}
-	return 0, fmt.Errorf("compact: mask %s is wider than %s", v, t)
+	return 0, badInput("compact: mask %s is wider than %s", v, t)
 }
 
 // orderedBits maps a key's bits as select.glsl's ordered() does: unsigned
@@ -400,14 +402,14 @@ func orderedBits(t Type, b uint64) uint64 {
 // decimal floats, inf and nan. Spaces are optional.
 func ParseKeep(expr string, t Type) (Keep, error) {
 	if t.Size() == 0 {
-		return Keep{}, fmt.Errorf("keep expression %q: unknown key type %d", expr, t)
+		return Keep{}, badInput("keep expression %q: unknown key type %d", expr, t)
 	}
 	s := strings.TrimSpace(expr)
 	if s == "nonzero" {
 		return KeepNonZero(), nil
 	}
 	if !strings.HasPrefix(s, "x") {
-		return Keep{}, fmt.Errorf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, badInput("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	rest := strings.TrimSpace(s[1:])
 	var op Op
@@ -422,15 +424,15 @@ func ParseKeep(expr string, t Type) (Keep, error) {
 		}
 	}
 	if lit == "" {
-		return Keep{}, fmt.Errorf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, badInput("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	v, err := parseValue(lit, t, op == MaskAny)
 	if err != nil {
-		return Keep{}, fmt.Errorf("keep expression %q: %w", expr, err)
+		return Keep{}, badInput("keep expression %q: %w", expr, err)
 	}
 	k := Keep{Op: op, Value: v}
 	if _, _, _, err := k.encode(t); err != nil {
-		return Keep{}, fmt.Errorf("keep expression %q: %w", expr, err)
+		return Keep{}, badInput("keep expression %q: %w", expr, err)
 	}
 	return k, nil
 }
@@ -450,24 +452,34 @@ func parseValue(lit string, t Type, mask bool) (Value, error) {
 	if t.float() && !mask {
 		if hex := strings.TrimLeft(lit, "+-"); strings.HasPrefix(hex, "0x") || strings.HasPrefix(hex, "0X") {
 			if wide {
-				return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
+				return Value{}, badInput("%q is out of range for %s", lit, t)
 			}
-			return Value{}, fmt.Errorf("%q is not a number", lit)
+			return Value{}, badInput("%q is not a number", lit)
 		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if errors.Is(err, strconv.ErrRange) {
-			return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
+			return Value{}, badInput("%q is out of range for %s", lit, t)
 		}
 		if err != nil {
-			return Value{}, fmt.Errorf("%q is not a number", lit)
+			return Value{}, badInput("%q is not a number", lit)
 		}
 		return Float(f), nil
 	}
 	if wide {
-		return Value{}, fmt.Errorf("%q is out of range for %s", lit, t)
+		return Value{}, badInput("%q is out of range for %s", lit, t)
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err == nil && !mask {
-		return Value{}, fmt.Errorf("%q is not an integer, and the key is %s", lit, t)
+		return Value{}, badInput("%q is not an integer, and the key is %s", lit, t)
 	}
-	return Value{}, fmt.Errorf("%q is not an integer", lit)
+	return Value{}, badInput("%q is not an integer", lit)
 }
+
+// inputError is a mistake in the caller's input, with its message as it
+// is, matching vk.ErrInvalid for errors.Is.
+type inputError struct{ err error }
+
+func (e inputError) Error() string   { return e.err.Error() }
+func (e inputError) Unwrap() []error { return []error{e.err, vk.ErrInvalid} }
+
+// badInput formats an inputError (with fmt.Errorf: %w wraps).
+func badInput(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,8 +150,8 @@ func TestReliabilityBadInput(t *testing.T) {
 	cases := []badCase{
 		// Plans: elements, predicates, counts and options.
 		{Entry: "compact.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.NewPlan(nil, 10, u32); return err }},
-		{Entry: "compact.NewPlan", Input: "stride 10 (not a multiple of 4)", Want: inval, Msg: "stride 10", Call: newPlan(10, elem(compact.Struct(10, 0, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "stride 2", Want: inval, Msg: "stride 2", Call: newPlan(10, elem(compact.Struct(2, 0, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 10 (not a multiple of 4)", Want: inval, Msg: "element stride 10 bytes", Call: newPlan(10, elem(compact.Struct(10, 0, compact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 2", Want: inval, Msg: "element stride 2 bytes", Call: newPlan(10, elem(compact.Struct(2, 0, compact.Uint32)))},
 		{Entry: "compact.NewPlan", Input: "stride 260 (above MaxStride)", Want: inval, Msg: "stride 260", Call: newPlan(10, elem(compact.Struct(260, 0, compact.Uint32)))},
 		{Entry: "compact.NewPlan", Input: "key offset 8 in an 8-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(8, 8, compact.Uint32)))},
 		{Entry: "compact.NewPlan", Input: "u64 key at 8 in a 12-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(12, 8, compact.Uint64)))},
@@ -176,12 +177,12 @@ func TestReliabilityBadInput(t *testing.T) {
 			Elem: compact.Struct(256, 0, compact.Uint32), Options: compact.Options{WorkgroupSize: 1024, LoadsPerLane: 4, Write: compact.WriteStaged}})},
 		{Entry: "compact.NewPlan", Input: "Processors 2^32-1 (counts overflow the scratch size)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 0xffffffff}))},
 		{Entry: "compact.NewPlan", Input: "Processors 2^30 (scratch of 4 GiB)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 1 << 30}))},
-		{Entry: "compact.Elem.Check", Input: "stride 6", Msg: "stride 6", Call: compact.Struct(6, 0, compact.Uint32).Check},
-		{Entry: "compact.ParseType", Input: `"u16"`, Msg: `unknown type "u16"`, Call: func() error { _, err := compact.ParseType("u16"); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x ~ 3"`, Msg: "want nonzero", Call: func() error { _, err := compact.ParseKeep("x ~ 3", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x < 1.5" for u32`, Msg: "not an integer", Call: func() error { _, err := compact.ParseKeep("x < 1.5", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x < 5000000000" for u32`, Msg: "out of range", Call: func() error { _, err := compact.ParseKeep("x < 5000000000", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x & 1.5" for f32`, Msg: "not an integer|integer key", Call: func() error { _, err := compact.ParseKeep("x & 1.5", compact.Float32); return err }},
+		{Entry: "compact.Elem.Check", Input: "stride 6", Want: inval, Msg: "element stride 6 bytes", Call: compact.Struct(6, 0, compact.Uint32).Check},
+		{Entry: "compact.ParseType", Input: `"u16"`, Want: inval, Msg: `unknown type "u16"`, Call: func() error { _, err := compact.ParseType("u16"); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x ~ 3"`, Want: inval, Msg: "want nonzero, x OP VALUE", Call: func() error { _, err := compact.ParseKeep("x ~ 3", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 1.5" for u32`, Want: inval, Msg: `"1.5" is not an integer, and the key is u32`, Call: func() error { _, err := compact.ParseKeep("x < 1.5", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 5000000000" for u32`, Want: inval, Msg: "5000000000 is out of range for u32", Call: func() error { _, err := compact.ParseKeep("x < 5000000000", compact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x & 1.5" for f32`, Want: inval, Msg: `"1.5" is not an integer|needs an integer key`, Call: func() error { _, err := compact.ParseKeep("x & 1.5", compact.Float32); return err }},
 
 		// Plan.Record: buffers that do not fit the plan.
 		{Entry: "compact.Plan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: record(func(b *compact.Buffers) { b.Src = vk.Range{} })},
@@ -219,8 +220,8 @@ func TestReliabilityBadInput(t *testing.T) {
 			plan.Record(nilRec, good)
 			return nilRec.Err()
 		}},
-		{Entry: "compact.Plan.Record", Input: "nil plan", Want: inval, Msg: "nil", Call: sel(nilPlan, func(b *compact.Buffers) {})},
-		{Entry: "compact.Plan.RecordTimed", Input: "nil timer", Want: inval, Msg: "timer", Call: func() error {
+		{Entry: "compact.Plan.Record", Input: "nil plan", Want: inval, Msg: "compact: nil Plan", Call: sel(nilPlan, func(b *compact.Buffers) {})},
+		{Entry: "compact.Plan.RecordTimed", Input: "nil timer", Want: inval, Msg: "RecordTimed needs a timer", Call: func() error {
 			return pipeline.Run(ctx, func(r *pipeline.Recorder) { plan.RecordTimed(r, good, nil) })
 		}},
 
@@ -229,7 +230,7 @@ func TestReliabilityBadInput(t *testing.T) {
 			_, err := plan.Run(compact.Buffers{Src: a.Range(0, 400), Dst: a.Range(1024, 8)})
 			return err
 		}},
-		{Entry: "compact.Plan.Run", Input: "nil plan", Want: inval, Msg: "nil", Call: func() error { _, err := nilPlan.Run(good); return err }},
+		{Entry: "compact.Plan.Run", Input: "nil plan", Want: inval, Msg: "compact: nil Plan", Call: func() error { _, err := nilPlan.Run(good); return err }},
 		{Entry: "compact.Select", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.Select(nil, 100, u32, good); return err }},
 		{Entry: "compact.Select", Input: "source overlapping the destination", Want: inval, Msg: "ranges overlap", Call: func() error {
 			_, err := compact.Select(ctx, 100, u32, compact.Buffers{Src: a.Range(0, 400), Dst: a.Range(256, 400)})
@@ -240,8 +241,8 @@ func TestReliabilityBadInput(t *testing.T) {
 			return err
 		}},
 		{Entry: "compact.ReadResult", Input: "nil buffer", Want: inval, Msg: "nil buffer", Call: func() error { _, err := compact.ReadResult(vk.Range{}); return err }},
-		{Entry: "compact.ReadResult", Input: "range past the end", Want: inval, Msg: "exceeds", Call: func() error { _, err := compact.ReadResult(a.Range(4092, 48)); return err }},
-		{Entry: "compact.ReadResult", Input: "range of 8 bytes (shorter than the 12 read)", Want: inval, Msg: "bytes", Call: func() error { _, err := compact.ReadResult(a.Range(0, 8)); return err }},
+		{Entry: "compact.ReadResult", Input: "range past the end", Want: inval, Msg: "exceeds the 4096-byte buffer", Call: func() error { _, err := compact.ReadResult(a.Range(4092, 48)); return err }},
+		{Entry: "compact.ReadResult", Input: "range of 8 bytes (shorter than the 12 read)", Want: inval, Msg: "a result range of 8 bytes", Call: func() error { _, err := compact.ReadResult(a.Range(0, 8)); return err }},
 
 		// Slice helpers.
 		{Entry: "compact.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
@@ -318,7 +319,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		// Copies.
 		{Entry: "compact.Copy", Input: "6 bytes (not whole words)", Want: inval, Msg: "not a whole number of 32-bit words", Call: copyRec(a.Range(1024, 6), a.Range(0, 6), compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "sizes differ", Want: inval, Msg: "copy of 400 bytes into a 396-byte destination", Call: copyRec(a.Range(1024, 396), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "overlapping ranges", Want: inval, Msg: "overlap", Call: copyRec(a.Range(256, 400), a.Range(0, 400), compact.CopyOptions{})},
+		{Entry: "compact.Copy", Input: "overlapping ranges", Want: inval, Msg: "and destination [256, 656) overlap", Call: copyRec(a.Range(256, 400), a.Range(0, 400), compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "source offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: copyRec(a.Range(1024, 400), a.Range(4, 400), compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "nil source buffer", Want: inval, Msg: "copy source: vk: invalid argument: nil buffer", Call: copyRec(a.Range(1024, 400), vk.Range{Size: 400}, compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "released destination", Want: vk.ErrReleased, Msg: "copy destination: vk: used after Release", Call: copyRec(released.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
@@ -327,7 +328,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "compact.Copy", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{WorkgroupSize: bigWG})},
 		{Entry: "compact.Copy", Input: "nil context", Want: inval, Msg: "one is nil", Call: func() error { return compact.Copy(nil, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{}) }},
 		{Entry: "compact.CheckCopyOptions", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { return compact.CheckCopyOptions(nil, compact.CopyOptions{}) }},
-		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{VecsPerThread: 17}) }},
+		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{VecsPerThread: 17}) }},
 		{Entry: "compact.RecordCopy", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			compact.RecordCopy(nilRec, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{})
 			return nilRec.Err()
@@ -400,12 +401,19 @@ func TestReliabilityConcurrent(t *testing.T) {
 			var mu sync.Mutex
 			var errs []error
 			var done [5]int
+			var inFlight atomic.Int32
+			ended := make([]error, 5) // what ended each goroutine
 			for g := range 5 {
 				wg.Go(func() {
 					rng := rand.New(rand.NewPCG(seed, uint64(g)))
-					for i := range 8 {
+					// Without Release, 8 operations each; with it, until
+					// Release stops them (a bound keeps a broken Release
+					// from looping forever).
+					for i := 0; release && i < 100000 || i < 8; i++ {
 						op := (g + i) % 5
+						inFlight.Add(1)
 						err := concurrentOp(ctx, shared, rng, op)
+						inFlight.Add(-1)
 						mu.Lock()
 						if err != nil {
 							errs = append(errs, fmt.Errorf("goroutine %d, op %d: %w", g, op, err))
@@ -413,24 +421,51 @@ func TestReliabilityConcurrent(t *testing.T) {
 							done[op]++
 						}
 						mu.Unlock()
-						if err != nil && release {
+						if err != nil {
+							ended[g] = err
 							return
 						}
 					}
 				})
 			}
+			overlapped := int32(0)
 			if release {
-				time.Sleep(30 * time.Millisecond)
+				// Release once every kind of operation has completed at
+				// least once, and while at least two are running.
+				deadline := time.Now().Add(2 * time.Minute)
+				for time.Now().Before(deadline) {
+					mu.Lock()
+					all := !slices.Contains(done[:], 0)
+					mu.Unlock()
+					if all {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				for overlapped < 2 && time.Now().Before(deadline) {
+					overlapped = inFlight.Load()
+				}
 				ctx.Release()
 			}
 			wg.Wait()
-			t.Logf("completed per operation (upload, Slice, Select, ScanSlice, SortPairs): %v", done)
+			t.Logf("completed per operation (upload, Slice, Select, ScanSlice, SortPairs): %v; %d running at Release", done, overlapped)
 			for _, err := range errs {
 				if !release || !errors.Is(err, vk.ErrReleased) {
 					t.Error(err)
 				}
 			}
 			if release {
+				if slices.Contains(done[:], 0) {
+					t.Errorf("completed per operation %v: Release came before every kind had run", done)
+				}
+				if overlapped < 2 {
+					t.Errorf("%d operations running at Release: want at least 2 overlapping it", overlapped)
+				}
+				for g, err := range ended {
+					if !errors.Is(err, vk.ErrReleased) {
+						t.Errorf("goroutine %d ended with %v, want ErrReleased", g, err)
+					}
+				}
 				if n := ctx.AllocatedBytes(); n != 0 {
 					t.Errorf("%d bytes allocated after Release", n)
 				}
@@ -633,12 +668,19 @@ func soakInput(rng *rand.Rand, sel compact.Selection, n int, ratio float64) (dat
 // TestReliabilitySoak runs VKCOMPACT_SOAK compactions of random sizes (0
 // to 20000 elements), types, predicates and ratios: mostly on a few
 // reused plans with GPU counts, one in ten on a new plan through Select.
-// Each is checked against the Go reference: the result block and the first
-// and last output element always, the whole output every tenth. The Go
-// heap (after a collection) and the context's device memory are logged at
-// the start, every tenth of the run and at the end; the device memory
-// must come back to its starting value exactly, the heap may grow by at
-// most 16 MiB (the pipeline cache fills as new selections appear).
+// Every iteration poisons the whole output buffer first and checks all of
+// it against the Go reference: the kept (or split) elements, and poison
+// past them (in place: past the count). From the end of a warm-up to the
+// end of the run: the context's device memory and its Vulkan objects
+// (buffers, timers, retired objects, command pools, fences, descriptor
+// sets and pools) must not change, the Go heap (after a collection) may
+// grow by at most 1 MiB, and the pipeline cache by at most four pipelines
+// per distinct plan (count, scan, move and copy-back, or the single pass
+// and its fill), so that a pipeline made per call, not per plan, fails.
+// The last third of the run uses the reused plans only, so that no driver
+// compiles anything there: the process's resident memory may grow by at
+// most 16 MiB over it (a CPU driver keeps megabytes of machine code per
+// new pipeline, which the earlier part makes).
 func TestReliabilitySoak(t *testing.T) {
 	iters := soakCount(t)
 	ctx := vktest.Open(t)
@@ -657,28 +699,43 @@ func TestReliabilitySoak(t *testing.T) {
 			result: newBuf(t, ctx, compact.ResultSize), scratch: newBuf(t, ctx, p.ScratchSize()), cntb: newBuf(t, ctx, 16)}
 		slots[i] = s
 	}
+	type sample struct {
+		heap, rss, device uint64
+		objects           vk.ObjectCounts
+		pipelines         int
+	}
 	var ms runtime.MemStats
-	measure := func() (heap, device uint64) {
+	measure := func() sample {
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc, ctx.AllocatedBytes()
+		return sample{ms.HeapAlloc, residentBytes(t), ctx.AllocatedBytes(), ctx.Objects(), pipeline.For(ctx).Len()}
 	}
 	const mib = 1 << 20
-	var heap0, dev0 uint64
+	log := func(what string, s sample) {
+		t.Logf("%s: Go heap %.2f MiB, resident %.1f MiB, device memory %d bytes, %d pipelines, objects %+v",
+			what, float64(s.heap)/mib, float64(s.rss)/mib, s.device, s.pipelines, s.objects)
+	}
+	var s0, steady sample
+	plans := map[string]bool{} // the distinct plans run since the warm-up
 	warm := min(50, iters/5)
+	steadyFrom := iters - iters/3
 	every := max(iters/10, 1)
 	var kept, total, fresh int
 	for i := 0; i < iters; i++ {
 		if i == warm {
-			heap0, dev0 = measure()
-			t.Logf("soak start (after %d warm-up iterations): Go heap %.2f MiB, device memory %d bytes, %d pipelines", warm, float64(heap0)/mib, dev0, pipeline.For(ctx).Len())
+			s0 = measure()
+			log(fmt.Sprintf("soak start (after %d warm-up iterations)", warm), s0)
+		}
+		if i == steadyFrom {
+			steady = measure()
+			log("reused plans only from here", steady)
 		}
 		n := rng.IntN(soakMax + 1)
 		ratio := rng.Float64()
 		var sel compact.Selection
 		var c refConst
 		var slot *soakSlot
-		if rng.IntN(10) == 0 {
+		if i < steadyFrom && rng.IntN(10) == 0 {
 			sel, c = soakSelection(rng)
 			fresh++
 		} else {
@@ -690,15 +747,20 @@ func TestReliabilitySoak(t *testing.T) {
 		}
 		data, flags, rawFlags := soakInput(rng, sel, n, ratio)
 		want, k := reference(data, flags, sel.Elem, sel.Keep.Op, c, n, sel.Split)
-		size := uint64(sel.Elem.Size())
 		var res compact.Result
 		var out vk.Range
 		var err error
 		var temps []*vk.Buffer
 		if slot == nil {
 			res, out, temps, err = soakSelect(ctx, sel, data, rawFlags, n)
+			if p, perr := compact.NewPlan(ctx, uint64(n), sel); perr == nil && i >= warm {
+				plans[fmt.Sprintf("%+v %+v n=%d", sel, p.Tuning(), n)] = true
+			}
 		} else {
 			res, out, err = soakSlotRun(ctx, slot, data, rawFlags, n)
+			if i >= warm {
+				plans[fmt.Sprintf("slot %p", slot)] = true
+			}
 		}
 		if err != nil {
 			t.Fatalf("iteration %d (n=%d %v keep=%v split=%v inplace=%v): %v", i, n, sel.Elem, sel.Keep, sel.Split, sel.InPlace, err)
@@ -706,26 +768,18 @@ func TestReliabilitySoak(t *testing.T) {
 		if int(res.Kept) != k || int(res.Total) != n || int(res.Rejected) != n-k {
 			t.Fatalf("iteration %d: kept/rejected/total %d/%d/%d, want %d/%d/%d", i, res.Kept, res.Rejected, res.Total, k, n-k, n)
 		}
-		outBytes := uint64(len(want))
-		if i%10 == 0 {
-			got := make([]byte, outBytes)
-			if err := vk.Download(out.Sub(0, outBytes), got); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("iteration %d (n=%d %v keep=%v split=%v inplace=%v): output differs from the reference", i, n, sel.Elem, sel.Keep, sel.Split, sel.InPlace)
-			}
-		} else if outBytes > 0 {
-			first, last := make([]byte, size), make([]byte, size)
-			if err := vk.Download(out.Sub(0, size), first); err != nil {
-				t.Fatal(err)
-			}
-			if err := vk.Download(out.Sub(outBytes-size, size), last); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(first, want[:size]) || !bytes.Equal(last, want[outBytes-size:]) {
-				t.Fatalf("iteration %d (n=%d %v keep=%v): first or last output element differs", i, n, sel.Elem, sel.Keep)
-			}
+		got := make([]byte, out.Size)
+		if err := vk.Download(out, got); err != nil {
+			t.Fatal(err)
+		}
+		// Past the output: poison, but, in place, the input past the
+		// count (which the upload wrote over the poison).
+		from := uint64(len(want))
+		if sel.InPlace {
+			from = uint64(len(data))
+		}
+		if !bytes.Equal(got[:len(want)], want) || !bytes.Equal(got[from:], poisonBytes(out.Size)[from:]) {
+			t.Fatalf("iteration %d (n=%d %v keep=%v split=%v inplace=%v): output differs from the reference", i, n, sel.Elem, sel.Keep, sel.Split, sel.InPlace)
 		}
 		for _, b := range temps {
 			b.Release()
@@ -733,25 +787,57 @@ func TestReliabilitySoak(t *testing.T) {
 		kept += k
 		total += n
 		if i > warm && (i-warm)%every == 0 {
-			heap, dev := measure()
-			t.Logf("soak %6d: Go heap %.2f MiB, device memory %d bytes, %d pipelines", i, float64(heap)/mib, dev, pipeline.For(ctx).Len())
-			if dev != dev0 {
-				t.Errorf("device memory %d bytes at iteration %d, %d at the start", dev, i, dev0)
+			s := measure()
+			log(fmt.Sprintf("soak %6d", i), s)
+			if s.device != s0.device {
+				t.Errorf("device memory %d bytes at iteration %d, %d at the start", s.device, i, s0.device)
 			}
 		}
 	}
-	heap, dev := measure()
+	s := measure()
 	if iters <= warm {
-		heap0, dev0 = heap, dev
+		s0 = s
 	}
-	t.Logf("soak end after %d compactions (%d on new plans; %d of %d elements kept) in %v: Go heap %.2f MiB (start %.2f), device memory %d bytes (start %d), %d pipelines",
-		iters, fresh, kept, total, time.Since(start).Round(time.Millisecond), float64(heap)/mib, float64(heap0)/mib, dev, dev0, pipeline.For(ctx).Len())
-	if dev != dev0 {
-		t.Errorf("device memory grew from %d to %d bytes", dev0, dev)
+	if steadyFrom >= iters {
+		steady = s
 	}
-	if heap > heap0+16*mib {
-		t.Errorf("Go heap grew from %.2f to %.2f MiB (tolerance 16 MiB)", float64(heap0)/mib, float64(heap)/mib)
+	log(fmt.Sprintf("soak end after %d compactions (%d on new plans; %d of %d elements kept) in %v",
+		iters, fresh, kept, total, time.Since(start).Round(time.Millisecond)), s)
+	if s.device != s0.device {
+		t.Errorf("device memory grew from %d to %d bytes", s0.device, s.device)
 	}
+	o0, o := s0.objects, s.objects
+	o0.Pipelines, o.Pipelines = 0, 0 // bounded below
+	if o != o0 {
+		t.Errorf("Vulkan objects changed from %+v to %+v", s0.objects, s.objects)
+	}
+	if s.heap > s0.heap+mib {
+		t.Errorf("Go heap grew from %.2f to %.2f MiB (at most 1 MiB)", float64(s0.heap)/mib, float64(s.heap)/mib)
+	}
+	if s.rss > steady.rss+16*mib {
+		t.Errorf("resident memory grew from %.1f to %.1f MiB over the reused plans' iterations (at most 16 MiB)", float64(steady.rss)/mib, float64(s.rss)/mib)
+	}
+	if s.pipelines != steady.pipelines {
+		t.Errorf("%d pipelines made over the reused plans' iterations", s.pipelines-steady.pipelines)
+	}
+	newPipelines := s.pipelines - s0.pipelines
+	if newPipelines > 4*len(plans) {
+		t.Errorf("%d pipelines made for %d distinct plans: at most 4 each", newPipelines, len(plans))
+	}
+}
+
+// residentBytes reads the process's resident set size.
+func residentBytes(t *testing.T) uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Fatalf("resident memory: %v", err)
+	}
+	f := strings.Fields(string(b))
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		t.Fatalf("resident memory: %q: %v", b, err)
+	}
+	return pages * uint64(os.Getpagesize())
 }
 
 // refConstOf recovers a comparison's constant for the reference.
@@ -774,6 +860,9 @@ func soakSlotRun(ctx *vk.Context, s *soakSlot, data, rawFlags []byte, n int) (co
 	if !s.sel.InPlace {
 		b.Dst = s.dst.Range(0, soakMax*size)
 		out = b.Dst
+	}
+	if err := vk.Upload(out, poisonBytes(out.Size)); err != nil {
+		return compact.Result{}, out, err
 	}
 	if err := vk.Upload(b.Src.Sub(0, uint64(len(data))), data); err != nil {
 		return compact.Result{}, out, err
@@ -817,6 +906,9 @@ func soakSelect(ctx *vk.Context, sel compact.Selection, data, rawFlags []byte, n
 	out := b.Src
 	if !sel.InPlace {
 		if b.Dst, err = mk(uint64(len(data))); err != nil {
+			return compact.Result{}, vk.Range{}, bufs, err
+		}
+		if err := vk.Upload(b.Dst, poisonBytes(b.Dst.Size)); err != nil {
 			return compact.Result{}, vk.Range{}, bufs, err
 		}
 		out = b.Dst

@@ -103,6 +103,7 @@ type ScanPlan struct {
 	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
 	tile, tiles uint32
 	spins       uint32
+	byIndex     bool // tiles go by workgroup index (tilesByIndex)
 	pass, fill  *pipeline.Pipeline
 }
 
@@ -115,6 +116,22 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if err := ctx.Usable(); err != nil {
 		return nil, err
 	}
+	info := ctx.Info()
+	p, err := tuneScan(info, n, s)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = ctx
+	if p.onepass {
+		return p, p.singlePassPipelines(info)
+	}
+	return p, p.threePhasePipelines(info)
+}
+
+// tuneScan checks s for n elements on a device with info and picks the
+// plan's tuning and sizes: a pure function of its arguments, which creates
+// nothing (the plan it returns has no context and no pipelines).
+func tuneScan(info vk.DeviceInfo, n uint64, s Scan) (*ScanPlan, error) {
 	switch s.Type {
 	case Uint32, Int32, Float32:
 	default:
@@ -129,8 +146,7 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if s.Path > PathSinglePass {
 		return nil, invalid("compact: unknown path %d", s.Path)
 	}
-	info := ctx.Info()
-	p := &ScanPlan{ctx: ctx, scan: s, n: uint32(n)}
+	p := &ScanPlan{scan: s, n: uint32(n)}
 	var procs uint32
 	var err error
 	if p.wg, p.vecs, procs, err = s.Options.resolve(info, 1); err != nil {
@@ -139,7 +155,7 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if s.Path == PathSinglePass || (s.Path == PathAuto && autoSinglePass(info)) {
 		why := p.planSinglePass(info, n)
 		if why == "" {
-			return p, p.singlePassPipelines(info)
+			return p, nil
 		}
 		if s.Path == PathSinglePass {
 			return nil, invalid("compact: the single pass does not apply to this prefix sum: %s", why)
@@ -148,6 +164,12 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if p.chunks, err = cutChunks(info, n, 4, procs, maxChunk(info, p.vecs, 4, 1, false)); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// threePhasePipelines creates the three phases' pipelines.
+func (p *ScanPlan) threePhasePipelines(info vk.DeviceInfo) error {
+	s := p.scan
 	float := uint32(0)
 	if s.Type == Float32 {
 		float = 1
@@ -156,20 +178,19 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if s.Inclusive {
 		inclusive = 1
 	}
-	cache := pipeline.For(ctx)
+	cache := pipeline.For(p.ctx)
 	// Constants as select.glsl numbers them: 1 PROCS, 2 STRIDE, ..., 7
 	// VECS; 11 the float flag, 12 inclusive.
 	common := []uint32{p.wg, p.procs, 1, 0, 0, 0, 4, p.vecs, 0, 0, 0, float}
+	var err error
 	if p.reduce, err = cache.Get(reduceKernel, common...); err != nil {
-		return nil, err
+		return err
 	}
 	if p.apply, err = cache.Get(applyKernel, append(common, inclusive)...); err != nil {
-		return nil, err
+		return err
 	}
-	if p.sums, err = cache.Get(sumsKernel, pipeline.ScanWorkgroup(info), float); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.sums, err = cache.Get(sumsKernel, pipeline.ScanWorkgroup(info), float)
+	return err
 }
 
 // maxScanPassWorkgroup is the largest workgroup the single-pass prefix
@@ -204,6 +225,7 @@ func (p *ScanPlan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 	p.tile = p.wg * p.vecs * 4
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.spins = SpinsFor(info, s.Spins)
+	p.byIndex = tilesByIndex(info, false)
 	return ""
 }
 
@@ -220,7 +242,7 @@ func (p *ScanPlan) singlePassPipelines(info vk.DeviceInfo) error {
 	// (see tilesByIndex).
 	var err error
 	byIndex := uint32(0)
-	if tilesByIndex(info, false) {
+	if p.byIndex {
 		byIndex = 1
 	}
 	if p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.vecs, inclusive, maxSubgroups, byIndex); err != nil {
@@ -245,7 +267,7 @@ func (p *ScanPlan) ScratchSize() uint64 {
 // Tuning reports the choices the plan made (Write is unused).
 func (p *ScanPlan) Tuning() Tuning {
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: tilesByIndex(p.ctx.Info(), false)}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
 	}
 	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, SegmentElems: p.segElems}
 }

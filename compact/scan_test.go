@@ -56,20 +56,51 @@ func refScan(c scanCase) (sums []uint32, f64, abs []float64, total uint32, ftota
 	return sums, f64, abs, run, frun
 }
 
-// floatClose says whether the float32 got is within rounding of the
-// float64 reference want, whose summands' magnitudes sum to abs: a
-// relative 1e-5 of abs (a tree of float32 additions over at most 2^32
-// elements stays well inside it for the sizes tested), plus an absolute
-// 2^-126 for denormals a device may flush.
-func floatClose(got uint32, want, abs float64) bool {
+// exactSums reports whether every float32 sum of data, in any order and
+// grouping, is exact: every element is an integer and their magnitudes
+// sum to at most 2^24, so that every partial sum is an integer of at most
+// 24 bits, which float32 holds exactly. The sums of such data must then
+// equal the reference exactly.
+func exactSums(data []uint32) bool {
+	var abs float64
+	for _, x := range data {
+		v := float64(math.Float32frombits(x))
+		if math.IsInf(v, 0) || math.IsNaN(v) || v != math.Trunc(v) {
+			return false
+		}
+		abs += math.Abs(v)
+	}
+	return abs <= 1<<24
+}
+
+// floatBound is the rounding allowed to a float32 sum of mixed magnitudes
+// by a plan that adds at most depth times along any element's way into a
+// sum: a sum computed with depth float32 additions differs from the exact
+// one by at most gamma(depth) = depth*u/(1-depth*u) times the sum of the
+// summands' magnitudes, u = 2^-24 (Higham, Accuracy and Stability of
+// Numerical Algorithms, 4.2), plus 2^-126 per addition for a denormal a
+// device flushes to zero. The three phases' depth: a processor adds its
+// chunk's elements one after another (at most Chunk additions), the
+// processors' totals are summed in a tree (log2 Processors), and the
+// carry and the element meet in two more.
+func floatBound(tn compact.Tuning) (gamma, denormal float64) {
+	depth := float64(tn.Chunk) + math.Ceil(math.Log2(float64(max(tn.Processors, 1)))) + 2
+	u := 0x1p-24
+	return depth * u / (1 - depth*u), depth * 0x1p-126
+}
+
+// floatClose says whether the float32 got is the float64 reference want,
+// whose summands' magnitudes sum to abs, within the bound (floatBound), or
+// exactly where exact is set.
+func floatClose(got uint32, want, abs float64, exact bool, gamma, denormal float64) bool {
 	g := float64(math.Float32frombits(got))
 	switch {
 	case math.IsNaN(want):
 		return math.IsNaN(g)
-	case math.IsInf(want, 0):
+	case math.IsInf(want, 0) || exact:
 		return g == want
 	}
-	return math.Abs(g-want) <= 1e-5*abs+0x1p-126
+	return math.Abs(g-want) <= gamma*abs+denormal
 }
 
 func runScan(t *testing.T, ctx *vk.Context, c scanCase) {
@@ -123,17 +154,22 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	counted.data = c.data[:nEff]
 	want, f64, abs, wantTotal, fTotal := refScan(counted)
 	float := c.scan.Type == compact.Float32
+	exact := exactSums(counted.data)
+	gamma, denormal := floatBound(p.Tuning())
 	for i := range nEff {
 		got := binary.LittleEndian.Uint32(raw[off+4*i:])
-		if float && !floatClose(got, f64[i], abs[i]) || !float && got != want[i] {
-			return fmt.Errorf("element %d: got %#x (%g), want %#x (%g, magnitudes %g)", i, got, math.Float32frombits(got), want[i], f64[i], abs[i])
+		if float && !floatClose(got, f64[i], abs[i], exact, gamma, denormal) || !float && got != want[i] {
+			if float {
+				return fmt.Errorf("element %d: got %#x (%g), want %g (magnitudes %g, exact %v)", i, got, math.Float32frombits(got), f64[i], abs[i], exact)
+			}
+			return fmt.Errorf("element %d: got %#x, want %#x", i, got, want[i])
 		}
 	}
 	absAll := math.Abs(fTotal)
 	for _, x := range counted.data {
 		absAll += math.Abs(float64(math.Float32frombits(x)))
 	}
-	if float && !floatClose(tot[0], fTotal, absAll) || !float && tot[0] != wantTotal {
+	if float && !floatClose(tot[0], fTotal, absAll, exact, gamma, denormal) || !float && tot[0] != wantTotal {
 		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
 	}
 	// Past the count: the input in place, poison otherwise.

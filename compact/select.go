@@ -243,10 +243,12 @@ type Plan struct {
 	onepass     bool // the single pass; none of the three-phase fields above apply
 	tile, tiles uint32
 	spins       uint32
+	byIndex     bool // tiles go by workgroup index (tilesByIndex)
 	pass, fill  *pipeline.Pipeline
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
 	pieces                                           uint32
+	stageWords                                       uint64 // the staged write's shared words per workgroup (1 when scattered)
 }
 
 const chunkAlign = 256 // elements: keeps every segment offset a multiple of 256 bytes
@@ -263,6 +265,23 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if err := ctx.Usable(); err != nil {
 		return nil, err
 	}
+	info := ctx.Info()
+	p, err := tunePlan(info, n, sel)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = ctx
+	words := uint32(p.size / 4)
+	if p.onepass {
+		return p, p.singlePassPipelines(info, words)
+	}
+	return p, p.threePhasePipelines(info, words)
+}
+
+// tunePlan checks sel for n elements on a device with info and picks the
+// plan's tuning and sizes: a pure function of its arguments, which creates
+// nothing (the plan it returns has no context and no pipelines).
+func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 	if err := sel.Elem.Check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
 	}
@@ -273,8 +292,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
 	}
-	info := ctx.Info()
-	p := &Plan{ctx: ctx, sel: sel, n: uint32(n), size: uint64(sel.Elem.Size()), pred: pred, cLo: lo, cHi: hi}
+	p := &Plan{sel: sel, n: uint32(n), size: uint64(sel.Elem.Size()), pred: pred, cLo: lo, cHi: hi}
 	words := uint32(p.size / 4)
 	epv := uint32(1)
 	switch words {
@@ -302,19 +320,19 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if o.Path == PathSinglePass || (o.Path == PathAuto && autoSinglePass(info)) {
 		why := p.planSinglePass(info, n, words, epv)
 		if why == "" {
-			return p, p.singlePassPipelines(info, words)
+			return p, nil
 		}
 		if o.Path == PathSinglePass {
 			return nil, invalid("compact: the single pass does not apply: %s", why)
 		}
 	}
-	stageWords := uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
-	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
+	p.stageWords = uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
+	fits := p.stageWords*4 <= uint64(info.MaxSharedMemory)
 	switch o.Write {
 	case WriteStaged:
 		if !fits {
 			return nil, invalid("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
-				stageWords*4, p.wg, p.vecs, p.size, info.MaxSharedMemory)
+				p.stageWords*4, p.wg, p.vecs, p.size, info.MaxSharedMemory)
 		}
 		p.staged = true
 	case WriteAuto:
@@ -324,7 +342,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 		return nil, invalid("compact: unknown write strategy %d", o.Write)
 	}
 	if !p.staged {
-		stageWords = 1
+		p.stageWords = 1
 	}
 
 	c, err := cutChunks(info, n, p.size, p.procs, maxChunk(info, p.vecs, epv, words, p.staged))
@@ -345,7 +363,12 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if sel.InPlace {
 		p.scratch += alignUp(n*p.size, 256)
 	}
+	return p, nil
+}
 
+// threePhasePipelines creates the three phases' pipelines.
+func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
+	sel := p.sel
 	flagBytes := sel.Keep.FlagBytes
 	if flagBytes == 0 {
 		flagBytes = 4
@@ -360,23 +383,24 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if p.staged {
 		staged = 1
 	}
-	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), pred, flagBytes, p.vecs}
-	cache := pipeline.For(ctx)
+	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), p.pred, flagBytes, p.vecs}
+	cache := pipeline.For(p.ctx)
+	var err error
 	if p.count, err = cache.Get(countKernel, common...); err != nil {
-		return nil, err
+		return err
 	}
-	if p.move, err = cache.Get(moveKernel, append(common, split, staged, uint32(stageWords))...); err != nil {
-		return nil, err
+	if p.move, err = cache.Get(moveKernel, append(common, split, staged, uint32(p.stageWords))...); err != nil {
+		return err
 	}
 	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), p.procs, words); err != nil {
-		return nil, err
+		return err
 	}
 	if p.pieces > 0 {
 		if p.copyback, err = cache.Get(copybackKernel, p.wg, 1, words, p.procs); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // autoSinglePass is PathAuto's choice where the single pass applies: on
@@ -435,6 +459,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
 	p.spins = SpinsFor(info, sel.Spins)
+	p.byIndex = tilesByIndex(info, sel.Split)
 	return ""
 }
 
@@ -488,9 +513,9 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	// in index order. On the H100 (BENCHMARKS.md) by index was the faster
 	// for compaction (2^28 uint32, keep 0.5: 0.81 against 0.86 ms) and
 	// the slower for split (1.24 against 1.04 ms).
-	byIndex := uint32(1)
-	if !tilesByIndex(info, sel.Split) {
-		byIndex = 0
+	byIndex := uint32(0)
+	if p.byIndex {
+		byIndex = 1
 	}
 	stage := p.tile * words
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
@@ -616,7 +641,7 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: tilesByIndex(p.ctx.Info(), p.sel.Split)}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
 	}
 	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
 }

@@ -136,8 +136,15 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 		r.err = fmt.Errorf("pipeline %s: indirect arguments: %w", p.Kernel.Name, err)
 		return
 	}
-	if args.Buffer.Context() != r.ctx || args.Offset%4 != 0 || args.Size < 12 {
-		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments at offset %d, %d bytes: need 12 bytes at a multiple of 4 in a buffer of this context", vk.ErrInvalid, p.Kernel.Name, args.Offset, args.Size)
+	switch {
+	case args.Buffer.Context() != r.ctx:
+		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments in a buffer of another context", vk.ErrInvalid, p.Kernel.Name)
+		return
+	case args.Offset%4 != 0:
+		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", vk.ErrInvalid, p.Kernel.Name, args.Offset)
+		return
+	case args.Size < 12:
+		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", vk.ErrInvalid, p.Kernel.Name, args.Size)
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)

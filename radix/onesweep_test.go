@@ -50,9 +50,46 @@ func TestSortPaths(t *testing.T) {
 	}
 }
 
-// TestOnesweepShapes runs the single pass over digit widths (1 to 8 where
-// the workgroup allows), keys per lane, workgroup sizes, bit ranges (an
-// odd number of passes in place copies back) and buffer offsets.
+// widestOnesweep returns o with the widest digits, up to want bits, whose
+// single pass fits ctx's device (shared memory grows with the digits and
+// the subgroups per workgroup: lavapipe and SwiftShader, with 32 KiB and
+// subgroups of 4 or 8, fit 7-bit digits in workgroups of 128 but not 8-bit
+// ones in 256, which need a digit per invocation), and the workgroup size
+// at least its digits where o gives none. It fails t where not even 2-bit
+// digits fit, and where a device with subgroups of 32 or more does not fit
+// want.
+func widestOnesweep(t *testing.T, ctx *vk.Context, o radix.Options, want uint32) radix.Options {
+	t.Helper()
+	info := ctx.Info()
+	for bits := want; bits >= 2; bits-- {
+		try := onesweepOptions(o)
+		try.DigitBits = bits
+		if o.WorkgroupSize != 0 {
+			try.WorkgroupSize = max(o.WorkgroupSize>>(want-bits), 1<<bits, info.MaxSubgroupSize)
+		}
+		_, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: compact.Uint32, Options: try})
+		if err == nil {
+			if bits < want {
+				t.Logf("%d-bit digits do not fit this device's single pass (subgroups of %d, %d bytes of shared memory): %d bits, workgroup %d",
+					want, info.MinSubgroupSize, info.MaxSharedMemory, bits, try.WorkgroupSize)
+				if info.MinSubgroupSize >= 32 {
+					t.Errorf("%d-bit digits must fit a device with subgroups of %d", want, info.MinSubgroupSize)
+				}
+			}
+			return try
+		}
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "shared memory") {
+			t.Fatalf("%d-bit digits, %+v: %v", bits, try, err)
+		}
+	}
+	t.Fatalf("no digits of 2 to %d bits fit this device's single pass", want)
+	return o
+}
+
+// TestOnesweepShapes runs the single pass over digit widths (1 to 8, the
+// widest the device fits), keys per lane, workgroup sizes, bit ranges (an
+// odd number of passes in place copies back) and buffer offsets. Every
+// case runs.
 func TestOnesweepShapes(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
@@ -63,25 +100,21 @@ func TestOnesweepShapes(t *testing.T) {
 		typ        compact.Type
 		begin, end uint32
 	}{
-		{radix.Options{DigitBits: 1, KeysPerLane: 1}, compact.Uint32, 3, 11},
-		{radix.Options{DigitBits: 3, KeysPerLane: 2}, compact.Int32, 0, 0},
-		{radix.Options{DigitBits: 4, KeysPerLane: 8}, compact.Uint64, 0, 0},
-		{radix.Options{DigitBits: 5, KeysPerLane: 3}, compact.Float32, 0, 32},
-		{radix.Options{DigitBits: 7, KeysPerLane: 4, WorkgroupSize: 128}, compact.Uint32, 0, 0},
-		{radix.Options{DigitBits: 8, KeysPerLane: 1, WorkgroupSize: 256}, compact.Uint32, 8, 32},
-		{radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}, compact.Uint64, 17, 40},
+		{onesweepOptions(radix.Options{DigitBits: 1, KeysPerLane: 1}), compact.Uint32, 3, 11},
+		{onesweepOptions(radix.Options{DigitBits: 3, KeysPerLane: 2}), compact.Int32, 0, 0},
+		{onesweepOptions(radix.Options{DigitBits: 4, KeysPerLane: 8}), compact.Uint64, 0, 0},
+		{onesweepOptions(radix.Options{DigitBits: 5, KeysPerLane: 3}), compact.Float32, 0, 32},
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 4, WorkgroupSize: 128}, 7), compact.Uint32, 0, 0},
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8), compact.Uint32, 8, 32},
+		{onesweepOptions(radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}), compact.Uint64, 17, 40},
 	}
 	for i, c := range cases {
-		o := onesweepOptions(c.o)
+		o := c.o
 		o.Spins = int32(i%3) - 1
 		for _, inPlace := range []bool{false, true} {
 			s := radix.Sort{Key: c.typ, Values: i%2 == 0, Descending: i%3 == 0, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: o}
 			sc := sortCase{sort: s, keys: keyData(rng, c.typ, 50000+rng.IntN(5000), patterns[i%len(patterns)]), off: align * uint64(1+i%3)}
 			if err := tryRunSort(ctx, sc, t); err != nil {
-				if errors.Is(err, vk.ErrInvalid) && strings.Contains(err.Error(), "shared memory") {
-					t.Logf("%v: skipped on this device: %v", sc, err)
-					continue
-				}
 				t.Fatalf("%v: %v", sc, err)
 			}
 		}
@@ -126,30 +159,39 @@ func TestOnesweepRepeated(t *testing.T) {
 
 // TestOnesweepNotApplicable checks that a forced single pass is refused,
 // naming why, where it does not apply, and that PathAuto then takes the
-// three phases.
+// three phases. The shapes are sized from the device, so that each case
+// fails for its own reason, not for shared memory, on every device.
 func TestOnesweepNotApplicable(t *testing.T) {
 	ctx := vktest.Open(t)
 	info := ctx.Info()
-	wg := max(info.MaxSubgroupSize, 64)
+	// A workgroup smaller than its digits: twice as many digits as
+	// invocations, which the shared memory of every device holds.
+	wg := max(info.MaxSubgroupSize, 16)
+	few := uint32(1)
+	for 1<<few <= wg {
+		few++
+	}
+	// A tile status past the binding: a digit per invocation, one key per
+	// lane, so that two status words per key of n = maxStorageBufferRange/4
+	// keys take twice the binding; the widest digits that fit.
+	wide := widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8)
+	wide.WorkgroupSize = 1 << wide.DigitBits
+	if wide.WorkgroupSize%info.MaxSubgroupSize != 0 {
+		t.Fatalf("%+v: a workgroup of %d digits is not a multiple of the subgroup size %d", wide, wide.WorkgroupSize, info.MaxSubgroupSize)
+	}
 	cases := []struct {
 		n    uint64
 		o    radix.Options
 		want string
 	}{
-		{1000, radix.Options{WorkgroupSize: wg, DigitBits: 8}, "each digit needs its own invocation"},
-		{uint64(info.MaxStorageBufferRange) / 4, radix.Options{DigitBits: 8, KeysPerLane: 1, WorkgroupSize: 256}, "maxStorageBufferRange"},
+		{1000, radix.Options{WorkgroupSize: wg, DigitBits: few}, "each digit needs its own invocation"},
+		{uint64(info.MaxStorageBufferRange) / 4, radix.Options{DigitBits: wide.DigitBits, KeysPerLane: 1, WorkgroupSize: wide.WorkgroupSize}, "maxStorageBufferRange"},
 	}
 	for _, c := range cases {
-		if c.n > uint64(info.MaxStorageBufferRange)/4 {
-			continue // refused earlier, for the keys' binding
-		}
 		o := c.o
 		o.Path = compact.PathSinglePass
 		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: compact.Uint32, Options: o})
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-			if err != nil && strings.Contains(err.Error(), "shared memory") {
-				continue // the workgroup does not fit this device at all
-			}
 			t.Errorf("n=%d %+v: got %v, want ErrInvalid naming %q", c.n, o, err, c.want)
 			continue
 		}

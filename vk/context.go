@@ -435,6 +435,7 @@ func (c *Context) init() error {
 		return err
 	}
 	c.fns = fns
+	fns.owner = c
 	if c.queue == nil {
 		c.queue = fns.queue(c.family)
 	}
@@ -566,6 +567,11 @@ func (c *Context) Release() {
 		// the work running.
 		c.fns.waitFence(s.fence, uint64(releaseWait))
 		s.destroy(c)
+	}
+	if !c.borrowed {
+		// Nothing of the library's may run when its objects go (the
+		// device is its own; a lost device answers at once).
+		c.fns.waitIdle()
 	}
 	c.mu.Lock()
 	clear(c.outstanding)

@@ -18,8 +18,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/vkcompact/vkcompact/internal/faults"
 )
 
 // maxBindings, maxBarriers and maxConstants are the C layer's fixed array
@@ -401,13 +402,12 @@ func (m messageQueue) free() { C.vkc_free_messages(m.q) }
 // ---- Device calls.
 
 // deviceFuncs is the device-level function table of one VkDevice, in C
-// memory, with the test seam for injected faults.
+// memory. owner is the context, for the test seam (internal/faults): a
+// hook set for it is asked before each Vulkan call here that returns a
+// VkResult, and a nonzero answer is returned in the call's place.
 type deviceFuncs struct {
-	t *C.vkc_device
-	// fault, when set (by tests), is asked before each Vulkan call that
-	// returns a VkResult; a nonzero answer is returned in the call's place
-	// and the call is not made.
-	fault *atomic.Pointer[func(call string) int32]
+	t     *C.vkc_device
+	owner any
 }
 
 // loadDeviceFuncs loads the table of device; push and statistics load the
@@ -425,7 +425,7 @@ func loadDeviceFuncs(inst instanceFuncs, device unsafe.Pointer, push, statistics
 		}
 		return nil, fmt.Errorf("vk: vkGetDeviceProcAddr gave no %s", name)
 	}
-	return &deviceFuncs{t: t, fault: new(atomic.Pointer[func(string) int32])}, nil
+	return &deviceFuncs{t: t}, nil
 }
 
 func (d *deviceFuncs) free() { C.free(unsafe.Pointer(d.t)) }
@@ -433,12 +433,7 @@ func (d *deviceFuncs) free() { C.free(unsafe.Pointer(d.t)) }
 func (d *deviceFuncs) device() unsafe.Pointer { return d.t.device }
 
 // injected returns the fault to report instead of calling, or 0.
-func (d *deviceFuncs) injected(call string) int32 {
-	if f := d.fault.Load(); f != nil {
-		return (*f)(call)
-	}
-	return 0
-}
+func (d *deviceFuncs) injected(call string) int32 { return faults.Result(d.owner, call) }
 
 func (d *deviceFuncs) destroyDevice() { C.vkc_destroy_device(d.t) }
 func (d *deviceFuncs) queue(family uint32) unsafe.Pointer {

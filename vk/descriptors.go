@@ -184,3 +184,56 @@ func (c *Context) DescriptorSets() int {
 // PushDescriptors reports whether the context pushes its kernels' buffers
 // with VK_KHR_push_descriptor (otherwise it binds cached descriptor sets).
 func (c *Context) PushDescriptors() bool { return c != nil && c.push }
+
+// ObjectCounts are the Vulkan objects a context holds, for leak checks.
+type ObjectCounts struct {
+	// Buffers, Pipelines and Timers not released yet (wrapped buffers
+	// included), and Retired objects released while a submission that may
+	// use them was outstanding, waiting for it.
+	Buffers, Pipelines, Timers, Retired int
+	// CommandPools and Fences of the library's own submissions: free ones
+	// kept for the next, and those in use.
+	CommandPools, Fences int
+	// DescriptorSets and DescriptorPools of the set cache (0 with push
+	// descriptors).
+	DescriptorSets, DescriptorPools int
+	// StagingBytes is the memory of the staging buffer the context keeps
+	// for transfers where device memory is not host-visible (counted in
+	// AllocatedBytes too; 0 when it has none).
+	StagingBytes uint64
+}
+
+// Objects counts the Vulkan objects the context holds now (zero after
+// Release).
+func (c *Context) Objects() ObjectCounts {
+	if c == nil {
+		return ObjectCounts{}
+	}
+	c.mu.Lock()
+	var n ObjectCounts
+	for x := range c.children {
+		switch x.(type) {
+		case *Buffer:
+			n.Buffers++
+		case *ComputePipeline:
+			n.Pipelines++
+		case *Timer:
+			n.Timers++
+		}
+	}
+	n.Retired = len(c.retire)
+	n.CommandPools = len(c.freePools) + len(c.outstanding)
+	n.Fences = len(c.freeFences) + len(c.outstanding)
+	c.mu.Unlock()
+	c.stagingMu.Lock()
+	if c.staging != nil {
+		n.StagingBytes = c.staging.memSize
+	}
+	c.stagingMu.Unlock()
+	if c.sets != nil {
+		c.sets.mu.Lock()
+		n.DescriptorSets, n.DescriptorPools = c.sets.live, len(c.sets.pools)
+		c.sets.mu.Unlock()
+	}
+	return n
+}

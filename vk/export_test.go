@@ -32,11 +32,12 @@ func Outstanding(c *Context) int {
 
 // StagingBytes is the memory the context's staging buffer holds (0 when it
 // has none).
-func StagingBytes(c *Context) uint64 {
+func StagingBytes(c *Context) uint64 { return c.Objects().StagingBytes }
+
+// DropStaging lets go of the context's staging buffer, so that the next
+// staged transfer allocates one.
+func DropStaging(c *Context) {
 	c.stagingMu.Lock()
-	defer c.stagingMu.Unlock()
-	if c.staging == nil {
-		return 0
-	}
-	return c.staging.memSize
+	c.dropStagingLocked()
+	c.stagingMu.Unlock()
 }

@@ -145,7 +145,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		}},
 		{"Context.NewBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewBuffer(64, vk.DeviceLocal); return err }},
 		{"Context.WrapBuffer", "nil VkBuffer", vk.ErrInvalid, "nil VkBuffer", func() error { _, err := ctx.WrapBuffer(nil, 64); return err }},
-		{"Context.WrapBuffer", "size 0", vk.ErrInvalid, "size 0", func() error { _, err := ctx.WrapBuffer(buf.Handle(), 0); return err }},
+		{"Context.WrapBuffer", "size 0", vk.ErrInvalid, "WrapBuffer: size 0", func() error { _, err := ctx.WrapBuffer(buf.Handle(), 0); return err }},
 		{"Context.WrapBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.WrapBuffer(buf.Handle(), 64); return err }},
 		{"Context.NewComputePipeline", "no code", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Bindings: 4, PushSize: 4})},
 		{"Context.NewComputePipeline", "code without the SPIR-V magic", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Code: []uint32{1, 2, 3}})},
@@ -162,11 +162,11 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"Context.NewTimer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewTimer(2); return err }},
 		{"Timer.Nanoseconds", "stamp 5 of a 2-stamp timer", vk.ErrInvalid, "the timer has 2", func() error { _, err := timer.Nanoseconds(0, 5); return err }},
 		{"Timer.Ticks", "never written", vk.ErrInvalid, "is not available", func() error { _, err := timer.Ticks(); return err }},
-		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
-		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
+		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "invalid argument: nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
+		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "invalid argument: nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
 		{"Context.Submit", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.Submit(nil) }},
 		{"Context.Submit", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Submit(func(vk.CommandBuffer) error { return nil }) }},
-		{"Context.Submit", "callback fails after recording a fill", errRecord, "own error", func() error {
+		{"Context.Submit", "callback fails after recording a fill", errRecord, "the callback's own error", func() error {
 			return ctx.Submit(func(cb vk.CommandBuffer) error {
 				cb.FillBuffer(buf.All(), 0)
 				return errRecord
@@ -185,12 +185,12 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"vk.Upload", "zero Buffer value", vk.ErrInvalid, "nil buffer", func() error { return vk.Upload((&vk.Buffer{}).Range(0, 4), []uint32{1}) }},
 		{"vk.Upload", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Upload(released.All(), make([]uint32, 16)) }},
 		{"vk.Download", "slice shorter than the range", vk.ErrInvalid, "does not match", func() error { return vk.Download(buf.All(), make([]uint32, 15)) }},
-		{"vk.Download", "offset past the end", vk.ErrInvalid, "exceeds", func() error { return vk.Download(buf.Range(1<<40, 4), []uint32{0}) }},
+		{"vk.Download", "offset past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Download(buf.Range(1<<40, 4), []uint32{0}) }},
 		{"vk.Download", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Download(vk.Range{Size: 4}, []uint32{0}) }},
 		{"vk.Download", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Download(released.All(), make([]uint32, 16)) }},
 		{"vk.Download", "[]any", vk.ErrInvalid, "holds pointers", func() error { return vk.Download(buf.Range(0, 16), make([]any, 1)) }},
 		{"Range.Check", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Range{Size: 4}.Check() }},
-		{"Range.Check", "past the end", vk.ErrInvalid, "exceeds", func() error { return buf.Range(32, 64).Check() }},
+		{"Range.Check", "past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return buf.Range(32, 64).Check() }},
 		{"Range.Check", "released buffer", vk.ErrReleased, "after Release", func() error { return released.All().Check() }},
 	}
 	for _, c := range cases {
@@ -440,15 +440,28 @@ func testTimeout(t *testing.T) {
 	for i := range keys {
 		keys[i] = rng.Uint32()
 	}
+	odd := slices.DeleteFunc(slices.Clone(keys), func(k uint32) bool { return k&1 == 0 })
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	// Each run checks its output against the reference.
 	ops := []struct {
 		name string
 		run  func() error
 	}{
 		{"compact.Slice", func() error {
-			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+			got, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+			if err == nil && !slices.Equal(got, odd) {
+				return errors.New("the kept keys differ from the reference")
+			}
 			return err
 		}},
-		{"radix.SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
+		{"radix.SortSlice", func() error {
+			got, err := radix.SortSlice(ctx, keys, radix.Sort{})
+			if err == nil && !slices.Equal(got, sorted) {
+				return errors.New("the sorted keys differ from the reference")
+			}
+			return err
+		}},
 	}
 	// Each operation once first: where device memory is not host-visible
 	// (the H100) they leave the context's staging buffer, sized for these

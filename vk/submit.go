@@ -197,13 +197,17 @@ func (c *Context) reapLocked() {
 	kept := c.inFlight[:0]
 	for _, s := range c.inFlight {
 		switch r := c.fns.fenceStatus(s.fence); r {
+		case resultSuccess:
+			delete(c.outstanding, s.serial)
+			s.destroy(c)
 		case resultNotReady:
 			kept = append(kept, s)
 		default:
-			// Signalled, or failed (device lost): nothing more will run.
+			// A failure (device lost): the context is lost from here on,
+			// but the submission stays with Release, which waits for it
+			// (a lost device answers at once) before destroying it.
 			c.noteResult(check("vkGetFenceStatus", r))
-			delete(c.outstanding, s.serial)
-			s.destroy(c)
+			kept = append(kept, s)
 		}
 	}
 	clear(c.inFlight[len(kept):])

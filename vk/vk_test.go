@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,7 +296,7 @@ func TestDeviceLostIsSticky(t *testing.T) {
 
 // TestSubmitTimeout forces a timeout with a zero deadline on a long copy:
 // the call returns ErrTimeout instead of hanging, the context stays usable,
-// and the work completes and is reclaimed later.
+// and the work completes, with the right result, and is reclaimed later.
 func TestSubmitTimeout(t *testing.T) {
 	ctx := vktest.Open(t)
 	const n = 16 << 20 // 64 MiB: tens of milliseconds on lavapipe
@@ -305,6 +306,13 @@ func TestSubmitTimeout(t *testing.T) {
 	}
 	dst, err := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := make([]uint32, n)
+	for i := range pattern {
+		pattern[i] = uint32(i) * 2654435761
+	}
+	if err := vk.Upload(src.All(), pattern); err != nil {
 		t.Fatal(err)
 	}
 	ctx.SetTimeout(0)
@@ -325,9 +333,12 @@ func TestSubmitTimeout(t *testing.T) {
 	if p := ctx.Pending(); p != 0 {
 		t.Fatalf("%d submissions still pending after a minute", p)
 	}
-	got := make([]uint32, 4)
-	if err := vk.Download(dst.Range(0, 16), got); err != nil {
+	got := make([]uint32, n)
+	if err := vk.Download(dst.All(), got); err != nil {
 		t.Fatalf("download after the timeout: %v", err)
+	}
+	if !slices.Equal(got, pattern) {
+		t.Errorf("the timed-out copy's result differs from its source")
 	}
 }
 
@@ -519,9 +530,13 @@ func TestConcurrentUseAndRelease(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
+	var completed, inFlight atomic.Int32
 	for g := range 6 {
 		wg.Go(func() {
-			for i := range 40 {
+			// Until Release stops it (a bound keeps a broken Release from
+			// looping forever).
+			for i := range 100000 {
+				inFlight.Add(1)
 				n := 1024 * (1 + (g+i)%7)
 				a, err := ctx.NewBuffer(uint64(4*n), vk.DeviceLocal)
 				if err != nil {
@@ -551,21 +566,42 @@ func TestConcurrentUseAndRelease(t *testing.T) {
 				}
 				a.Release()
 				b.Release()
+				inFlight.Add(-1)
 				if err != nil {
 					errs <- err
 					return
 				}
+				completed.Add(1)
 			}
+			errs <- errors.New("no ErrReleased after 100000 rounds")
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
-	ctx.Release() // while the goroutines are busy
+	// Release while the goroutines are busy: after some rounds have
+	// completed, and while at least two are running.
+	deadline := time.Now().Add(time.Minute)
+	for completed.Load() < 6 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	running := int32(0)
+	for running < 2 && time.Now().Before(deadline) {
+		running = inFlight.Load()
+	}
+	ctx.Release()
 	wg.Wait()
 	close(errs)
+	t.Logf("%d rounds completed, %d running at Release", completed.Load(), running)
+	if completed.Load() < 6 || running < 2 {
+		t.Errorf("%d rounds completed and %d running at Release: want at least 6 and 2", completed.Load(), running)
+	}
+	ended := 0
 	for err := range errs {
+		ended++
 		if !errors.Is(err, vk.ErrReleased) {
 			t.Errorf("concurrent call during Release: %v", err)
 		}
+	}
+	if ended != 6 {
+		t.Errorf("%d goroutines ended with an error, want all 6 with ErrReleased", ended)
 	}
 	timer.Release() // after the context's Release: a no-op
 	if _, err := timer.Ticks(); !errors.Is(err, vk.ErrReleased) {

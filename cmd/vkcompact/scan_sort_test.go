@@ -528,6 +528,17 @@ func FuzzParseBits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		typ := types[int(which)%len(types)]
 		width := 8 * typ.Size()
+		// The acceptance oracle: a valid range made from the input must
+		// parse to exactly itself (a parser refusing everything fails).
+		var sum uint32
+		for _, c := range []byte(s) {
+			sum = sum*31 + uint32(c)
+		}
+		a, b := uint32(len(s))%(width+1), sum%(width+1)
+		valid := fmt.Sprintf("%d:%d", min(a, b), max(a, b))
+		if l, h, err := parseBits(valid, typ); err != nil || l != min(a, b) || h != max(a, b) {
+			t.Fatalf("%q, a valid range for %v: %d:%d, %v", valid, typ, l, h, err)
+		}
 		lo, hi, err := parseBits(s, typ)
 		if err != nil {
 			var ue usageError

@@ -11,9 +11,11 @@ import (
 	"testing"
 )
 
-// Case is one bad input: Call must return an error matching Want (any
-// error when Want is nil) whose message contains Msg, or one of its
-// |-separated alternatives.
+// Case is one bad input: Call must return an error matching Want whose
+// message contains Msg, or one of its |-separated alternatives. Want must
+// be set, and each alternative of Msg must be at least MinMsg bytes long:
+// an empty alternative, or a word as short as "nil", matches errors that
+// do not name the problem.
 type Case struct {
 	Entry, Input string
 	Want         error
@@ -21,11 +23,32 @@ type Case struct {
 	Call         func() error
 }
 
-// Check runs c and fails t with what is wrong with its outcome. Each case
-// is logged as "case | entry | input | error", the reliability report's
-// table.
+// MinMsg is the shortest expected message (or alternative) a case may
+// give.
+const MinMsg = 10
+
+// Lint returns what makes c unable to tell a right error from a wrong
+// one, or nil.
+func Lint(c Case) error {
+	if c.Want == nil {
+		return fmt.Errorf("%s: %s: no Want: any error would pass", c.Entry, c.Input)
+	}
+	for _, m := range strings.Split(c.Msg, "|") {
+		if len(m) < MinMsg {
+			return fmt.Errorf("%s: %s: the expected message %q has an alternative %q shorter than %d bytes, which errors that do not name the problem can contain", c.Entry, c.Input, c.Msg, m, MinMsg)
+		}
+	}
+	return nil
+}
+
+// Check runs c and fails t with what is wrong with its outcome, or with the
+// case itself (Lint). Each case is logged as "case | entry | input |
+// error", the reliability report's table.
 func Check(t *testing.T, c Case) {
 	t.Helper()
+	if err := Lint(c); err != nil {
+		t.Errorf("bad case: %v", err)
+	}
 	var err error
 	panicked := false
 	func() {

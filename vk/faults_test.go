@@ -1,0 +1,155 @@
+package vk_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// TestFaultDeviceLostInFlight makes vkQueueSubmit, vkWaitForFences and
+// vkGetFenceStatus report VK_ERROR_DEVICE_LOST (through the internal/faults
+// seam) while work of the context is still running on the GPU: a copy
+// whose wait timed out, and, for the wait, the submission being waited
+// for. The failing call returns an error matching ErrDeviceLost, every
+// later call does too, a download that fails leaves the caller's slice
+// untouched, and Release waits for the work still running before it
+// destroys anything: the validation layer reports nothing.
+func TestFaultDeviceLostInFlight(t *testing.T) {
+	for _, call := range []string{"vkQueueSubmit", "vkWaitForFences", "vkGetFenceStatus"} {
+		t.Run(call, func(t *testing.T) {
+			ctx := vktest.Open(t)
+			const words = 1 << 22 // 16 MiB: copies that take a while on a CPU driver
+			src, err := ctx.NewBuffer(4*words, vk.DeviceLocal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst, err := ctx.NewBuffer(4*words, vk.DeviceLocal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pattern := make([]uint32, 1024)
+			for i := range pattern {
+				pattern[i] = uint32(i) * 2654435761
+			}
+			if err := vk.Upload(src.Range(0, 4096), pattern); err != nil {
+				t.Fatal(err)
+			}
+			copies := func(cb vk.CommandBuffer) error {
+				for range 8 {
+					cb.CopyBuffer(src.All(), dst.All())
+					cb.MemoryBarrier(vk.StageTransfer, vk.StageTransfer, vk.AccessTransferWrite, vk.AccessTransferWrite)
+				}
+				return nil
+			}
+			// Work in flight: its wait times out at once.
+			if err := ctx.SubmitTimeout(0, copies); !errors.Is(err, vk.ErrTimeout) {
+				t.Fatalf("a zero-timeout submission: %v, want ErrTimeout", err)
+			}
+			inFlight := ctx.Pending()
+			t.Logf("%d submission(s) in flight when %s fails", inFlight, call)
+
+			clear := faults.Set(ctx, func(c string) int32 {
+				if c == call {
+					return faults.ErrorDeviceLost
+				}
+				return 0
+			})
+			var got error
+			switch call {
+			case "vkGetFenceStatus":
+				if inFlight == 0 {
+					t.Skip("the timed-out copies finished before the fault: nothing to poll")
+				}
+				ctx.Pending() // polls the fence of the work in flight
+				got = ctx.Usable()
+			default:
+				got = ctx.Submit(copies)
+			}
+			if !errors.Is(got, vk.ErrDeviceLost) {
+				t.Errorf("%s failing: %v, want ErrDeviceLost", call, got)
+			}
+			// Every later call reports the loss, and a failed download
+			// leaves the caller's slice as it was.
+			poison := slices.Repeat([]uint32{0xDEADBEEF}, len(pattern))
+			out := slices.Clone(poison)
+			if err := vk.Download(src.Range(0, 4096), out); !errors.Is(err, vk.ErrDeviceLost) {
+				t.Errorf("a download after the loss: %v, want ErrDeviceLost", err)
+			}
+			if !slices.Equal(out, poison) {
+				t.Errorf("a failed download wrote into the caller's slice")
+			}
+			if _, err := ctx.NewBuffer(64, vk.DeviceLocal); !errors.Is(err, vk.ErrDeviceLost) {
+				t.Errorf("NewBuffer after the loss: %v, want ErrDeviceLost", err)
+			}
+			clear()
+			start := time.Now()
+			ctx.Release() // waits for the copies still running; vktest checks the layer's messages
+			t.Logf("Release took %v", time.Since(start).Round(time.Millisecond))
+			if n := ctx.AllocatedBytes(); n != 0 {
+				t.Errorf("%d bytes allocated after Release", n)
+			}
+		})
+	}
+}
+
+// TestFaultAllocationInTransfer makes each vkAllocateMemory of an upload
+// and a download through the staging buffer fail in turn: each failure
+// returns ErrOutOfDeviceMemory, leaves AllocatedBytes where it was and the
+// caller's slice untouched, and the next transfer succeeds.
+func TestFaultAllocationInTransfer(t *testing.T) {
+	vk.SetForceStaging(true)
+	defer vk.SetForceStaging(false)
+	ctx := vktest.Open(t)
+	buf, err := ctx.NewBuffer(4096, vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]uint32, 1024)
+	for i := range data {
+		data[i] = uint32(i) ^ 0x5A5A5A5A
+	}
+	original := slices.Clone(data)
+	if err := vk.Upload(buf.All(), data); err != nil {
+		t.Fatal(err)
+	}
+	poison := slices.Repeat([]uint32{0xDEADBEEF}, len(data))
+	out := slices.Clone(poison)
+	bufferIntact := func() error {
+		if !slices.Equal(data, original) {
+			return errors.New("the caller's slice changed")
+		}
+		got := make([]uint32, len(data))
+		if err := vk.Download(buf.All(), got); err != nil {
+			return err
+		}
+		if !slices.Equal(got, original) {
+			return errors.New("the buffer changed")
+		}
+		return nil
+	}
+	for _, op := range []faults.Op{
+		{Name: "vk.Upload", Before: func() { vk.DropStaging(ctx) }, Run: func() error {
+			return vk.Upload(buf.All(), data)
+		}, Untouched: bufferIntact},
+		{Name: "vk.Download", Before: func() { vk.DropStaging(ctx) }, Run: func() error {
+			copy(out, poison)
+			err := vk.Download(buf.All(), out)
+			if err == nil && !slices.Equal(out, original) {
+				return errors.New("downloaded data differ")
+			}
+			return err
+		}, Untouched: func() error {
+			if !slices.Equal(out, poison) {
+				return errors.New("a failed download wrote into the caller's slice")
+			}
+			return bufferIntact()
+		}},
+	} {
+		faults.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
+	}
+}
