@@ -410,7 +410,7 @@ func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
 // (lavapipe) the three phases ran faster: 7.0 against 23.4 ms at 2^20
 // uint32.
 func autoSinglePass(info vk.DeviceInfo) bool {
-	return info.Type != "cpu"
+	return !info.CPU()
 }
 
 // planSinglePass sizes the single pass, or says why it does not apply.
@@ -472,7 +472,7 @@ func SpinsFor(info vk.DeviceInfo, spins int32) uint32 {
 		return 0
 	case spins > 0:
 		return uint32(spins)
-	case info.Type == "cpu":
+	case info.CPU():
 		// lavapipe ends any loop after 65535 iterations: count a late
 		// predecessor at once rather than wait for it.
 		return 0
@@ -490,7 +490,7 @@ func SpinsFor(info vk.DeviceInfo, spins int32) uint32 {
 // (2^20 uint32 at subgroup size 4 with tiles of 16). From the counter, a
 // tile's unpublished predecessors are only those still running beside it.
 func tilesByIndex(info vk.DeviceInfo, split bool) bool {
-	return !split && info.Type != "cpu"
+	return !split && !info.CPU()
 }
 
 // singlePassPipelines creates the single pass's pipelines.
@@ -589,7 +589,7 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
 }
 
-// maxChunk bounds a chunk so that one subgroup's walk stays under 32768
+// maxChunk bounds a chunk so that one subgroup's walk stays under pipeline.LoopBudget
 // loop iterations, the staged write-out's inner iterations included.
 // lavapipe stops a shader's loops after 65535 iterations (its guard
 // against endless loops): a longer walk silently lost the end of its
@@ -599,7 +599,7 @@ func maxChunk(info vk.DeviceInfo, vecs, epv, words uint32, staged bool) uint64 {
 	if staged {
 		perStep += uint64(vecs * epv * words)
 	}
-	steps := 32768 / perStep
+	steps := pipeline.LoopBudget / perStep
 	step := uint64(max(info.MinSubgroupSize, 1) * vecs * epv)
 	return max((steps*step)&^(chunkAlign-1), chunkAlign)
 }

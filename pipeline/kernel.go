@@ -13,6 +13,12 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
+// LoopBudget is the most iterations a kernel's loop may take on any
+// device: lavapipe ends a shader's loop after 65535 iterations (and the
+// output it was writing with it), so the plans cut their work to half of
+// that per loop.
+const LoopBudget = 32768
+
 // Access is how a kernel uses one of its storage-buffer bindings.
 type Access uint8
 

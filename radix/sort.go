@@ -456,7 +456,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	fitsNext := func(w uint32, carry bool) bool {
 		return w <= MaxFusedBits && sharedAt(p.wg, w, carry)+nextAt(w) <= info.MaxSharedMemory
 	}
-	if o.Tails == TailsAuto && s.Values && info.Type != "cpu" && s.Path != compact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
+	if o.Tails == TailsAuto && s.Values && !info.CPU() && s.Path != compact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
 		// Only where no pass loses its fused counts to them (the last
 		// pass counts nothing).
 		p.carry = true
@@ -472,7 +472,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 
 	// Processors and chunks: whole rounds per chunk, and few enough
 	// rounds that one invocation's loop iterations, inner loops included,
-	// stay under 32768: lavapipe ends a shader's loops after 65535
+	// stay under pipeline.LoopBudget: lavapipe ends a shader's loops after 65535
 	// iterations (its guard against endless loops), which silently lost
 	// the end of a long chunk's output at subgroup size 4. Longer inputs
 	// get more processors instead.
@@ -488,7 +488,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		perRound += ceilDiv(uint64(buckets)*TailSector, uint64(p.wg)) + ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg))
 	}
 	chunk := max(alignUp(ceilDiv(n, procs), round), round)
-	chunk = min(chunk, max(32768/perRound, 1)*round)
+	chunk = min(chunk, max(pipeline.LoopBudget/perRound, 1)*round)
 	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
 	p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
 
@@ -547,7 +547,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 		if p.carry {
 			perRound += ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg)) // the recount over the carried keys
 		}
-		if capped := max((32768-min(fixed, 16384))/perRound, 1) * round; uint64(p.chunk) > capped {
+		if capped := max((pipeline.LoopBudget-min(fixed, pipeline.LoopBudget/2))/perRound, 1) * round; uint64(p.chunk) > capped {
 			p.chunk = uint32(capped)
 			p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
 		}
@@ -680,7 +680,7 @@ func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWor
 // digits: half the passes over memory.
 func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
-	case info.Type == "cpu":
+	case info.CPU():
 		return 8, 4
 	case s.Key == compact.Uint64:
 		return 4, 8
