@@ -45,7 +45,7 @@ func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipel
 	}
 	o := opts.withDefaults(ctx.Info())
 	if o.VecsPerThread > MaxVecsPerThread {
-		return nil, o, fmt.Errorf("%w: compact: copy with %d uvec4 per invocation (at most %d)", vk.ErrInvalid, o.VecsPerThread, MaxVecsPerThread)
+		return nil, o, vk.Invalidf("compact: copy with %d uvec4 per invocation (at most %d)", o.VecsPerThread, MaxVecsPerThread)
 	}
 	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.VecsPerThread)
 	return p, o, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,7 @@ func ParseType(s string) (Type, error) {
 			return Type(i), nil
 		}
 	}
-	return 0, badInput("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
+	return 0, vk.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
 }
 
 // Elem describes the elements: plain keys, or structs of Stride bytes with
@@ -88,17 +89,17 @@ func (e Elem) Size() uint32 {
 // Check reports what is wrong with e, if anything.
 func (e Elem) Check() error {
 	if e.Key.Size() == 0 {
-		return badInput("compact: unknown key type %d", e.Key)
+		return vk.Invalidf("compact: unknown key type %d", e.Key)
 	}
 	s := e.Size()
 	if s%4 != 0 || s < 4 || s > MaxStride {
-		return badInput("compact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
+		return vk.Invalidf("compact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
 	}
 	if e.KeyOffset%4 != 0 {
-		return badInput("compact: key offset %d is not a multiple of 4", e.KeyOffset)
+		return vk.Invalidf("compact: key offset %d is not a multiple of 4", e.KeyOffset)
 	}
 	if e.KeyOffset+e.Key.Size() > s || e.KeyOffset >= s {
-		return badInput("compact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
+		return vk.Invalidf("compact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
 	}
 	return nil
 }
@@ -224,12 +225,12 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 		return predNonZero, 0, 0, nil
 	case Flagged:
 		if k.FlagBytes != 1 && k.FlagBytes != 4 {
-			return 0, 0, 0, badInput("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
+			return 0, 0, 0, vk.Invalidf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
 		}
 		return predFlagged, 0, 0, nil
 	case MaskAny:
 		if t.float() {
-			return 0, 0, 0, badInput("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
+			return 0, 0, 0, vk.Invalidf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
 		}
 		bits, err := k.Value.maskBits(t)
 		if err != nil {
@@ -238,7 +239,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 		return predMask, uint32(bits), uint32(bits >> 32), nil
 	case Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual:
 	default:
-		return 0, 0, 0, badInput("compact: unknown keep operator %d", k.Op)
+		return 0, 0, 0, vk.Invalidf("compact: unknown keep operator %d", k.Op)
 	}
 	if t.float() && k.Value.kind == kindFloat && math.IsNaN(k.Value.f) {
 		// Every comparison with NaN is false, except !=.
@@ -259,7 +260,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 // 32-bit types), or says why it does not fit.
 func (v Value) bits(t Type) (uint64, error) {
 	bad := func() (uint64, error) {
-		return 0, badInput("compact: constant %s is out of range for %s", v, t)
+		return 0, vk.Invalidf("compact: constant %s is out of range for %s", v, t)
 	}
 	switch t {
 	case Uint32, Uint64, Int32, Int64:
@@ -277,7 +278,7 @@ func (v Value) bits(t Type) (uint64, error) {
 		case kindFloat:
 			f := v.f
 			if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
-				return 0, badInput("compact: constant %s is not an integer, and the key is %s", v, t)
+				return 0, vk.Invalidf("compact: constant %s is not an integer, and the key is %s", v, t)
 			}
 			if f < -(1<<63) || f >= 1<<64 {
 				return bad()
@@ -334,16 +335,16 @@ func (v Value) bits(t Type) (uint64, error) {
 				return bad()
 			}
 			if v.kind != kindFloat && (!exact || float64(f32) != f) {
-				return 0, badInput("compact: constant %s is not exactly representable as %s", v, t)
+				return 0, vk.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
 			}
 			return uint64(math.Float32bits(f32)), nil
 		}
 		if v.kind != kindFloat && !exact {
-			return 0, badInput("compact: constant %s is not exactly representable as %s", v, t)
+			return 0, vk.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
 		}
 		return math.Float64bits(f), nil
 	}
-	return 0, badInput("compact: unknown key type %d", t)
+	return 0, vk.Invalidf("compact: unknown key type %d", t)
 }
 
 // maskBits converts a mask to t's width: any bit pattern of the width,
@@ -363,9 +364,9 @@ func (v Value) maskBits(t Type) (uint64, error) {
 			return uint64(uint32(v.i)), nil
 		}
 	default:
-		return 0, badInput("compact: mask %s is not an integer", v)
+		return 0, vk.Invalidf("compact: mask %s is not an integer", v)
 	}
-	return 0, badInput("compact: mask %s is wider than %s", v, t)
+	return 0, vk.Invalidf("compact: mask %s is wider than %s", v, t)
 }
 
 // orderedBits maps a key's bits as select.glsl's ordered() does: unsigned
@@ -402,14 +403,14 @@ func orderedBits(t Type, b uint64) uint64 {
 // decimal floats, inf and nan. Spaces are optional.
 func ParseKeep(expr string, t Type) (Keep, error) {
 	if t.Size() == 0 {
-		return Keep{}, badInput("keep expression %q: unknown key type %d", expr, t)
+		return Keep{}, vk.Invalidf("keep expression %q: unknown key type %d", expr, t)
 	}
 	s := strings.TrimSpace(expr)
 	if s == "nonzero" {
 		return KeepNonZero(), nil
 	}
 	if !strings.HasPrefix(s, "x") {
-		return Keep{}, badInput("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, vk.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	rest := strings.TrimSpace(s[1:])
 	var op Op
@@ -424,15 +425,15 @@ func ParseKeep(expr string, t Type) (Keep, error) {
 		}
 	}
 	if lit == "" {
-		return Keep{}, badInput("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, vk.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	v, err := parseValue(lit, t, op == MaskAny)
 	if err != nil {
-		return Keep{}, badInput("keep expression %q: %w", expr, err)
+		return Keep{}, vk.Invalidf("keep expression %q: %w", expr, err)
 	}
 	k := Keep{Op: op, Value: v}
 	if _, _, _, err := k.encode(t); err != nil {
-		return Keep{}, badInput("keep expression %q: %w", expr, err)
+		return Keep{}, vk.Invalidf("keep expression %q: %w", expr, err)
 	}
 	return k, nil
 }
@@ -452,34 +453,85 @@ func parseValue(lit string, t Type, mask bool) (Value, error) {
 	if t.float() && !mask {
 		if hex := strings.TrimLeft(lit, "+-"); strings.HasPrefix(hex, "0x") || strings.HasPrefix(hex, "0X") {
 			if wide {
-				return Value{}, badInput("%q is out of range for %s", lit, t)
+				return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
 			}
-			return Value{}, badInput("%q is not a number", lit)
+			return Value{}, vk.Invalidf("%q is not a number", lit)
 		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if errors.Is(err, strconv.ErrRange) {
-			return Value{}, badInput("%q is out of range for %s", lit, t)
+			return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
 		}
 		if err != nil {
-			return Value{}, badInput("%q is not a number", lit)
+			return Value{}, vk.Invalidf("%q is not a number", lit)
 		}
 		return Float(f), nil
 	}
 	if wide {
-		return Value{}, badInput("%q is out of range for %s", lit, t)
+		return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err == nil && !mask {
-		return Value{}, badInput("%q is not an integer, and the key is %s", lit, t)
+		return Value{}, vk.Invalidf("%q is not an integer, and the key is %s", lit, t)
 	}
-	return Value{}, badInput("%q is not an integer", lit)
+	return Value{}, vk.Invalidf("%q is not an integer", lit)
 }
 
-// inputError is a mistake in the caller's input, with its message as it
-// is, matching vk.ErrInvalid for errors.Is.
-type inputError struct{ err error }
+// TypeOf returns the key type of a Go type, and false for a type that is
+// not one of them.
+func TypeOf(t reflect.Type) (Type, bool) {
+	switch t.Kind() {
+	case reflect.Uint32:
+		return Uint32, true
+	case reflect.Int32:
+		return Int32, true
+	case reflect.Float32:
+		return Float32, true
+	case reflect.Uint64:
+		return Uint64, true
+	case reflect.Int64:
+		return Int64, true
+	case reflect.Float64:
+		return Float64, true
+	}
+	return 0, false
+}
 
-func (e inputError) Error() string   { return e.err.Error() }
-func (e inputError) Unwrap() []error { return []error{e.err, vk.ErrInvalid} }
+// elemFor resolves a selection's Elem for a slice of T: T's own key type
+// where T is one and e is zero, e itself where it agrees with T, and an
+// error naming the mismatch otherwise.
+func elemFor[T any](e Elem) (Elem, error) {
+	t := reflect.TypeFor[T]()
+	key, isKey := TypeOf(t)
+	switch {
+	case isKey && e == Elem{}:
+		return Plain(key), nil
+	case isKey && (e.Key != key || e.KeyOffset != 0):
+		return e, invalid("compact: %v keys at byte %d in a slice of %v: the key type must be the element's (leave Selection.Elem zero)", e.Key, e.KeyOffset, t)
+	case !isKey && e == Elem{}:
+		return e, invalid("compact: a slice of %v: say where its key is (Selection.Elem: compact.StructOf or compact.Struct)", t)
+	}
+	return e, nil
+}
 
-// badInput formats an inputError (with fmt.Errorf: %w wraps).
-func badInput(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
+// StructOf describes the elements of a slice of the struct T, with the
+// key at T's field named field, of one of the key types: for example
+// compact.StructOf[Particle]("Life"). The field's offset must be a
+// multiple of 4 and T's size a multiple of 4 up to MaxStride.
+func StructOf[T any](field string) (Elem, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return Elem{}, invalid("compact: StructOf[%v]: %v is not a struct", t, t)
+	}
+	f, ok := t.FieldByName(field)
+	if !ok || len(f.Index) != 1 {
+		return Elem{}, invalid("compact: StructOf[%v]: no field %q", t, field)
+	}
+	key, ok := TypeOf(f.Type)
+	if !ok {
+		return Elem{}, invalid("compact: StructOf[%v]: field %s is a %v, not one of the key types (uint32, int32, float32, uint64, int64, float64)", t, field, f.Type)
+	}
+	e := Struct(uint32(t.Size()), uint32(f.Offset), key)
+	if err := e.Check(); err != nil {
+		return Elem{}, fmt.Errorf("compact: StructOf[%v](%q): %w", t, field, err)
+	}
+	return e, nil
+}

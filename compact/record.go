@@ -188,7 +188,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(p.sel.Keep.FlagBytes)})
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
 	}
 	if err := bufcheck.Check("compact", p.ctx, list); err != nil {
 		return err

@@ -68,9 +68,12 @@ func Select(ctx *vk.Context, n uint64, sel Selection, b Buffers) (Result, error)
 }
 
 // Slice runs sel over data on the GPU and returns the output: the kept
-// elements, or with sel.Split all of them, kept first. T is the element:
-// a key type, or a struct whose size is sel.Elem's stride (a zero Stride
-// takes T's size). InPlace is honoured on the GPU; data is not modified.
+// elements, or with sel.Split all of them, kept first. T is the element.
+// For a key type (uint32, int32, float32, uint64, int64, float64) a zero
+// sel.Elem means T's keys, and any other must have T's key type: a
+// []float32 is never compared as uint32 keys. For any other T (a struct),
+// sel.Elem says where its key is (StructOf, or Struct with T's size or
+// a zero Stride). InPlace is honoured on the GPU; data is not modified.
 func Slice[T any](ctx *vk.Context, data []T, sel Selection) ([]T, Result, error) {
 	if sel.Keep.Op == Flagged {
 		return nil, Result{}, invalid("compact: a flagged selection takes its flags: use SliceFlagged")
@@ -92,6 +95,11 @@ func SliceFlagged[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F,
 func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
 	var zero T
 	size := uint32(unsafe.Sizeof(zero))
+	elem, err := elemFor[T](sel.Elem)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	sel.Elem = elem
 	if sel.Elem.Stride == 0 {
 		sel.Elem.Stride = size
 	}

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
@@ -387,15 +388,28 @@ func (p *ScanPlan) check(r *pipeline.Recorder, b *ScanBuffers) error {
 		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n, Write: true})
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
 	}
 	return bufcheck.Check("compact", p.ctx, list)
 }
 
+// ScanTotal is a prefix sum's total as the GPU wrote it: read it as the
+// plan's element type.
+type ScanTotal uint32
+
+// Uint32 is the total of uint32 elements (wrapped modulo 2^32).
+func (t ScanTotal) Uint32() uint32 { return uint32(t) }
+
+// Int32 is the total of int32 elements (wrapped modulo 2^32).
+func (t ScanTotal) Int32() int32 { return int32(t) }
+
+// Float32 is the total of float32 elements.
+func (t ScanTotal) Float32() float32 { return math.Float32frombits(uint32(t)) }
+
 // Run records the prefix sum on the context's own queue and waits. A zero
 // Total or Scratch range is allocated for the call and released after it.
-// It returns the total (the bits of a float32 total for Float32).
-func (p *ScanPlan) Run(b ScanBuffers) (uint32, error) {
+// It returns the total.
+func (p *ScanPlan) Run(b ScanBuffers) (ScanTotal, error) {
 	if p == nil {
 		return 0, invalid("compact: nil ScanPlan")
 	}
@@ -426,7 +440,7 @@ func (p *ScanPlan) Run(b ScanBuffers) (uint32, error) {
 	if err := vk.Download(b.Total.Sub(0, ScanTotalSize), total[:]); err != nil {
 		return 0, err
 	}
-	return total[0], nil
+	return ScanTotal(total[0]), nil
 }
 
 // ScanSlice runs a prefix sum of data on the GPU and returns the sums and

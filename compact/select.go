@@ -283,14 +283,14 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 // nothing (the plan it returns has no context and no pipelines).
 func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 	if err := sel.Elem.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+		return nil, vk.Invalidf("%w", err)
 	}
 	if n > MaxElements {
 		return nil, invalid("compact: %d elements: at most %d", n, uint64(MaxElements))
 	}
 	pred, lo, hi, err := sel.Keep.encode(sel.Elem.Key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+		return nil, vk.Invalidf("%w", err)
 	}
 	p := &Plan{sel: sel, n: uint32(n), size: uint64(sel.Elem.Size()), pred: pred, cLo: lo, cHi: hi}
 	words := uint32(p.size / 4)
@@ -586,7 +586,7 @@ func cutChunks(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
+	return vk.Invalidf(format, args...)
 }
 
 // maxChunk bounds a chunk so that one subgroup's walk stays under pipeline.LoopBudget

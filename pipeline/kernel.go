@@ -103,27 +103,27 @@ func key(k *Kernel, constants []uint32) string {
 // subgroups, within the device's workgroup limits.
 func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
 	if c == nil || c.ctx == nil {
-		return nil, fmt.Errorf("%w: pipeline: cache of a nil context", vk.ErrInvalid)
+		return nil, vk.Invalidf("pipeline: cache of a nil context")
 	}
 	if k == nil || len(k.SPIRV) == 0 {
-		return nil, fmt.Errorf("%w: pipeline: kernel has no SPIR-V", vk.ErrInvalid)
+		return nil, vk.Invalidf("pipeline: kernel has no SPIR-V")
 	}
 	if len(constants) == 0 {
-		return nil, fmt.Errorf("%w: pipeline %s: specialization constant 0 (the workgroup size) is missing", vk.ErrInvalid, k.Name)
+		return nil, vk.Invalidf("pipeline %s: specialization constant 0 (the workgroup size) is missing", k.Name)
 	}
 	info := c.ctx.Info()
 	wg := constants[0]
 	if wg == 0 || wg > info.MaxWorkgroupSize[0] || wg > info.MaxWorkgroupInvocations {
-		return nil, fmt.Errorf("%w: pipeline %s: workgroup size %d outside 1..%d", vk.ErrInvalid, k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
+		return nil, vk.Invalidf("pipeline %s: workgroup size %d outside 1..%d", k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
 	}
 	if k.FullSubgroups && c.ctx.FullSubgroups() && wg%info.MaxSubgroupSize != 0 {
-		return nil, fmt.Errorf("%w: pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", vk.ErrInvalid, k.Name, wg, info.MaxSubgroupSize)
+		return nil, vk.Invalidf("pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", k.Name, wg, info.MaxSubgroupSize)
 	}
 	id := key(k, constants)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		return nil, fmt.Errorf("%w: the context", vk.ErrReleased)
+		return nil, c.ctx.Usable() // the context is released
 	}
 	if p, ok := c.m[id]; ok {
 		return p, nil
@@ -184,7 +184,7 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 	}
 	y := (groups + maxX - 1) / maxX
 	if y > maxY {
-		return Grid{}, fmt.Errorf("%w: pipeline: %d workgroups exceed the device's %d x %d grid", vk.ErrInvalid, groups, maxX, maxY)
+		return Grid{}, vk.Invalidf("pipeline: %d workgroups exceed the device's %d x %d grid", groups, maxX, maxY)
 	}
 	x := (groups + y - 1) / y // balance the rows: fewer idle workgroups
 	return Grid{X: uint32(x), Y: uint32(y)}, nil
@@ -194,7 +194,7 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 // vk.Options.Statistics).
 func (p *Pipeline) Statistics() ([]vk.PipelineStatistic, error) {
 	if p == nil || p.p == nil {
-		return nil, fmt.Errorf("%w: statistics of a nil pipeline", vk.ErrInvalid)
+		return nil, vk.Invalidf("statistics of a nil pipeline")
 	}
 	return p.p.Statistics()
 }

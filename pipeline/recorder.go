@@ -46,7 +46,7 @@ func Record(cb vk.CommandBuffer) *Recorder {
 // Recorder reports an error, so that recording into one records nothing.
 func (r *Recorder) Err() error {
 	if r == nil {
-		return fmt.Errorf("%w: pipeline: nil Recorder", vk.ErrInvalid)
+		return vk.Invalidf("pipeline: nil Recorder")
 	}
 	return r.err
 }
@@ -84,17 +84,17 @@ func (r *Recorder) checkBinding(k *Kernel, i int, b vk.Range) error {
 		return fmt.Errorf("pipeline %s: binding %d: %w", k.Name, i, err)
 	}
 	if b.Buffer.Context() != r.ctx {
-		return fmt.Errorf("%w: pipeline %s: binding %d: the buffer belongs to another context", vk.ErrInvalid, k.Name, i)
+		return vk.Invalidf("pipeline %s: binding %d: the buffer belongs to another context", k.Name, i)
 	}
 	info := r.ctx.Info()
 	if b.Size == 0 {
-		return fmt.Errorf("%w: pipeline %s: binding %d: empty range", vk.ErrInvalid, k.Name, i)
+		return vk.Invalidf("pipeline %s: binding %d: empty range", k.Name, i)
 	}
 	if a := info.MinStorageBufferOffsetAlignment; a > 0 && b.Offset%a != 0 {
-		return fmt.Errorf("%w: pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", vk.ErrInvalid, k.Name, i, b.Offset, a)
+		return vk.Invalidf("pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", k.Name, i, b.Offset, a)
 	}
 	if b.Size > uint64(info.MaxStorageBufferRange) {
-		return fmt.Errorf("%w: pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", vk.ErrInvalid, k.Name, i, b.Size, info.MaxStorageBufferRange)
+		return vk.Invalidf("pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", k.Name, i, b.Size, info.MaxStorageBufferRange)
 	}
 	return nil
 }
@@ -138,13 +138,13 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 	}
 	switch {
 	case args.Buffer.Context() != r.ctx:
-		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments in a buffer of another context", vk.ErrInvalid, p.Kernel.Name)
+		r.err = vk.Invalidf("pipeline %s: indirect arguments in a buffer of another context", p.Kernel.Name)
 		return
 	case args.Offset%4 != 0:
-		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", vk.ErrInvalid, p.Kernel.Name, args.Offset)
+		r.err = vk.Invalidf("pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", p.Kernel.Name, args.Offset)
 		return
 	case args.Size < 12:
-		r.err = fmt.Errorf("%w: pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", vk.ErrInvalid, p.Kernel.Name, args.Size)
+		r.err = vk.Invalidf("pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", p.Kernel.Name, args.Size)
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)
@@ -163,21 +163,25 @@ func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
 	if r == nil || r.err != nil {
 		return false
 	}
+	if !r.cb.Recording() {
+		r.err = vk.Invalidf("pipeline: a Recorder used after its Submit callback returned: the command buffer is submitted; record inside the callback")
+		return false
+	}
 	if p == nil {
-		r.err = fmt.Errorf("%w: pipeline: dispatch of a nil pipeline", vk.ErrInvalid)
+		r.err = vk.Invalidf("pipeline: dispatch of a nil pipeline")
 		return false
 	}
 	if p.ctx != r.ctx {
-		r.err = fmt.Errorf("%w: pipeline %s: dispatch of a pipeline from another context", vk.ErrInvalid, p.Kernel.Name)
+		r.err = vk.Invalidf("pipeline %s: dispatch of a pipeline from another context", p.Kernel.Name)
 		return false
 	}
 	k := p.Kernel
 	if len(bindings) != len(k.Bindings) {
-		r.err = fmt.Errorf("%w: pipeline %s: %d bindings given, the kernel has %d", vk.ErrInvalid, k.Name, len(bindings), len(k.Bindings))
+		r.err = vk.Invalidf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
 		return false
 	}
 	if len(push) != k.PushWords {
-		r.err = fmt.Errorf("%w: pipeline %s: %d push-constant words given, the kernel takes %d", vk.ErrInvalid, k.Name, len(push), k.PushWords)
+		r.err = vk.Invalidf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
 		return false
 	}
 	for i, b := range bindings {
@@ -254,7 +258,7 @@ func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range, args *vk.Range) {
 // recorder's first error, or the submission's.
 func Run(ctx *vk.Context, record func(*Recorder)) error {
 	if ctx == nil || record == nil {
-		return fmt.Errorf("%w: pipeline: Run needs a context and a record function; one is nil", vk.ErrInvalid)
+		return vk.Invalidf("pipeline: Run needs a context and a record function; one is nil")
 	}
 	return ctx.Submit(func(cb vk.CommandBuffer) error {
 		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)

@@ -98,11 +98,11 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	}
 	if typ < 0 {
 		f.destroyBuffer(buf)
-		return nil, fmt.Errorf("%w: no %s memory type fits a storage buffer", ErrUnsupported, kind)
+		return nil, errorf(ErrUnsupported, "vk: no %s memory type fits a storage buffer", kind)
 	}
 	if heap := c.memory.heaps[c.memory.heap[typ]]; reqSize > heap {
 		f.destroyBuffer(buf)
-		return nil, fmt.Errorf("%w: a %d-byte %s buffer exceeds its memory heap (%d bytes)", ErrOutOfDeviceMemory, size, kind, heap)
+		return nil, errorf(ErrOutOfDeviceMemory, "vk: a %d-byte %s buffer exceeds its memory heap (%d bytes)", size, kind, heap)
 	}
 	// Every buffer has memory of its own: say so (a dedicated allocation,
 	// Vulkan 1.1), which lets the driver place and map it for that buffer
@@ -135,6 +135,27 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	return b, nil
 }
 
+// NewBufferOf creates a buffer of n elements of the plain type T (numbers,
+// arrays and structs of numbers), n*sizeof(T) bytes: the typed
+// counterpart of NewBuffer, to pair with Upload and Download of []T.
+func NewBufferOf[T any](c *Context, n int, kind MemoryKind) (*Buffer, error) {
+	t := reflect.TypeFor[T]()
+	if !plainType(t) {
+		return nil, invalidf("NewBufferOf: element type %v holds pointers or other Go references and cannot be copied to the GPU", t)
+	}
+	if n <= 0 {
+		return nil, invalidf("NewBufferOf: %d elements of %v: a buffer needs at least one", n, t)
+	}
+	return c.NewBuffer(uint64(n)*uint64(t.Size()), kind)
+}
+
+// Close releases the buffer (see Release) and returns nil, making a Buffer
+// an io.Closer.
+func (b *Buffer) Close() error {
+	b.Release()
+	return nil
+}
+
 // Size returns the buffer's size in bytes.
 func (b *Buffer) Size() uint64 { return b.size }
 
@@ -155,7 +176,7 @@ func (b *Buffer) live() error {
 		return invalidf("nil buffer")
 	}
 	if !b.ctx.owns(b) {
-		return fmt.Errorf("%w: buffer", ErrReleased)
+		return released("buffer")
 	}
 	return nil
 }

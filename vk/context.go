@@ -129,7 +129,7 @@ func (c *Context) adopt(x child) error {
 	defer c.mu.Unlock()
 	if c.released {
 		x.destroyLocked()
-		return fmt.Errorf("%w: the context", ErrReleased)
+		return released("the context")
 	}
 	c.children[x] = struct{}{}
 	return nil
@@ -228,14 +228,14 @@ func selectDevice(infos []DeviceInfo, request string) (int, error) {
 				why = append(why, fmt.Sprintf("%d: %s lacks %s", i, infos[i].Name, strings.Join(infos[i].Problems, ", ")))
 			}
 			if len(infos) == 0 {
-				return -1, fmt.Errorf("%w: no Vulkan devices were found (install a driver: mesa-vulkan-drivers gives lavapipe)", ErrNoDevice)
+				return -1, errorf(ErrNoDevice, "vk: no Vulkan devices were found (install a driver: mesa-vulkan-drivers gives lavapipe)")
 			}
-			return -1, fmt.Errorf("%w: no usable Vulkan device (%s)", ErrUnsupported, strings.Join(why, "; "))
+			return -1, errorf(ErrUnsupported, "vk: no usable Vulkan device (%s)", strings.Join(why, "; "))
 		}
 	default:
 		if n, err := strconv.Atoi(request); err == nil {
 			if n < 0 || n >= len(infos) {
-				return -1, fmt.Errorf("%w: device index %d is out of range (%d device(s)%s)", ErrNoDevice, n, len(infos), names())
+				return -1, errorf(ErrNoDevice, "vk: device index %d is out of range (%d device(s)%s)", n, len(infos), names())
 			}
 			pick = n
 			break
@@ -249,11 +249,11 @@ func selectDevice(infos []DeviceInfo, request string) (int, error) {
 			}
 		}
 		if pick < 0 {
-			return -1, fmt.Errorf("%w: no device name contains %q%s", ErrNoDevice, request, names())
+			return -1, errorf(ErrNoDevice, "vk: no device name contains %q%s", request, names())
 		}
 	}
 	if !infos[pick].Usable() {
-		return -1, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, infos[pick].Name, strings.Join(infos[pick].Problems, ", "))
+		return -1, errorf(ErrUnsupported, "vk: %s lacks %s", infos[pick].Name, strings.Join(infos[pick].Problems, ", "))
 	}
 	return pick, nil
 }
@@ -405,7 +405,7 @@ func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 	}
 	info.TimestampValidBits = fams[h.QueueFamily].timestampBits
 	if len(info.Problems) > 0 {
-		return nil, fmt.Errorf("%w: %s lacks %s", ErrUnsupported, info.Name, strings.Join(info.Problems, ", "))
+		return nil, errorf(ErrUnsupported, "vk: %s lacks %s", info.Name, strings.Join(info.Problems, ", "))
 	}
 	if h.PushDescriptor && !info.PushDescriptor {
 		return nil, invalidf("Handles.PushDescriptor is set, but %s has no %s", info.Name, extPushDescriptor)
@@ -475,7 +475,7 @@ func (c *Context) unusableLocked() error {
 		return ErrDeviceLost
 	}
 	if c.released {
-		return fmt.Errorf("%w: the context", ErrReleased)
+		return released("the context")
 	}
 	return nil
 }
@@ -616,6 +616,13 @@ func (c *Context) Release() {
 
 // releaseWait bounds Release's wait for each submission still in flight.
 const releaseWait = 10 * time.Second
+
+// Close releases the context (see Release) and returns nil: it makes a
+// Context an io.Closer, for defer and for code that closes what it opens.
+func (c *Context) Close() error {
+	c.Release()
+	return nil
+}
 
 // AllocatedBytes reports the device memory the context's own buffers hold
 // now: those the caller has not released, the staging buffer, and those

@@ -421,7 +421,7 @@ func loadDeviceFuncs(inst instanceFuncs, device unsafe.Pointer, push, statistics
 		C.free(unsafe.Pointer(t))
 		name := C.GoString(missing)
 		if name == "vkCmdPushDescriptorSetKHR" {
-			return nil, fmt.Errorf("%w: vkGetDeviceProcAddr gave no %s: enable the %s device extension, or leave Handles.PushDescriptor false", ErrUnsupported, name, extPushDescriptor)
+			return nil, errorf(ErrUnsupported, "vk: vkGetDeviceProcAddr gave no %s: enable the %s device extension, or leave Handles.PushDescriptor false", name, extPushDescriptor)
 		}
 		return nil, fmt.Errorf("vk: vkGetDeviceProcAddr gave no %s", name)
 	}

@@ -96,7 +96,29 @@ func check(call string, r int32) error {
 	return newError(call, r)
 }
 
-// invalidf returns an error wrapping ErrInvalid.
-func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+// kindError is an error of one of the kinds above: its message reads
+// context first and cause last, as Go's errors do ("compact: source: nil
+// buffer"), and errors.Is matches both its kind and whatever its message
+// wraps.
+type kindError struct {
+	kind error
+	err  error
 }
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.err, e.kind} }
+
+// errorf formats an error of kind (fmt.Errorf: %w wraps).
+func errorf(kind error, format string, args ...any) error {
+	return &kindError{kind: kind, err: fmt.Errorf(format, args...)}
+}
+
+// Invalidf formats an error matching ErrInvalid, as fmt.Errorf does (%w
+// wraps): the error the library returns for an argument that does not
+// fit, its message naming the problem.
+func Invalidf(format string, args ...any) error { return errorf(ErrInvalid, format, args...) }
+
+func invalidf(format string, args ...any) error { return errorf(ErrInvalid, format, args...) }
+
+// released is the error of an object used after its Release.
+func released(what string) error { return errorf(ErrReleased, "%s used after Release", what) }

@@ -96,7 +96,7 @@ func createInstance(validate bool) (*instance, error) {
 		return nil, err
 	}
 	if version < minAPIVersion {
-		return nil, fmt.Errorf("%w: the Vulkan loader offers version %s; vkcompact needs 1.1 or later", ErrUnsupported, versionString(version))
+		return nil, errorf(ErrUnsupported, "vk: the Vulkan loader offers version %s; vkcompact needs 1.1 or later", versionString(version))
 	}
 	if validate {
 		found, err := hasInstanceLayer(validationLayer)

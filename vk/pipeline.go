@@ -69,7 +69,7 @@ func (p *ComputePipeline) Statistics() ([]PipelineStatistic, error) {
 		} else if c.borrowed {
 			why = "a borrowed context does not enable " + extExecutableProperties
 		}
-		return nil, fmt.Errorf("%w: pipeline statistics: %s", ErrUnsupported, why)
+		return nil, errorf(ErrUnsupported, "vk: pipeline statistics: %s", why)
 	}
 	c.mu.Lock() // the pipeline stays alive while owned (Release destroys it under c.mu)
 	_, owned := c.children[p]
@@ -80,7 +80,7 @@ func (p *ComputePipeline) Statistics() ([]PipelineStatistic, error) {
 	}
 	c.mu.Unlock()
 	if !owned {
-		return nil, fmt.Errorf("%w: the pipeline", ErrReleased)
+		return nil, released("the pipeline")
 	}
 	if err := check("vkGetPipelineExecutableStatisticsKHR", r); err != nil {
 		return nil, c.noteResult(err)

@@ -4,8 +4,14 @@ import "fmt"
 
 // Recording methods append Vulkan commands to the command buffer. Their
 // arguments are checked by the layer above (pipeline/), and Vulkan's vkCmd*
-// calls report nothing; only a dispatch that needs a new descriptor set can
-// fail, and it returns the error.
+// calls report nothing; only a dispatch can fail (a new descriptor set
+// that cannot be allocated, or a command buffer already submitted), and it
+// returns the error. After a Submit callback has returned, the other
+// methods record nothing.
+
+// errSubmitted refuses recording into a command buffer whose Submit
+// callback has returned.
+var errSubmitted = invalidf("the command buffer was submitted when its Submit callback returned: record inside the callback")
 
 // bindingArrays are a dispatch's storage-buffer bindings as the C layer
 // takes them.
@@ -23,17 +29,26 @@ func (a *bindingArrays) set(ranges []Range) {
 
 // CopyBuffer records vkCmdCopyBuffer from src to dst (src.Size bytes).
 func (cb CommandBuffer) CopyBuffer(src, dst Range) {
+	if !cb.Recording() {
+		return // submitted: see Recording
+	}
 	cb.ctx.fns.copyBuffer(cb.h, src.Buffer.buf, dst.Buffer.buf, src.Offset, dst.Offset, src.Size)
 }
 
 // FillBuffer records vkCmdFillBuffer: r (offset and size multiples of 4)
 // filled with the 32-bit word v.
 func (cb CommandBuffer) FillBuffer(r Range, v uint32) {
+	if !cb.Recording() {
+		return // submitted: see Recording
+	}
 	cb.ctx.fns.fillBuffer(cb.h, r.Buffer.buf, r.Offset, r.Size, v)
 }
 
 // MemoryBarrier records a global memory barrier.
 func (cb CommandBuffer) MemoryBarrier(src, dst PipelineStage, srcAccess, dstAccess Access) {
+	if !cb.Recording() {
+		return // submitted: see Recording
+	}
 	cb.ctx.fns.barrier(cb.h, src, dst, srcAccess, dstAccess, 0, 0, nil, nil, nil)
 }
 
@@ -41,6 +56,9 @@ func (cb CommandBuffer) MemoryBarrier(src, dst PipelineStage, srcAccess, dstAcce
 // for each range, all with the same stages and access masks. More than 64
 // ranges are split over several barriers.
 func (cb CommandBuffer) BufferBarrier(src, dst PipelineStage, srcAccess, dstAccess Access, ranges ...Range) {
+	if !cb.Recording() {
+		return // submitted: see Recording
+	}
 	for len(ranges) > 0 {
 		n := min(len(ranges), maxBarriers)
 		var bufs, offs, sizes [maxBarriers]uint64
@@ -70,6 +88,9 @@ func (cb CommandBuffer) DispatchIndirect(p *ComputePipeline, push []uint32, bind
 }
 
 func (cb CommandBuffer) dispatch(p *ComputePipeline, push []uint32, bindings []Range, x, y, z uint32, args Range) error {
+	if !cb.Recording() {
+		return errSubmitted
+	}
 	var a bindingArrays
 	a.set(bindings)
 	var set uint64

@@ -162,8 +162,8 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"Context.NewTimer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewTimer(2); return err }},
 		{"Timer.Nanoseconds", "stamp 5 of a 2-stamp timer", vk.ErrInvalid, "the timer has 2", func() error { _, err := timer.Nanoseconds(0, 5); return err }},
 		{"Timer.Ticks", "never written", vk.ErrInvalid, "is not available", func() error { _, err := timer.Ticks(); return err }},
-		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "invalid argument: nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
-		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "invalid argument: nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
+		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "Ticks of a nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
+		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "Nanoseconds of a nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
 		{"Context.Submit", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.Submit(nil) }},
 		{"Context.Submit", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Submit(func(vk.CommandBuffer) error { return nil }) }},
 		{"Context.Submit", "callback fails after recording a fill", errRecord, "the callback's own error", func() error {

@@ -1,7 +1,7 @@
 package vk
 
 import (
-	"fmt"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -13,7 +13,16 @@ const defaultTimeout = time.Minute
 type CommandBuffer struct {
 	ctx *Context
 	h   unsafe.Pointer // VkCommandBuffer
+	// done is set once Submit's record callback has returned (nil for an
+	// engine's command buffer, whose end the library cannot see).
+	done *atomic.Bool
 }
+
+// Recording reports whether commands may still be recorded: false once
+// the Submit callback that was given cb has returned (the command buffer
+// is then submitted, and perhaps reused). For an engine's command buffer
+// (Wrap) it is always true: the engine knows its own.
+func (cb CommandBuffer) Recording() bool { return cb.done == nil || !cb.done.Load() }
 
 // Wrap makes an engine's command buffer, already in the recording state and
 // allocated on this context's device, recordable by the library. h is the
@@ -135,7 +144,10 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 	if err := c.noteResult(check("vkBeginCommandBuffer", c.fns.begin(s.cmd))); err != nil {
 		return err
 	}
-	if err := record(CommandBuffer{ctx: c, h: s.cmd}); err != nil {
+	done := new(atomic.Bool)
+	err := record(CommandBuffer{ctx: c, h: s.cmd, done: done})
+	done.Store(true)
+	if err != nil {
 		c.fns.end(s.cmd)
 		return err
 	}
@@ -162,7 +174,7 @@ func (c *Context) wait(s *submission, timeout time.Duration) error {
 	c.inFlight = append(c.inFlight, s)
 	c.mu.Unlock()
 	if r == resultTimeout {
-		return fmt.Errorf("%w after %v (the work is still in flight; the context remains usable): %w", ErrTimeout, timeout, newError("vkWaitForFences", r))
+		return errorf(ErrTimeout, "vk: timed out after %v waiting for the GPU (the work is still in flight; the context remains usable): %w", timeout, newError("vkWaitForFences", r))
 	}
 	return c.noteResult(check("vkWaitForFences", r))
 }

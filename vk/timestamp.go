@@ -1,8 +1,6 @@
 package vk
 
-import (
-	"fmt"
-)
+import ()
 
 // Timer is a timestamp query pool: record Reset, then Stamp at points in a
 // command buffer; after the submission completes, Nanoseconds gives the
@@ -22,7 +20,7 @@ func (c *Context) NewTimer(count uint32) (*Timer, error) {
 	}
 	defer c.exit()
 	if c.info.TimestampValidBits == 0 {
-		return nil, fmt.Errorf("%w: queue family %d has no timestamps", ErrUnsupported, c.family)
+		return nil, errorf(ErrUnsupported, "vk: queue family %d has no timestamps", c.family)
 	}
 	if count == 0 {
 		return nil, invalidf("a timer needs at least one timestamp")
@@ -66,7 +64,7 @@ func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
 // written, or whose submission is still running, is an error, not a wait.
 func (t *Timer) Ticks() ([]uint64, error) {
 	if t == nil || t.ctx == nil {
-		return nil, invalidf("nil timer")
+		return nil, invalidf("Ticks of a nil timer")
 	}
 	return t.read(0, t.count)
 }
@@ -84,7 +82,7 @@ func (t *Timer) read(first, count uint32) ([]uint64, error) {
 	}
 	if _, ok := c.children[t]; !ok {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("%w: timer", ErrReleased)
+		return nil, released("timer")
 	}
 	r := c.fns.queryResults(t.pool, first, count, raw)
 	c.mu.Unlock()
@@ -107,7 +105,7 @@ func (t *Timer) read(first, count uint32) ([]uint64, error) {
 // timestampPeriod.
 func (t *Timer) Nanoseconds(a, b uint32) (float64, error) {
 	if t == nil || t.ctx == nil {
-		return 0, invalidf("nil timer")
+		return 0, invalidf("Nanoseconds of a nil timer")
 	}
 	if a >= t.count || b >= t.count {
 		return 0, invalidf("timestamps %d and %d: the timer has %d", a, b, t.count)

@@ -61,12 +61,12 @@ type Sim struct {
 // counts of workgroups than maxComputeWorkGroupCount[0] go on a 2D grid.
 func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 	if err := p.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+		return nil, vk.Invalidf("%w", err)
 	}
 	info := ctx.Info()
 	if bytes := uint64(p.Capacity) * Size; bytes > uint64(info.MaxStorageBufferRange) {
-		return nil, fmt.Errorf("%w: particles: %d particles take %d bytes; the device binds at most %d (maxStorageBufferRange), %d particles",
-			vk.ErrInvalid, p.Capacity, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/Size)
+		return nil, vk.Invalidf("particles: %d particles take %d bytes; the device binds at most %d (maxStorageBufferRange), %d particles",
+			p.Capacity, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/Size)
 	}
 	s = &Sim{ctx: ctx, params: p, gridX: info.MaxWorkgroupCount[0]}
 	defer func() {

@@ -95,13 +95,13 @@ type Renderer struct {
 // maxComputeWorkGroupCount grid.
 func NewRenderer(ctx *vk.Context, p Params) (r *Renderer, err error) {
 	if err := p.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %w", vk.ErrInvalid, err)
+		return nil, vk.Invalidf("%w", err)
 	}
 	info := ctx.Info()
 	n := p.Paths()
 	if bytes := n * RaySize; bytes > uint64(info.MaxStorageBufferRange) {
-		return nil, fmt.Errorf("%w: raytrace: %d x %d pixels x %d samples is a queue of %d rays, %d bytes; the device binds at most %d bytes (maxStorageBufferRange): %d rays",
-			vk.ErrInvalid, p.Width, p.Height, p.SPP, n, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/RaySize)
+		return nil, vk.Invalidf("raytrace: %d x %d pixels x %d samples is a queue of %d rays, %d bytes; the device binds at most %d bytes (maxStorageBufferRange): %d rays",
+			p.Width, p.Height, p.SPP, n, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/RaySize)
 	}
 	r = &Renderer{ctx: ctx, params: p}
 	if r.grid, err = pipeline.GridFor(info, (n+ShadeGroup-1)/ShadeGroup); err != nil {
