@@ -1,6 +1,7 @@
 package vk
 
 import (
+	"strings"
 	"unsafe"
 )
 
@@ -145,4 +146,98 @@ func (c *Context) Handles() Handles {
 		h.APIVersion = c.inst.apiVersion
 	}
 	return h
+}
+
+// Handles are an engine's Vulkan objects, given to Borrow. Each field is
+// the handle converted with unsafe.Pointer (for example
+// unsafe.Pointer(instance) with goki/vulkan or vulkan-go). The engine keeps
+// ownership: the library never destroys them.
+type Handles struct {
+	Instance       unsafe.Pointer // VkInstance
+	PhysicalDevice unsafe.Pointer // VkPhysicalDevice
+	Device         unsafe.Pointer // VkDevice
+	QueueFamily    uint32         // a family with compute
+	Queue          unsafe.Pointer // VkQueue of QueueFamily; vkcompact submits to it only from its convenience calls
+	// APIVersion is the apiVersion the engine created its instance with
+	// (VK_MAKE_API_VERSION); 0 means 1.1.
+	APIVersion uint32
+	// FullSubgroups tells that the device was created with the
+	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
+	// then require full subgroups.
+	FullSubgroups bool
+	// PushDescriptor asks the library to push its kernels' buffers with
+	// VK_KHR_push_descriptor, which the device must have been created
+	// with (Options.PushDescriptors says why it is off by default). False:
+	// it binds descriptor sets it allocates and caches (nothing new per
+	// frame once a frame's plans and buffers have been recorded once).
+	PushDescriptor bool
+}
+
+// Borrow builds a Context on an engine's device. Release on it destroys only
+// what the library created (its command pool, pipelines, buffers), never
+// the borrowed handles. Release waits for the library's own submissions
+// only: the engine's command buffers that recorded library work must have
+// completed first, and must not be submitted again afterwards (they refer
+// to the library's pipelines). Release the context before destroying the
+// device.
+//
+// vkcompact reaches Vulkan through function tables of its own, loaded
+// through the engine's instance and device: the engine's binding (any
+// binding) and its function tables are left alone.
+func Borrow(h Handles) (*Context, error) {
+	if h.Instance == nil || h.PhysicalDevice == nil || h.Device == nil || h.Queue == nil {
+		return nil, invalidf("Borrow needs Instance, PhysicalDevice, Device and Queue; one is nil")
+	}
+	if err := load(); err != nil {
+		return nil, err
+	}
+	ifns, err := loadInstanceFuncs(h.Instance)
+	if err != nil {
+		return nil, err
+	}
+	c, err := borrow(ifns, h)
+	if err != nil {
+		ifns.free()
+		return nil, err
+	}
+	return c, nil
+}
+
+func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
+	apiVersion := h.APIVersion
+	if apiVersion == 0 {
+		apiVersion = minAPIVersion
+	}
+	info, err := queryDevice(ifns, apiVersion, h.PhysicalDevice, -1)
+	if err != nil {
+		return nil, err
+	}
+	fams := ifns.queueFamilies(h.PhysicalDevice)
+	const computeBit = 0x2
+	if int(h.QueueFamily) >= len(fams) || fams[h.QueueFamily].flags&computeBit == 0 {
+		return nil, invalidf("queue family %d is not a compute family of %s", h.QueueFamily, info.Name)
+	}
+	info.TimestampValidBits = fams[h.QueueFamily].timestampBits
+	if len(info.Problems) > 0 {
+		return nil, errorf(ErrUnsupported, "vk: %s lacks %s", info.Name, strings.Join(info.Problems, ", "))
+	}
+	if h.PushDescriptor && !info.PushDescriptor {
+		return nil, invalidf("Handles.PushDescriptor is set, but %s has no %s", info.Name, extPushDescriptor)
+	}
+	c := &Context{
+		ifns:          ifns,
+		physical:      h.PhysicalDevice,
+		device:        h.Device,
+		queue:         h.Queue,
+		family:        h.QueueFamily,
+		borrowed:      true,
+		info:          info,
+		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
+		push:          h.PushDescriptor,
+	}
+	c.info.ComputeQueueFamily = int(h.QueueFamily)
+	if err := c.init(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
