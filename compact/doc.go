@@ -102,6 +102,10 @@
 // (Handles.Queue): the engine must not submit to it from another
 // goroutine while such a call runs, or hand the library a queue of its
 // own. Concurrent operations must not share written buffers (Scratch,
-// Result, outputs). The pipeline cache (pipeline.For) is safe for
-// concurrent first use.
+// Result, outputs). Two plans (of any operation) may share one scratch
+// range when their recordings are ordered: one after the other in one
+// Recorder (which puts the barrier between them), or in submissions that
+// do not overlap; a plan keeps nothing in its scratch from one recording
+// to the next. The pipeline cache (pipeline.For) is safe for concurrent
+// first use.
 package compact
