@@ -11,7 +11,7 @@ import (
 var copyKernel = &pipeline.Kernel{
 	Name:      "copy",
 	SPIRV:     shaders.MustSPIRV("copy"),
-	Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
+	Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
 	PushWords: 1,
 	// The copy uses no subgroup operations, so any workgroup size works.
 }
@@ -20,7 +20,7 @@ var copyKernel = &pipeline.Kernel{
 var copyCountKernel = &pipeline.Kernel{
 	Name:      "copy_count",
 	SPIRV:     shaders.MustSPIRV("copy_count"),
-	Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
+	Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
 	PushWords: 3,
 }
 

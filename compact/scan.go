@@ -17,21 +17,21 @@ var (
 	reduceKernel = &pipeline.Kernel{
 		Name:          "scan_reduce",
 		SPIRV:         shaders.MustSPIRV("scan_reduce"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
 		PushWords:     5,
 		FullSubgroups: true,
 	}
 	sumsKernel = &pipeline.Kernel{
 		Name:          "scan_sums",
 		SPIRV:         shaders.MustSPIRV("scan_sums"),
-		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write},
+		Bindings:      []pipeline.Use{pipeline.ReadWrite, pipeline.Write},
 		PushWords:     1,
 		FullSubgroups: true,
 	}
 	applyKernel = &pipeline.Kernel{
 		Name:          "scan_apply",
 		SPIRV:         shaders.MustSPIRV("scan_apply"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     5,
 		FullSubgroups: true,
 	}
@@ -39,7 +39,7 @@ var (
 	scanOnepassKernel = &pipeline.Kernel{
 		Name:          "scan_onepass",
 		SPIRV:         shaders.MustSPIRV("scan_onepass"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     4,
 		FullSubgroups: true,
 	}
@@ -114,7 +114,7 @@ func NewScanPlan(ctx *vk.Context, n uint64, s Scan) (*ScanPlan, error) {
 	if ctx == nil {
 		return nil, invalid("compact: nil context")
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	info := ctx.Info()

@@ -14,21 +14,21 @@ var (
 	countKernel = &pipeline.Kernel{
 		Name:          "select_count",
 		SPIRV:         shaders.MustSPIRV("select_count"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
 		PushWords:     7,
 		FullSubgroups: true,
 	}
 	scanKernel = &pipeline.Kernel{
 		Name:          "select_scan",
 		SPIRV:         shaders.MustSPIRV("select_scan"),
-		Bindings:      []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     9,
 		FullSubgroups: true,
 	}
 	moveKernel = &pipeline.Kernel{
 		Name:          "select_move",
 		SPIRV:         shaders.MustSPIRV("select_move"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     10,
 		FullSubgroups: true,
 	}
@@ -37,20 +37,20 @@ var (
 	onepassKernel = &pipeline.Kernel{
 		Name:          "select_onepass",
 		SPIRV:         shaders.MustSPIRV("select_onepass"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     8,
 		FullSubgroups: true,
 	}
 	fillKernel = &pipeline.Kernel{
 		Name:      "fill",
 		SPIRV:     shaders.MustSPIRV("fill"),
-		Bindings:  []pipeline.Access{pipeline.Write},
+		Bindings:  []pipeline.Use{pipeline.Write},
 		PushWords: 2,
 	}
 	copybackKernel = &pipeline.Kernel{
 		Name:      "select_copyback",
 		SPIRV:     shaders.MustSPIRV("select_copyback"),
-		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
 		PushWords: 3,
 	}
 )
@@ -261,7 +261,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("compact: nil context")
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	info := ctx.Info()

@@ -19,11 +19,12 @@ import (
 // that per loop.
 const LoopBudget = 32768
 
-// Access is how a kernel uses one of its storage-buffer bindings.
-type Access uint8
+// Use is how a kernel uses one of its storage-buffer bindings (what the
+// recorder's barriers are made from; vk.Access is a Vulkan access mask).
+type Use uint8
 
 const (
-	Read      Access         = 1 << iota // the kernel only reads the binding
+	Read      Use            = 1 << iota // the kernel only reads the binding
 	Write                                // the kernel only writes the binding
 	ReadWrite = Read | Write             // the kernel reads and writes the binding
 )
@@ -35,7 +36,7 @@ const (
 type Kernel struct {
 	Name          string
 	SPIRV         []uint32
-	Bindings      []Access
+	Bindings      []Use
 	PushWords     int  // 32-bit words of push constants
 	FullSubgroups bool // require full subgroups where the device allows it
 }
@@ -123,7 +124,7 @@ func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		return nil, c.ctx.Usable() // the context is released
+		return nil, c.ctx.Err() // the context is released
 	}
 	if p, ok := c.m[id]; ok {
 		return p, nil

@@ -20,7 +20,7 @@ import (
 var copyKernel = &pipeline.Kernel{
 	Name:          "copy",
 	SPIRV:         shaders.MustSPIRV("copy"),
-	Bindings:      []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
+	Bindings:      []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
 	PushWords:     1,
 	FullSubgroups: true,
 }
@@ -324,7 +324,7 @@ func TestBadDispatch(t *testing.T) {
 			t.Error("Get with a workgroup that is not a multiple of the subgroup size returned no error")
 		}
 	}
-	if _, err := cache.Get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}, Bindings: []pipeline.Access{pipeline.Read}}, 64); err == nil {
+	if _, err := cache.Get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}, Bindings: []pipeline.Use{pipeline.Read}}, 64); err == nil {
 		t.Error("Get of a kernel that is not SPIR-V returned no error")
 	}
 }

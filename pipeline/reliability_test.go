@@ -82,7 +82,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"Cache.Get", "workgroup size 0", vk.ErrInvalid, "workgroup size 0 outside", get(copyKernel, 0, 1)},
 		{"Cache.Get", "workgroup above maxComputeWorkGroupInvocations", vk.ErrInvalid, "outside 1..", get(copyKernel, info.MaxWorkgroupInvocations+info.MaxSubgroupSize, 1)},
 		{"Cache.Get", "SPIR-V without the magic", vk.ErrInvalid, "not SPIR-V", get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}}, 64)},
-		{"Cache.Get", "33 bindings", vk.ErrInvalid, "33 bindings", get(&pipeline.Kernel{Name: "wide", SPIRV: copyKernel.SPIRV, Bindings: make([]pipeline.Access, 33), PushWords: 1}, 64, 1)},
+		{"Cache.Get", "33 bindings", vk.ErrInvalid, "33 bindings", get(&pipeline.Kernel{Name: "wide", SPIRV: copyKernel.SPIRV, Bindings: make([]pipeline.Use, 33), PushWords: 1}, 64, 1)},
 		{"Cache.Get", "push words above maxPushConstantsSize", vk.ErrInvalid, "bytes of push constants", get(&pipeline.Kernel{Name: "push", SPIRV: copyKernel.SPIRV, Bindings: copyKernel.Bindings, PushWords: int(info.MaxPushConstantsSize/4 + 1)}, 64, 1)},
 		{"pipeline.Run", "nil context", vk.ErrInvalid, "one is nil", func() error { return pipeline.Run(nil, good) }},
 		{"pipeline.Run", "nil record function", vk.ErrInvalid, "one is nil", func() error { return pipeline.Run(ctx, nil) }},

@@ -15,21 +15,21 @@ var (
 	countKernel = &pipeline.Kernel{
 		Name:     "radix_count",
 		SPIRV:    shaders.MustSPIRV("radix_count"),
-		Bindings: []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Read},
+		Bindings: []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read},
 		// Shared-memory atomics only: any subgroup size works.
 		PushWords: 6,
 	}
 	scanKernel = &pipeline.Kernel{
 		Name:          "radix_scan",
 		SPIRV:         shaders.MustSPIRV("radix_scan"),
-		Bindings:      []pipeline.Access{pipeline.ReadWrite},
+		Bindings:      []pipeline.Use{pipeline.ReadWrite},
 		PushWords:     1,
 		FullSubgroups: true,
 	}
 	scatterKernel = &pipeline.Kernel{
 		Name:          "radix_scatter",
 		SPIRV:         shaders.MustSPIRV("radix_scatter"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite},
 		PushWords:     8,
 		FullSubgroups: true,
 	}
@@ -43,14 +43,14 @@ var (
 	histogramKernel = &pipeline.Kernel{
 		Name:      "radix_histogram",
 		SPIRV:     shaders.MustSPIRV("radix_histogram"),
-		Bindings:  []pipeline.Access{pipeline.Read, pipeline.ReadWrite, pipeline.Read},
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.ReadWrite, pipeline.Read},
 		PushWords: 6,
 		// Shared-memory atomics only: any subgroup size works.
 	}
 	onesweepKernel = &pipeline.Kernel{
 		Name:          "radix_onesweep",
 		SPIRV:         shaders.MustSPIRV("radix_onesweep"),
-		Bindings:      []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords:     10,
 		FullSubgroups: true,
 	}
@@ -326,7 +326,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("radix: nil context")
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	code, ok := keyCode(s.Key)

@@ -183,9 +183,11 @@ func (c *Context) Borrowed() bool { return c.borrowed }
 // device has subgroup size control and it is enabled).
 func (c *Context) FullSubgroups() bool { return c.fullSubgroups }
 
-// Usable returns nil while the context can take work: not released and no
-// device loss seen.
-func (c *Context) Usable() error {
+// Err returns nil while the context can take work, and otherwise why not:
+// an error matching ErrReleased after Release, ErrDeviceLost once a call
+// has seen the device lost (as context.Context's Err says why a context
+// is done).
+func (c *Context) Err() error {
 	if c == nil {
 		return invalidf("nil context")
 	}

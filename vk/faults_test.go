@@ -66,7 +66,7 @@ func TestFaultDeviceLostInFlight(t *testing.T) {
 					t.Skip("the timed-out copies finished before the fault: nothing to poll")
 				}
 				ctx.Pending() // polls the fence of the work in flight
-				got = ctx.Usable()
+				got = ctx.Err()
 			default:
 				got = ctx.Submit(copies)
 			}

@@ -173,7 +173,7 @@ func TestReliabilityBadInput(t *testing.T) {
 			})
 		}},
 		{"Context.SubmitTimeout", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.SubmitTimeout(time.Second, nil) }},
-		{"Context.Usable", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Usable() }},
+		{"Context.Err", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Err() }},
 		{"vk.Upload", "slice shorter than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 15)) }},
 		{"vk.Upload", "slice longer than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 17)) }},
 		{"vk.Upload", "range past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Upload(buf.Range(60, 8), []uint32{1, 2}) }},
@@ -202,7 +202,7 @@ func TestReliabilityBadInput(t *testing.T) {
 	nilTimer.Release()
 	(*vk.Buffer)(nil).Release()
 	(*vk.ComputePipeline)(nil).Release()
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		t.Errorf("the context after the bad inputs: %v", err)
 	}
 }
@@ -269,7 +269,7 @@ func TestReliabilityOpenReleaseCycles(t *testing.T) {
 func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Pointer, want error, msg string) []badCase {
 	words := make([]uint32, 16)
 	return []badCase{
-		{"Context.Usable", msg, want, msg, ctx.Usable},
+		{"Context.Err", msg, want, msg, ctx.Err},
 		{"Context.NewBuffer", msg, want, msg, func() error { _, err := ctx.NewBuffer(64, vk.DeviceLocal); return err }},
 		{"Context.WrapBuffer", msg, want, msg, func() error { _, err := ctx.WrapBuffer(h, 64); return err }},
 		{"Context.NewComputePipeline", msg, want, msg, func() error {
@@ -418,7 +418,7 @@ func testOutOfMemory(t *testing.T) {
 	if n := ctx.AllocatedBytes(); n != before {
 		t.Errorf("%d bytes allocated after the failures, %d before", n, before)
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		t.Fatalf("context unusable after out-of-memory errors: %v", err)
 	}
 	compactOnce("after out-of-memory errors")
@@ -480,7 +480,7 @@ func testTimeout(t *testing.T) {
 		ctx.SetTimeout(0)
 		timedOut(t, op.name+" with a zero timeout", op.run)
 		ctx.SetTimeout(time.Minute)
-		if err := ctx.Usable(); err != nil {
+		if err := ctx.Err(); err != nil {
 			t.Fatalf("%s: context unusable after a timeout: %v", op.name, err)
 		}
 		deadline := time.Now().Add(time.Minute)

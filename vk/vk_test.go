@@ -218,7 +218,7 @@ func TestBufferBadInput(t *testing.T) {
 	if _, err := ctx.NewBuffer(1<<62, vk.HostVisible); !errors.Is(err, vk.ErrOutOfDeviceMemory) {
 		t.Errorf("over-large host buffer: %v", err)
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		t.Errorf("context unusable after an out-of-memory error: %v", err)
 	}
 	buf, err := ctx.NewBuffer(64, vk.DeviceLocal)
@@ -263,8 +263,8 @@ func TestContextRelease(t *testing.T) {
 	}
 	ctx.Release()
 	ctx.Release() // idempotent
-	if err := ctx.Usable(); !errors.Is(err, vk.ErrReleased) {
-		t.Errorf("Usable after Release: %v", err)
+	if err := ctx.Err(); !errors.Is(err, vk.ErrReleased) {
+		t.Errorf("Err after Release: %v", err)
 	}
 	if _, err := ctx.NewBuffer(16, vk.DeviceLocal); !errors.Is(err, vk.ErrReleased) {
 		t.Errorf("NewBuffer after Release: %v", err)
@@ -283,8 +283,8 @@ func TestDeviceLostIsSticky(t *testing.T) {
 	if err := vk.MarkLost(ctx); !errors.Is(err, vk.ErrDeviceLost) {
 		t.Fatalf("MarkLost: %v", err)
 	}
-	if err := ctx.Usable(); !errors.Is(err, vk.ErrDeviceLost) {
-		t.Errorf("Usable after device loss: %v", err)
+	if err := ctx.Err(); !errors.Is(err, vk.ErrDeviceLost) {
+		t.Errorf("Err after device loss: %v", err)
 	}
 	if _, err := ctx.NewBuffer(16, vk.DeviceLocal); !errors.Is(err, vk.ErrDeviceLost) {
 		t.Errorf("NewBuffer after device loss: %v", err)
@@ -321,7 +321,7 @@ func TestSubmitTimeout(t *testing.T) {
 	if !errors.Is(err, vk.ErrTimeout) {
 		t.Fatalf("copy with a zero timeout: %v, want ErrTimeout", err)
 	}
-	if err := ctx.Usable(); err != nil {
+	if err := ctx.Err(); err != nil {
 		t.Fatalf("context unusable after a timeout: %v", err)
 	}
 	// Releasing a buffer the timed-out copy still uses defers its freeing.

@@ -29,13 +29,13 @@ var (
 	setupKernel = &pipeline.Kernel{
 		Name:      "particles_setup",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "setup"),
-		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write, pipeline.Write},
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Write},
 		PushWords: 4,
 	}
 	updateKernel = &pipeline.Kernel{
 		Name:      "particles_update",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "update"),
-		Bindings:  []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.Read},
+		Bindings:  []pipeline.Use{pipeline.ReadWrite, pipeline.Write, pipeline.Read},
 		PushWords: 2,
 	}
 )

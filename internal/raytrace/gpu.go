@@ -30,19 +30,19 @@ var (
 	generateKernel = &pipeline.Kernel{
 		Name:      "raytrace_generate",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "generate"),
-		Bindings:  []pipeline.Access{pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		Bindings:  []pipeline.Use{pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
 		PushWords: 6,
 	}
 	shadeKernel = &pipeline.Kernel{
 		Name:      "raytrace_shade",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "shade"),
-		Bindings:  []pipeline.Access{pipeline.ReadWrite, pipeline.Write, pipeline.ReadWrite, pipeline.Read, pipeline.Read},
+		Bindings:  []pipeline.Use{pipeline.ReadWrite, pipeline.Write, pipeline.ReadWrite, pipeline.Read, pipeline.Read},
 		PushWords: 2,
 	}
 	resolveKernel = &pipeline.Kernel{
 		Name:      "raytrace_resolve",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "resolve"),
-		Bindings:  []pipeline.Access{pipeline.Read, pipeline.Write},
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write},
 		PushWords: 3,
 	}
 )
