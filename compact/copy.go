@@ -24,9 +24,9 @@ var copyCountKernel = &pipeline.Kernel{
 	PushWords: 3,
 }
 
-// MaxVecsPerThread bounds CopyOptions.VecsPerThread: more only adds
+// MaxCopyLoadsPerLane bounds CopyOptions.LoadsPerLane: more only adds
 // registers (the H100 sweep in BENCHMARKS.md found 1 fastest).
-const MaxVecsPerThread = 16
+const MaxCopyLoadsPerLane = 16
 
 // CopyOptions tunes the copy kernel. Zero values take the defaults, chosen
 // by measurement on an NVIDIA H200 (BENCHMARKS.md): at 2^28 words, one
@@ -34,7 +34,7 @@ const MaxVecsPerThread = 16
 // two to eight per invocation 1-6% slower.
 type CopyOptions struct {
 	WorkgroupSize uint32 // invocations per workgroup; default 256 (at least the largest subgroup)
-	VecsPerThread uint32 // uvec4 per invocation; default 1
+	LoadsPerLane uint32 // uvec4 per invocation; default 1
 }
 
 // copyPipeline returns the copy pipeline for opts on ctx: k is
@@ -44,10 +44,10 @@ func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipel
 		return nil, opts, invalid("compact: nil context")
 	}
 	o := opts.withDefaults(ctx.Info())
-	if o.VecsPerThread > MaxVecsPerThread {
-		return nil, o, vk.Invalidf("compact: copy with %d uvec4 per invocation (at most %d)", o.VecsPerThread, MaxVecsPerThread)
+	if o.LoadsPerLane > MaxCopyLoadsPerLane {
+		return nil, o, vk.Invalidf("compact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
 	}
-	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.VecsPerThread)
+	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.LoadsPerLane)
 	return p, o, err
 }
 
@@ -63,8 +63,8 @@ func (o CopyOptions) withDefaults(info vk.DeviceInfo) CopyOptions {
 	if o.WorkgroupSize == 0 {
 		o.WorkgroupSize = max(256, info.MaxSubgroupSize)
 	}
-	if o.VecsPerThread == 0 {
-		o.VecsPerThread = 1
+	if o.LoadsPerLane == 0 {
+		o.LoadsPerLane = 1
 	}
 	return o
 }
@@ -145,7 +145,7 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 	for off := uint64(0); off < src.Size; off += chunk {
 		n := min(chunk, src.Size-off)
 		words := n / 4
-		tile := uint64(o.WorkgroupSize) * uint64(o.VecsPerThread) * 4
+		tile := uint64(o.WorkgroupSize) * uint64(o.LoadsPerLane) * 4
 		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
 		s, d := src.Sub(off, n), dst.Sub(off, n)
 		if elemBytes == 0 {

@@ -108,13 +108,13 @@ func TestCopyTuning(t *testing.T) {
 	sg := ctx.Info().MaxSubgroupSize
 	maxWG := ctx.Info().MaxWorkgroupInvocations // 256 on SwiftShader
 	for _, o := range []compact.CopyOptions{
-		{WorkgroupSize: max(sg, 32), VecsPerThread: 1},
-		{WorkgroupSize: max(sg, 64), VecsPerThread: 3},
-		{WorkgroupSize: 256, VecsPerThread: 4},
-		{WorkgroupSize: min(512, maxWG), VecsPerThread: 8},
-		{WorkgroupSize: 1, VecsPerThread: 1}, // fewer invocations than tail words
-		{WorkgroupSize: 2, VecsPerThread: 2},
-		{WorkgroupSize: 3, VecsPerThread: 5},
+		{WorkgroupSize: max(sg, 32), LoadsPerLane: 1},
+		{WorkgroupSize: max(sg, 64), LoadsPerLane: 3},
+		{WorkgroupSize: 256, LoadsPerLane: 4},
+		{WorkgroupSize: min(512, maxWG), LoadsPerLane: 8},
+		{WorkgroupSize: 1, LoadsPerLane: 1}, // fewer invocations than tail words
+		{WorkgroupSize: 2, LoadsPerLane: 2},
+		{WorkgroupSize: 3, LoadsPerLane: 5},
 	} {
 		for _, n := range []int{1, 3, 5, 7, 999, 70001} {
 			copyCase(t, ctx, rng, n, 0, 0, o)
@@ -165,7 +165,7 @@ func TestCopyBadInput(t *testing.T) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	for _, o := range []compact.CopyOptions{{VecsPerThread: compact.MaxVecsPerThread + 1}, {WorkgroupSize: 1 << 20}} {
+	for _, o := range []compact.CopyOptions{{LoadsPerLane: compact.MaxCopyLoadsPerLane + 1}, {WorkgroupSize: 1 << 20}} {
 		err := compact.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("copy with options %+v: %v, want vk.ErrInvalid", o, err)

@@ -324,11 +324,11 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "compact.Copy", Input: "nil source buffer", Want: inval, Msg: "compact: copy source: nil buffer", Call: copyRec(a.Range(1024, 400), vk.Range{Size: 400}, compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "released destination", Want: vk.ErrReleased, Msg: "compact: copy destination: buffer used after Release", Call: copyRec(released.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
 		{Entry: "compact.Copy", Input: "destination in another context", Want: inval, Msg: "another context", Call: copyRec(foreign.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{VecsPerThread: 17})},
+		{Entry: "compact.Copy", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{LoadsPerLane: 17})},
 		{Entry: "compact.Copy", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{WorkgroupSize: bigWG})},
 		{Entry: "compact.Copy", Input: "nil context", Want: inval, Msg: "one is nil", Call: func() error { return compact.Copy(nil, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{}) }},
 		{Entry: "compact.CheckCopyOptions", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { return compact.CheckCopyOptions(nil, compact.CopyOptions{}) }},
-		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{VecsPerThread: 17}) }},
+		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{LoadsPerLane: 17}) }},
 		{Entry: "compact.RecordCopy", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			compact.RecordCopy(nilRec, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{})
 			return nilRec.Err()

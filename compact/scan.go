@@ -97,7 +97,7 @@ type ScanPlan struct {
 	scan Scan
 	n    uint32
 	wg   uint32
-	vecs uint32
+	loads uint32
 	chunks
 	reduce, sums, apply *pipeline.Pipeline
 
@@ -150,7 +150,7 @@ func tuneScan(info vk.DeviceInfo, n uint64, s Scan) (*ScanPlan, error) {
 	p := &ScanPlan{scan: s, n: uint32(n)}
 	var procs uint32
 	var err error
-	if p.wg, p.vecs, procs, err = s.Options.resolve(info, 1); err != nil {
+	if p.wg, p.loads, procs, err = s.Options.resolve(info, 1); err != nil {
 		return nil, err
 	}
 	if s.Path == PathSinglePass || (s.Path == PathAuto && autoSinglePass(info)) {
@@ -162,7 +162,7 @@ func tuneScan(info vk.DeviceInfo, n uint64, s Scan) (*ScanPlan, error) {
 			return nil, invalid("compact: the single pass does not apply to this prefix sum: %s", why)
 		}
 	}
-	if p.chunks, err = cutChunks(info, n, 4, procs, maxChunk(info, p.vecs, 4, 1, false)); err != nil {
+	if p.chunks, err = cutChunks(info, n, 4, procs, maxChunk(info, p.loads, 4, 1, false)); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -182,7 +182,7 @@ func (p *ScanPlan) threePhasePipelines(info vk.DeviceInfo) error {
 	cache := pipeline.For(p.ctx)
 	// Constants as select.glsl numbers them: 1 PROCS, 2 STRIDE, ..., 7
 	// VECS; 11 the float flag, 12 inclusive.
-	common := []uint32{p.wg, p.procs, 1, 0, 0, 0, 4, p.vecs, 0, 0, 0, float}
+	common := []uint32{p.wg, p.procs, 1, 0, 0, 0, 4, p.loads, 0, 0, 0, float}
 	var err error
 	if p.reduce, err = cache.Get(reduceKernel, common...); err != nil {
 		return err
@@ -217,13 +217,13 @@ func (p *ScanPlan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 		// single pass is not offered there.
 		return fmt.Sprintf("workgroups above %d invocations are not proven on the single pass (%d asked)", maxScanPassWorkgroup, p.wg)
 	}
-	p.vecs = s.LoadsPerLane
-	if p.vecs == 0 {
+	p.loads = s.LoadsPerLane
+	if p.loads == 0 {
 		// Tiles of 4 uvec4 loads per lane, as the compaction's.
-		p.vecs = MaxLoadsPerLane
+		p.loads = MaxLoadsPerLane
 	}
 	p.onepass = true
-	p.tile = p.wg * p.vecs * 4
+	p.tile = p.wg * p.loads * 4
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.spins = SpinsFor(info, s.Spins)
 	p.byIndex = tilesByIndex(info, false)
@@ -246,7 +246,7 @@ func (p *ScanPlan) singlePassPipelines(info vk.DeviceInfo) error {
 	if p.byIndex {
 		byIndex = 1
 	}
-	if p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.vecs, inclusive, maxSubgroups, byIndex); err != nil {
+	if p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.loads, inclusive, maxSubgroups, byIndex); err != nil {
 		return err
 	}
 	p.fill, err = cache.Get(fillKernel, fillGroup)
@@ -268,9 +268,9 @@ func (p *ScanPlan) ScratchSize() uint64 {
 // Tuning reports the choices the plan made (Write is unused).
 func (p *ScanPlan) Tuning() Tuning {
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
 	}
-	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, SegmentElems: p.segElems}
+	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, SegmentElems: p.segElems}
 }
 
 // Record records the prefix sum into r's command buffer: on the three

@@ -232,7 +232,7 @@ type Plan struct {
 	cLo  uint32
 	cHi  uint32
 
-	wg, vecs, procs   uint32
+	wg, loads, procs   uint32
 	chunk, nChunks    uint32
 	segElems          uint32 // elements per segment, and per destination page
 	staged            bool
@@ -294,7 +294,7 @@ func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
 	if p.staged {
 		staged = 1
 	}
-	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), p.pred, flagBytes, p.vecs}
+	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), p.pred, flagBytes, p.loads}
 	cache := pipeline.For(p.ctx)
 	var err error
 	if p.count, err = cache.Get(countKernel, common...); err != nil {
@@ -342,7 +342,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
 	cache := pipeline.For(p.ctx)
 	var err error
-	if p.pass, err = cache.Get(onepassKernel, p.wg, 1, words, sel.Elem.KeyOffset/4, uint32(sel.Elem.Key), p.pred, flagBytes, p.vecs,
+	if p.pass, err = cache.Get(onepassKernel, p.wg, 1, words, sel.Elem.KeyOffset/4, uint32(sel.Elem.Key), p.pred, flagBytes, p.loads,
 		split, stage, maxSubgroups, byIndex); err != nil {
 		return err
 	}
@@ -402,9 +402,9 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
 	}
-	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.vecs, Write: w, SegmentElems: p.segElems}
+	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
 }
 
 // Tuning is what a Plan chose.

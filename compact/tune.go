@@ -34,7 +34,7 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 		epv = 2
 	}
 	o := sel.Options
-	if p.wg, p.vecs, p.procs, err = o.resolve(info, words); err != nil {
+	if p.wg, p.loads, p.procs, err = o.resolve(info, words); err != nil {
 		return nil, err
 	}
 	if o.GroupSize == 0 {
@@ -58,13 +58,13 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 			return nil, invalid("compact: the single pass does not apply: %s", why)
 		}
 	}
-	p.stageWords = uint64(p.wg) * uint64(p.vecs) * uint64(epv) * uint64(words)
+	p.stageWords = uint64(p.wg) * uint64(p.loads) * uint64(epv) * uint64(words)
 	fits := p.stageWords*4 <= uint64(info.MaxSharedMemory)
 	switch o.Write {
 	case WriteStaged:
 		if !fits {
 			return nil, invalid("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
-				p.stageWords*4, p.wg, p.vecs, p.size, info.MaxSharedMemory)
+				p.stageWords*4, p.wg, p.loads, p.size, info.MaxSharedMemory)
 		}
 		p.staged = true
 	case WriteAuto:
@@ -77,7 +77,7 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 		p.stageWords = 1
 	}
 
-	c, err := cutChunks(info, n, p.size, p.procs, maxChunk(info, p.vecs, epv, words, p.staged))
+	c, err := cutChunks(info, n, p.size, p.procs, maxChunk(info, p.loads, epv, words, p.staged))
 	if err != nil {
 		return nil, err
 	}
@@ -125,26 +125,26 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 		return fmt.Sprintf("the flags exceed one binding (maxStorageBufferRange %d)", limit)
 	}
 	maxSubgroups := uint64(p.wg / max(info.MinSubgroupSize, 1))
-	shared := func(vecs uint32) uint64 {
-		return 4 * (uint64(p.wg*vecs*epv*words) + uint64(vecs+1)*maxSubgroups + 8)
+	shared := func(loads uint32) uint64 {
+		return 4 * (uint64(p.wg*loads*epv*words) + uint64(loads+1)*maxSubgroups + 8)
 	}
-	vecs := p.sel.LoadsPerLane
-	if vecs == 0 {
+	loads := p.sel.LoadsPerLane
+	if loads == 0 {
 		// Tiles of 4 loads per lane, where they fit shared memory: on the
 		// H100 fewer, larger tiles (less look-back) beat the registers 3
 		// loads save (BENCHMARKS.md).
-		vecs = MaxLoadsPerLane
-		for vecs > 1 && shared(vecs) > uint64(info.MaxSharedMemory) {
-			vecs--
+		loads = MaxLoadsPerLane
+		for loads > 1 && shared(loads) > uint64(info.MaxSharedMemory) {
+			loads--
 		}
 	}
-	if shared(vecs) > uint64(info.MaxSharedMemory) {
+	if shared(loads) > uint64(info.MaxSharedMemory) {
 		return fmt.Sprintf("a tile's output needs %d bytes of shared memory (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
-			shared(vecs), p.wg, vecs, p.size, info.MaxSharedMemory)
+			shared(loads), p.wg, loads, p.size, info.MaxSharedMemory)
 	}
 	p.onepass = true
-	p.vecs = vecs
-	p.tile = p.wg * vecs * epv
+	p.loads = loads
+	p.tile = p.wg * loads * epv
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
 	p.spins = SpinsFor(info, sel.Spins)
@@ -184,7 +184,7 @@ func tilesByIndex(info vk.DeviceInfo, split bool) bool {
 
 // resolve applies the per-device defaults to the options shared by the
 // selection and the prefix sum, and checks them.
-func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, vecs, procs uint32, err error) {
+func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, loads, procs uint32, err error) {
 	wg = o.WorkgroupSize
 	if wg == 0 {
 		wg = max(256, info.MaxSubgroupSize)
@@ -192,12 +192,12 @@ func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, vecs, procs uint
 	if wg%info.MaxSubgroupSize != 0 {
 		return 0, 0, 0, invalid("compact: workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
 	}
-	vecs = o.LoadsPerLane
-	if vecs == 0 {
-		vecs = defaultLoads(words)
+	loads = o.LoadsPerLane
+	if loads == 0 {
+		loads = defaultLoads(words)
 	}
-	if vecs > MaxLoadsPerLane {
-		return 0, 0, 0, invalid("compact: %d loads per lane: at most %d", vecs, MaxLoadsPerLane)
+	if loads > MaxLoadsPerLane {
+		return 0, 0, 0, invalid("compact: %d loads per lane: at most %d", loads, MaxLoadsPerLane)
 	}
 	procs = o.Processors
 	if procs == 0 {
@@ -207,7 +207,7 @@ func (o Options) resolve(info vk.DeviceInfo, words uint32) (wg, vecs, procs uint
 	if limit := info.MaxStorageBufferRange/4 - 2; procs > limit {
 		return 0, 0, 0, invalid("compact: %d processors: at most %d (their counts must fit one binding)", procs, limit)
 	}
-	return wg, vecs, procs, nil
+	return wg, loads, procs, nil
 }
 
 // chunks is Billeter's cut of the input: nChunks chunks of chunk elements
@@ -223,13 +223,13 @@ type chunks struct {
 // lavapipe stops a shader's loops after 65535 iterations (its guard
 // against endless loops): a longer walk silently lost the end of its
 // output there. Longer inputs get more processors instead.
-func maxChunk(info vk.DeviceInfo, vecs, epv, words uint32, staged bool) uint64 {
+func maxChunk(info vk.DeviceInfo, loads, epv, words uint32, staged bool) uint64 {
 	perStep := uint64(1)
 	if staged {
-		perStep += uint64(vecs * epv * words)
+		perStep += uint64(loads * epv * words)
 	}
 	steps := pipeline.LoopBudget / perStep
-	step := uint64(max(info.MinSubgroupSize, 1) * vecs * epv)
+	step := uint64(max(info.MinSubgroupSize, 1) * loads * epv)
 	return max((steps*step)&^(chunkAlign-1), chunkAlign)
 }
 

@@ -94,7 +94,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	kernelStats := fs.String("kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
 	alloc := fs.String("alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
-	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxVecsPerThread))
+	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxCopyLoadsPerLane))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -179,8 +179,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *wg > 1<<16 {
 		return usagef("-copy-wg %d: beyond any device's workgroup size", *wg)
 	}
-	if *vecs > compact.MaxVecsPerThread {
-		return usagef("-copy-vecs %d: at most %d", *vecs, compact.MaxVecsPerThread)
+	if *vecs > compact.MaxCopyLoadsPerLane {
+		return usagef("-copy-vecs %d: at most %d", *vecs, compact.MaxCopyLoadsPerLane)
 	}
 	var extra []benchRow
 	if *plotPath != "" {
@@ -223,7 +223,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", ctx.Info().Name)
 	}
 	cfg := benchConfig{reps: *reps, warmup: *warmup, warmupFor: time.Duration(*warmupMs) * time.Millisecond,
-		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), VecsPerThread: uint32(*vecs)},
+		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), LoadsPerLane: uint32(*vecs)},
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
 			Path: selPath, Spins: int32(*spins)},
 		reversed: *order == "reversed",
