@@ -34,7 +34,7 @@ const MaxCopyLoadsPerLane = 16
 // two to eight per invocation 1-6% slower.
 type CopyOptions struct {
 	WorkgroupSize uint32 // invocations per workgroup; default 256 (at least the largest subgroup)
-	LoadsPerLane uint32 // uvec4 per invocation; default 1
+	LoadsPerLane  uint32 // uvec4 per invocation; default 1
 }
 
 // copyPipeline returns the copy pipeline for opts on ctx: k is

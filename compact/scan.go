@@ -93,10 +93,10 @@ type ScanBuffers struct {
 // ScanPlan is a prefix sum of n elements checked, tuned and sized for one
 // context. It is immutable and safe for concurrent use.
 type ScanPlan struct {
-	ctx  *vk.Context
-	scan Scan
-	n    uint32
-	wg   uint32
+	ctx   *vk.Context
+	scan  Scan
+	n     uint32
+	wg    uint32
 	loads uint32
 	chunks
 	reduce, sums, apply *pipeline.Pipeline

@@ -232,7 +232,7 @@ type Plan struct {
 	cLo  uint32
 	cHi  uint32
 
-	wg, loads, procs   uint32
+	wg, loads, procs  uint32
 	chunk, nChunks    uint32
 	segElems          uint32 // elements per segment, and per destination page
 	staged            bool
