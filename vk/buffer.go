@@ -97,11 +97,11 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 		typ = c.memory.pick(typeBits, memHostVisible, memHostVisible)
 	}
 	if typ < 0 {
-		f.destroyBuffer(buf)
+		f.destroy(objBuffer, buf)
 		return nil, errorf(ErrUnsupported, "vk: no %s memory type fits a storage buffer", kind)
 	}
 	if heap := c.memory.heaps[c.memory.heap[typ]]; reqSize > heap {
-		f.destroyBuffer(buf)
+		f.destroy(objBuffer, buf)
 		return nil, errorf(ErrOutOfDeviceMemory, "vk: a %d-byte %s buffer exceeds its memory heap (%d bytes)", size, kind, heap)
 	}
 	// Every buffer has memory of its own: say so (a dedicated allocation,
@@ -109,20 +109,20 @@ func (c *Context) NewBuffer(size uint64, kind MemoryKind) (*Buffer, error) {
 	// alone.
 	mem, r := f.allocateMemory(reqSize, uint32(typ), buf)
 	if err := c.noteResult(check("vkAllocateMemory", r)); err != nil {
-		f.destroyBuffer(buf)
+		f.destroy(objBuffer, buf)
 		return nil, fmt.Errorf("allocating %d bytes of %s memory: %w", size, kind, err)
 	}
 	if err := c.noteResult(check("vkBindBufferMemory", f.bindBufferMemory(buf, mem))); err != nil {
-		f.destroyBuffer(buf)
-		f.freeMemory(mem)
+		f.destroy(objBuffer, buf)
+		f.destroy(objMemory, mem)
 		return nil, err
 	}
 	b := &Buffer{ctx: c, buf: buf, mem: mem, size: size, kind: kind}
 	if flags := c.memory.flags[typ]; flags&memHostVisible != 0 {
 		p, r := f.mapMemory(mem)
 		if err := c.noteResult(check("vkMapMemory", r)); err != nil {
-			f.destroyBuffer(buf)
-			f.freeMemory(mem)
+			f.destroy(objBuffer, buf)
+			f.destroy(objMemory, mem)
 			return nil, err
 		}
 		b.mapped, b.coherent = p, flags&memHostCoherent != 0
@@ -203,8 +203,8 @@ func (b *Buffer) destroyLocked() {
 	if b.borrowed {
 		return
 	}
-	c.fns.destroyBuffer(b.buf)
-	c.fns.freeMemory(b.mem) // unmaps implicitly
+	c.fns.destroy(objBuffer, b.buf)
+	c.fns.destroy(objMemory, b.mem) // unmaps implicitly
 	c.allocated.Add(-b.memSize)
 }
 

@@ -319,10 +319,10 @@ func (c *Context) Release() {
 	}
 	c.children = nil
 	for _, p := range c.freePools {
-		c.fns.destroyCommandPool(p)
+		c.fns.destroy(objCommandPool, p)
 	}
 	for _, f := range c.freeFences {
-		c.fns.destroyFence(f)
+		c.fns.destroy(objFence, f)
 	}
 	if c.sets != nil {
 		c.sets.destroy(c.fns)

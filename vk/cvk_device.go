@@ -65,29 +65,26 @@ func (d *deviceFuncs) waitIdle() int32 {
 	return int32(C.vkc_device_wait_idle(d.t))
 }
 
-func (d *deviceFuncs) destroyBuffer(h uint64) { C.vkc_destroy(d.t, d.t.destroyBuffer, C.uint64_t(h)) }
-func (d *deviceFuncs) freeMemory(h uint64)    { C.vkc_destroy(d.t, d.t.freeMemory, C.uint64_t(h)) }
-func (d *deviceFuncs) destroyCommandPool(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyCommandPool, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroyFence(h uint64) { C.vkc_destroy(d.t, d.t.destroyFence, C.uint64_t(h)) }
-func (d *deviceFuncs) destroyShaderModule(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyShaderModule, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroySetLayout(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroySetLayout, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroyPipelineLayout(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyPipelineLayout, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroyPipeline(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyPipeline, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroyQueryPool(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyQueryPool, C.uint64_t(h))
-}
-func (d *deviceFuncs) destroyDescriptorPool(h uint64) {
-	C.vkc_destroy(d.t, d.t.destroyDescriptorPool, C.uint64_t(h))
+// objectKind is a kind of non-dispatchable object the library destroys.
+type objectKind int
+
+const (
+	objBuffer objectKind = iota
+	objMemory
+	objCommandPool
+	objFence
+	objShaderModule
+	objSetLayout
+	objPipelineLayout
+	objPipeline
+	objQueryPool
+	objDescriptorPool
+)
+
+// destroy destroys (or frees) h, an object of kind k; 0 is ignored.
+func (d *deviceFuncs) destroy(k objectKind, h uint64) {
+	fns := [...]unsafe.Pointer{d.t.destroyBuffer, d.t.freeMemory, d.t.destroyCommandPool, d.t.destroyFence, d.t.destroyShaderModule, d.t.destroySetLayout, d.t.destroyPipelineLayout, d.t.destroyPipeline, d.t.destroyQueryPool, d.t.destroyDescriptorPool}
+	C.vkc_destroy(d.t, fns[k], C.uint64_t(h))
 }
 
 func (d *deviceFuncs) createBuffer(size uint64, usage uint32) (uint64, int32) {

@@ -162,10 +162,10 @@ func (s *setCache) destroy(f *deviceFuncs) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.pools {
-		f.destroyDescriptorPool(p)
+		f.destroy(objDescriptorPool, p)
 	}
 	for _, l := range s.layouts {
-		f.destroySetLayout(l)
+		f.destroy(objSetLayout, l)
 	}
 	s.pools, s.layouts, s.sets, s.byBuffer, s.live = nil, nil, nil, nil, 0
 }

@@ -198,11 +198,11 @@ func (p *ComputePipeline) destroyLocked() { p.destroy() }
 
 func (p *ComputePipeline) destroy() {
 	f := p.ctx.fns
-	f.destroyPipeline(p.pipeline) // each ignores a 0 handle
-	f.destroyPipelineLayout(p.layout)
+	f.destroy(objPipeline, p.pipeline) // each ignores a 0 handle
+	f.destroy(objPipelineLayout, p.layout)
 	if p.ownSpec {
-		f.destroySetLayout(p.setSpec)
+		f.destroy(objSetLayout, p.setSpec)
 	}
-	f.destroyShaderModule(p.module)
+	f.destroy(objShaderModule, p.module)
 	p.pipeline, p.layout, p.setSpec, p.module = 0, 0, 0, 0
 }

@@ -48,8 +48,8 @@ type submission struct {
 }
 
 func (s *submission) destroy(c *Context) {
-	c.fns.destroyFence(s.fence)
-	c.fns.destroyCommandPool(s.pool)
+	c.fns.destroy(objFence, s.fence)
+	c.fns.destroy(objCommandPool, s.pool)
 }
 
 // retiree is an object released while submissions were outstanding.
@@ -189,12 +189,12 @@ func (c *Context) finish(s *submission, recycle bool) {
 		s.destroy(c)
 	} else {
 		if c.fns.resetPool(s.pool) != resultSuccess {
-			c.fns.destroyCommandPool(s.pool)
+			c.fns.destroy(objCommandPool, s.pool)
 		} else {
 			c.freePools = append(c.freePools, s.pool)
 		}
 		if c.fns.resetFence(s.fence) != resultSuccess {
-			c.fns.destroyFence(s.fence)
+			c.fns.destroy(objFence, s.fence)
 		} else {
 			c.freeFences = append(c.freeFences, s.fence)
 		}

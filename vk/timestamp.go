@@ -131,4 +131,4 @@ func (t *Timer) Release() {
 	t.ctx.disown(t)
 }
 
-func (t *Timer) destroyLocked() { t.ctx.fns.destroyQueryPool(t.pool) }
+func (t *Timer) destroyLocked() { t.ctx.fns.destroy(objQueryPool, t.pool) }
