@@ -71,3 +71,31 @@ func ExamplePlan_Record() {
 	fmt.Println(got[:4], "then untouched:", got[4:])
 	// Output: [1 3 7 9] then untouched: [0 7 1 0]
 }
+
+// Sorting structs by a field: the keys are taken out of the structs on
+// the GPU, sorted with the structs' indices and the structs gathered, so
+// no shader of yours is needed. Equal keys keep their input order.
+func ExampleSortStructs() {
+	ctx, err := vk.Open(vk.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Release()
+	type Particle struct {
+		Pos   [3]float32
+		Depth float32
+	}
+	ps := []Particle{{Depth: 2.5}, {Pos: [3]float32{1, 0, 0}, Depth: -1}, {Depth: 9}, {Pos: [3]float32{2, 0, 0}, Depth: 2.5}}
+	far, err := radix.SortStructs(ctx, ps, "Depth", radix.StructSort{Descending: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range far {
+		fmt.Println(p.Depth, p.Pos[0])
+	}
+	// Output:
+	// 9 0
+	// 2.5 0
+	// 2.5 2
+	// -1 1
+}

@@ -1,0 +1,237 @@
+package radix
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+var (
+	structKeysKernel = &pipeline.Kernel{
+		Name:      "struct_keys",
+		SPIRV:     shaders.MustSPIRV("struct_keys"),
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords: 2,
+	}
+	structGatherKernel = &pipeline.Kernel{
+		Name:      "struct_gather",
+		SPIRV:     shaders.MustSPIRV("struct_gather"),
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Read},
+		PushWords: 2,
+	}
+)
+
+// StructSort describes a sort of structs by one key field: the keys are
+// copied out of the structs on the GPU, sorted with each struct's index as
+// its value, and the structs gathered into the output in that order. The
+// sort is stable: structs of equal keys keep their input order.
+type StructSort struct {
+	// Elem is the struct's layout and its key field, as compact.StructOf
+	// gives it: the stride, the key's byte offset and its type, one of
+	// compact.Uint32, Int32, Float32 or Uint64. A plain Elem (no stride)
+	// sorts bare keys.
+	Elem compact.Elem
+	// Descending, BeginBit and EndBit are as in Sort.
+	Descending       bool
+	BeginBit, EndBit uint32
+	// Options tune the sort of the keys.
+	Options
+}
+
+// StructBuffers are the ranges a recorded struct sort uses. Every offset
+// must be a multiple of the device's minStorageBufferOffsetAlignment.
+type StructBuffers struct {
+	Src vk.Range // n structs, read
+	// Dst receives the n structs sorted; it must not overlap Src.
+	Dst     vk.Range
+	Scratch vk.Range // StructPlan.ScratchSize bytes
+	// Count, when set, is a 4-byte range holding the struct count as a
+	// uint32 written on the GPU, for instance a compaction's kept count
+	// (compact.Buffers.Count): the sort then covers the first min(count,
+	// n) structs and leaves the rest of Dst unwritten.
+	Count vk.Range
+}
+
+// StructPlan is a sort of n structs by a key field, checked, tuned and
+// sized for one context. It is immutable and safe for concurrent use.
+//
+// Its scratch holds the extracted keys, then the indices, then the key
+// sort's own scratch, each at a multiple of the device's storage offset
+// alignment:
+//
+//	| keys: n keys | indices: n uint32 | the key sort's Plan.ScratchSize |
+type StructPlan struct {
+	ctx                      *vk.Context
+	n                        uint64
+	elem                     compact.Elem
+	keys                     *Plan // the pairs sort of (key, index), in place
+	extract, gather          *pipeline.Pipeline
+	wg                       uint32
+	idxOff, sortOff, scratch uint64
+}
+
+// NewStructPlan checks s for n structs on ctx, tunes the sort of their
+// keys and creates its pipelines. The structs must fit one binding: n
+// times the stride at most the device's maxStorageBufferRange.
+func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error) {
+	if ctx == nil {
+		return nil, invalid("radix: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.Elem.Check(); err != nil {
+		return nil, fmt.Errorf("radix: struct sort: %w", err)
+	}
+	if _, ok := keyCode(s.Elem.Key); !ok {
+		return nil, invalid("radix: struct sort: the key field is a %s: the sort takes uint32, int32, float32 or uint64 keys", s.Elem.Key)
+	}
+	info := ctx.Info()
+	stride := uint64(s.Elem.Size())
+	if n > MaxElements || n*stride > uint64(info.MaxStorageBufferRange) {
+		return nil, invalid("radix: struct sort: %d structs of %d bytes exceed one binding's %d bytes (maxStorageBufferRange)",
+			n, stride, info.MaxStorageBufferRange)
+	}
+	keys, err := NewPlan(ctx, n, Sort{Key: s.Elem.Key, Values: true, Descending: s.Descending,
+		BeginBit: s.BeginBit, EndBit: s.EndBit, InPlace: true, Options: s.Options})
+	if err != nil {
+		return nil, fmt.Errorf("radix: struct sort: %w", err)
+	}
+	p := &StructPlan{ctx: ctx, n: n, elem: s.Elem, keys: keys,
+		wg: min(256, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0])}
+	align := max(info.MinStorageBufferOffsetAlignment, 4)
+	p.idxOff = alignUp(n*uint64(s.Elem.Key.Size()), align)
+	p.sortOff = alignUp(p.idxOff+4*n, align)
+	p.scratch = p.sortOff + keys.ScratchSize()
+	cache := pipeline.For(ctx)
+	strideWords := uint32(stride / 4)
+	if p.extract, err = cache.Get(structKeysKernel, p.wg, strideWords, s.Elem.KeyOffset/4, s.Elem.Key.Size()/4); err != nil {
+		return nil, err
+	}
+	if p.gather, err = cache.Get(structGatherKernel, p.wg, strideWords); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// N returns the plan's struct count.
+func (p *StructPlan) N() uint64 { return p.n }
+
+// ScratchSize returns the bytes of scratch the sort needs.
+func (p *StructPlan) ScratchSize() uint64 { return p.scratch }
+
+// Elem returns the struct layout the plan sorts.
+func (p *StructPlan) Elem() compact.Elem { return p.elem }
+
+// Record records the sort into r: the key extraction, the sort of keys
+// and indices, and the gather. As with Plan.Record, the caller orders the
+// writes of Src and Count before the recording and later reads of Dst
+// after it.
+func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
+	if r.Err() != nil {
+		return
+	}
+	if p == nil {
+		r.Fail(invalid("radix: nil StructPlan"))
+		return
+	}
+	if err := p.check(r, b); err != nil {
+		r.Fail(err)
+		return
+	}
+	if p.n == 0 {
+		return
+	}
+	keys := b.Scratch.Sub(0, p.n*uint64(p.elem.Key.Size()))
+	idx := b.Scratch.Sub(p.idxOff, 4*p.n)
+	count, countOn := b.Src, uint32(0) // an unread stand-in without a count
+	if b.Count.Buffer != nil {
+		count, countOn = b.Count, 1
+	}
+	push := []uint32{uint32(p.n), countOn}
+	r.Dispatch(p.extract, ceilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
+	p.keys.Record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count})
+	words := p.n * uint64(p.elem.Size()/4)
+	r.Dispatch(p.gather, ceilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
+}
+
+func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return invalid("radix: struct sort: the plan was made for another context")
+	}
+	bytes := p.n * uint64(p.elem.Size())
+	if b.Src.Buffer != nil && b.Src.Buffer == b.Dst.Buffer && b.Src.Offset < b.Dst.Offset+bytes && b.Dst.Offset < b.Src.Offset+bytes {
+		return invalid("radix: struct sort: the destination overlaps the source: the gather cannot work in place")
+	}
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: bytes},
+		{Name: "destination", Range: b.Dst, Need: bytes, Write: true},
+		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+	}
+	return bufcheck.Check("radix: struct sort", p.ctx, list)
+}
+
+// Run records the sort on the context's own queue and waits. A zero
+// Scratch range is allocated for the call and released after it.
+func (p *StructPlan) Run(b StructBuffers) error {
+	if p == nil {
+		return invalid("radix: nil StructPlan")
+	}
+	if b.Scratch.Buffer == nil {
+		buf, err := p.ctx.NewBuffer(max(p.scratch, 16), vk.DeviceLocal)
+		if err != nil {
+			return err
+		}
+		defer buf.Release()
+		b.Scratch = buf.Range(0, p.scratch)
+	}
+	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+}
+
+// SortStructs sorts items on the GPU by their field named field and
+// returns them sorted; items is not modified. T's layout gives s.Elem
+// (compact.StructOf): leave it zero, or it must match.
+func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) ([]T, error) {
+	e, err := compact.StructOf[T](field)
+	if err != nil {
+		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+	}
+	if s.Elem != (compact.Elem{}) && s.Elem != e {
+		return nil, invalid("radix: SortStructs: StructSort.Elem %+v does not match %T's field %s (%+v)", s.Elem, items, field, e)
+	}
+	s.Elem = e
+	n := uint64(len(items))
+	p, err := NewStructPlan(ctx, n, s)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return []T{}, nil
+	}
+	src, err := vk.NewBufferOf[T](ctx, len(items), vk.DeviceLocal)
+	if err != nil {
+		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+	}
+	defer src.Release()
+	if err := vk.Upload(src.All(), items); err != nil {
+		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+	}
+	dst, err := vk.NewBufferOf[T](ctx, len(items), vk.DeviceLocal)
+	if err != nil {
+		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+	}
+	defer dst.Release()
+	if err := p.Run(StructBuffers{Src: src.All(), Dst: dst.All()}); err != nil {
+		return nil, err
+	}
+	out := make([]T, n)
+	if err := vk.Download(dst.All(), out); err != nil {
+		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+	}
+	return out, nil
+}
