@@ -55,7 +55,10 @@ const ScanTotalSize = 4
 // chunk), not left to right, so they differ from a serial float32 loop by
 // rounding: the error bound is that of pairwise summation, usually
 // smaller than the serial loop's. Infinities and NaNs propagate as in any
-// order of IEEE additions.
+// order of IEEE additions. Zeros keep their sign as IEEE 754 and NumPy's
+// cumsum give it: a sum of nothing but -0.0 is -0.0 (inclusive [-0.0, 1.0]
+// is [-0.0, 1.0]), any other zero sum +0.0, and the sum of nothing (the
+// first exclusive element, the total of no elements) +0.0.
 type Scan struct {
 	Type Type // Uint32, Int32 or Float32
 	// Inclusive makes element i the sum of elements 0..i; otherwise

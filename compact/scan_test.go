@@ -53,7 +53,36 @@ func refScan(c scanCase) (sums []uint32, f64, abs []float64, total uint32, ftota
 			sums[i], f64[i], abs[i] = run, frun, arun
 		}
 	}
+	if c.scan.Type == compact.Float32 {
+		sums, run = refFloatBits(c.data, c.scan.Inclusive)
+	}
 	return sums, f64, abs, run, frun
+}
+
+// refFloatBits is a serial float32 prefix sum, as bits: where every sum
+// is exact (exactSums) it is what any order of additions gives, the sign
+// of zero included. IEEE 754 gives -0.0 for a sum of nothing but -0.0
+// and +0.0 for any other zero sum; the sum of nothing (the first
+// exclusive element, the total of no elements) is +0.0.
+func refFloatBits(data []uint32, inclusive bool) (sums []uint32, total uint32) {
+	sums = make([]uint32, len(data))
+	run := float32(math.Copysign(0, -1))
+	for i, x := range data {
+		if !inclusive {
+			sums[i] = math.Float32bits(run)
+		}
+		run += math.Float32frombits(x)
+		if inclusive {
+			sums[i] = math.Float32bits(run)
+		}
+	}
+	if len(data) == 0 {
+		return sums, 0
+	}
+	if !inclusive {
+		sums[0] = 0
+	}
+	return sums, math.Float32bits(run)
 }
 
 // exactSums reports whether every float32 sum of data, in any order and
@@ -158,9 +187,9 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	gamma, denormal := floatBound(p.Tuning())
 	for i := range nEff {
 		got := binary.LittleEndian.Uint32(raw[off+4*i:])
-		if float && !floatClose(got, f64[i], abs[i], exact, gamma, denormal) || !float && got != want[i] {
+		if float && (!floatClose(got, f64[i], abs[i], exact, gamma, denormal) || exact && got != want[i]) || !float && got != want[i] {
 			if float {
-				return fmt.Errorf("element %d: got %#x (%g), want %g (magnitudes %g, exact %v)", i, got, math.Float32frombits(got), f64[i], abs[i], exact)
+				return fmt.Errorf("element %d: got %#x (%g), want %g (magnitudes %g, exact %v: bits %#x)", i, got, math.Float32frombits(got), f64[i], abs[i], exact, want[i])
 			}
 			return fmt.Errorf("element %d: got %#x, want %#x", i, got, want[i])
 		}
@@ -169,7 +198,7 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	for _, x := range counted.data {
 		absAll += math.Abs(float64(math.Float32frombits(x)))
 	}
-	if float && !floatClose(tot[0], fTotal, absAll, exact, gamma, denormal) || !float && tot[0] != wantTotal {
+	if float && (!floatClose(tot[0], fTotal, absAll, exact, gamma, denormal) || exact && tot[0] != wantTotal) || !float && tot[0] != wantTotal {
 		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
 	}
 	// Past the count: the input in place, poison otherwise.
@@ -200,6 +229,9 @@ func scanData(rng *rand.Rand, t compact.Type, n int, exact bool) []uint32 {
 			d[i] = rng.Uint32()
 		case exact:
 			d[i] = math.Float32bits(float32(rng.IntN(5) - 2))
+			if d[i] == 0 && rng.IntN(2) == 0 {
+				d[i] = 1 << 31 // -0.0
+			}
 		default:
 			d[i] = math.Float32bits(float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))))
 		}
@@ -258,6 +290,51 @@ func TestScanFloat(t *testing.T) {
 			}
 			runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl}, data: d})
 		}
+	}
+}
+
+// TestScanSignedZeros: float32 sums keep the sign of zero as IEEE 754 and
+// NumPy's cumsum do: a prefix of nothing but -0.0 sums to -0.0, across
+// lanes, subgroups, chunks and processors, so runs of -0.0 of every length
+// lead the data; any other zero sum is +0.0, and the sum of nothing (the
+// first exclusive element, an empty total) is +0.0, with a GPU count too.
+func TestScanSignedZeros(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := newRand(t)
+	negZero, one := uint32(1<<31), math.Float32bits(1)
+	data := func(lead, n int, rest func(i int) uint32) []uint32 {
+		d := make([]uint32, n)
+		for i := range d {
+			if i < lead {
+				d[i] = negZero
+			} else {
+				d[i] = rest(i)
+			}
+		}
+		return d
+	}
+	signedZero := func(int) uint32 { return uint32(rng.IntN(2)) << 31 }
+	small := func(int) uint32 { return math.Float32bits(float32(rng.IntN(3) - 1)) }
+	cases := [][]uint32{{negZero, one}, {one, math.Float32bits(-1), negZero}, {0, negZero}, {negZero, 0, negZero}}
+	for _, n := range []int{1, 3, 4, 5, 33, 1000, 4097, 100003, 1<<20 + 5} {
+		cases = append(cases, data(n, n, nil), data(n/2, n, signedZero), data(n-1, n, small), data(rng.IntN(n), n, small))
+	}
+	for i, d := range cases {
+		for _, incl := range []bool{false, true} {
+			c := scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl, InPlace: i%2 == 1}, data: d}
+			runScan(t, ctx, c)
+			if len(d) < 5000 {
+				c.gpuCount, c.count = true, uint32(i%3)
+				runScan(t, ctx, c)
+			}
+		}
+	}
+	sums, total, err := compact.ScanSlice(ctx, []float32{float32(math.Copysign(0, -1)), 1}, compact.Scan{Inclusive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.Signbit(float64(sums[0])) || sums[1] != 1 || total != 1 {
+		t.Errorf("ScanSlice of [-0, 1], inclusive: %v, total %v; want [-0 1], total 1", sums, total)
 	}
 }
 

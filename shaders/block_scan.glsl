@@ -5,7 +5,9 @@
 //
 // The includer defines SCAN_DATA, the buffer array to scan, and
 // SCAN_FLOAT, a constant bool: true adds the words as float32 bits,
-// false as wrapping uint32 (which is also two's complement int32).
+// false as wrapping uint32 (which is also two's complement int32). A float
+// scan also defines FLOAT_SUMS and includes float_sum.glsl: its sums then
+// start from -0.0 and keep the sign of zero as IEEE 754 does.
 //
 // The range is taken in tiles of four values per invocation: a serial sum
 // per invocation, subgroup scans, then the first subgroup scans the
@@ -14,6 +16,18 @@
 
 shared uint scanSums[256]; // one per subgroup
 shared uint scanCarry;
+
+#ifdef FLOAT_SUMS
+const uint SCAN_ZERO = SCAN_FLOAT ? NEG_ZERO : 0;
+#define scanInclusiveF signedInclusiveAdd
+#define scanExclusiveF signedExclusiveAdd
+#define scanSumF signedAdd
+#else
+const uint SCAN_ZERO = 0;
+#define scanInclusiveF subgroupInclusiveAdd
+#define scanExclusiveF subgroupExclusiveAdd
+#define scanSumF subgroupAdd
+#endif
 
 uint scanAdd(uint a, uint b) {
     if (SCAN_FLOAT) {
@@ -24,21 +38,21 @@ uint scanAdd(uint a, uint b) {
 
 uint scanSubgroupInclusive(uint v) {
     if (SCAN_FLOAT) {
-        return floatBitsToUint(subgroupInclusiveAdd(uintBitsToFloat(v)));
+        return floatBitsToUint(scanInclusiveF(uintBitsToFloat(v)));
     }
     return subgroupInclusiveAdd(v);
 }
 
 uint scanSubgroupExclusive(uint v) {
     if (SCAN_FLOAT) {
-        return floatBitsToUint(subgroupExclusiveAdd(uintBitsToFloat(v)));
+        return floatBitsToUint(scanExclusiveF(uintBitsToFloat(v)));
     }
     return subgroupExclusiveAdd(v);
 }
 
 uint scanSubgroupSum(uint v) {
     if (SCAN_FLOAT) {
-        return floatBitsToUint(subgroupAdd(uintBitsToFloat(v)));
+        return floatBitsToUint(scanSumF(uintBitsToFloat(v)));
     }
     return subgroupAdd(v);
 }
@@ -50,12 +64,12 @@ uint scanExclusive(uint first, uint count) {
     uint lid = gl_LocalInvocationID.x;
     uint lane = gl_SubgroupInvocationID;
     if (lid == 0) {
-        scanCarry = 0; // 0.0 as float bits too
+        scanCarry = SCAN_ZERO;
     }
     barrier();
     for (uint base = 0; base < count; base += 4 * gl_WorkGroupSize.x) {
         uint i0 = base + 4 * lid;
-        uvec4 c = uvec4(0);
+        uvec4 c = uvec4(SCAN_ZERO);
         [[unroll]] for (uint j = 0; j < 4; j++) {
             if (i0 + j < count) {
                 c[j] = SCAN_DATA[first + i0 + j];
@@ -74,7 +88,7 @@ uint scanExclusive(uint first, uint count) {
             uint run = scanCarry;
             for (uint s0 = 0; s0 < gl_NumSubgroups; s0 += gl_SubgroupSize) {
                 uint s = s0 + lane;
-                uint v = s < gl_NumSubgroups ? scanSums[s] : 0;
+                uint v = s < gl_NumSubgroups ? scanSums[s] : SCAN_ZERO;
                 uint ex = scanSubgroupExclusive(v);
                 if (s < gl_NumSubgroups) {
                     scanSums[s] = scanAdd(run, ex);

@@ -3,6 +3,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 // scan_apply: phase 3 of the prefix sum. Each subgroup walks its chunk
 // again, step by step, and writes the running sum: per uvec4 of four
 // elements, a serial prefix inside the lane, then subgroupExclusiveAdd of
@@ -43,6 +44,7 @@ layout(push_constant) uniform Push {
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
 #include "select_load.glsl"
+#include "float_sum.glsl"
 
 // scanUnit writes the scan of unit v (elements e .. e+3 of the segment,
 // avail of them real) given the running value before it, and returns the
@@ -51,17 +53,19 @@ uint scanUnit(uvec4 v, uint e, uint avail, uint run) {
     uvec4 out4;
     uint after;
     if (FLOAT_SUM) {
-        vec4 f = uintBitsToFloat(v);
+        vec4 f = negZeroPad(v, avail);
         float t = (f.x + f.y) + (f.z + f.w);
-        float at = uintBitsToFloat(run) + subgroupExclusiveAdd(t);
+        float at = uintBitsToFloat(run) + signedExclusiveAdd(t);
         vec4 o;
         [[unroll]] for (uint j = 0; j < 4; j++) {
             float next = at + f[j];
-            o[j] = INCLUSIVE ? next : at;
+            // The first element's exclusive sum is the sum of nothing:
+            // +0.0, not the identity -0.0 the sums start from.
+            o[j] = INCLUSIVE ? next : (pc.c0 == 0 && e + j == 0 ? 0.0 : at);
             at = next;
         }
         out4 = floatBitsToUint(o);
-        after = floatBitsToUint(uintBitsToFloat(run) + subgroupAdd(t));
+        after = floatBitsToUint(uintBitsToFloat(run) + signedAdd(t));
     } else {
         uint t = (v.x + v.y) + (v.z + v.w);
         uint at = run + subgroupExclusiveAdd(t);

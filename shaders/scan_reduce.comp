@@ -3,6 +3,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 // scan_reduce: phase 1 of the prefix sum. Each subgroup is a processor: it
 // walks its chunk of the segment one step at a time (VECS uvec4 loads per
 // lane, issued before any is used), sums the elements, and writes the sum
@@ -35,6 +36,7 @@ layout(push_constant) uniform Push {
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
 #include "select_load.glsl"
+#include "float_sum.glsl"
 
 void main() {
     uint lane = gl_SubgroupInvocationID;
@@ -45,12 +47,13 @@ void main() {
         uint start = ch * pc.chunk;
         uint len = start < n ? min(pc.chunk, n - start) : 0;
         uint isum = 0;
-        float fsum = 0.0;
+        float fsum = uintBitsToFloat(NEG_ZERO); // float_sum.glsl
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {
             bool full = len - s >= step;
             uint f0 = s + lane * 4, f1 = f0 + sg * 4, f2 = f1 + sg * 4, f3 = f2 + sg * 4;
-            // A unit past the end loads as zeros, which add nothing.
+            // A unit past the end loads as zeros, which add nothing
+            // (as floats: -0.0, negZeroPad).
             uvec4 v0 = loadUnit(start + f0, full || f0 + 4 <= len, len - min(f0, len));
             uvec4 v1 = uvec4(0), v2 = uvec4(0), v3 = uvec4(0);
             if (VECS > 1) {
@@ -63,14 +66,28 @@ void main() {
                 v3 = loadUnit(start + f3, full || f3 + 4 <= len, len - min(f3, len));
             }
             if (FLOAT_SUM) {
-                vec4 a = uintBitsToFloat(v0) + uintBitsToFloat(v1) + uintBitsToFloat(v2) + uintBitsToFloat(v3);
+                vec4 a = negZeroPad(v0, len - min(f0, len));
+                if (VECS > 1) {
+                    a += negZeroPad(v1, len - min(f1, len));
+                }
+                if (VECS > 2) {
+                    a += negZeroPad(v2, len - min(f2, len));
+                }
+                if (VECS > 3) {
+                    a += negZeroPad(v3, len - min(f3, len));
+                }
                 fsum += (a.x + a.y) + (a.z + a.w);
             } else {
                 uvec4 a = v0 + v1 + v2 + v3;
                 isum += (a.x + a.y) + (a.z + a.w);
             }
         }
-        uint total = FLOAT_SUM ? floatBitsToUint(subgroupAdd(fsum)) : subgroupAdd(isum);
+        uint total = FLOAT_SUM ? floatBitsToUint(signedAdd(fsum)) : subgroupAdd(isum);
+        if (FLOAT_SUM && pc.countOn != 0 && gpuCount[0] == 0) {
+            // Nothing is counted: the sum of nothing is +0.0, which the
+            // total then is (float_sum.glsl).
+            total = 0;
+        }
         if (subgroupElect()) {
             sums[pc.c0 + ch] = total;
         }

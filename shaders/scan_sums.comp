@@ -3,6 +3,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 // scan_sums: phase 2 of the prefix sum, one workgroup. An exclusive prefix
 // sum (block_scan.glsl) turns the per-chunk sums into each chunk's
 // starting value, and the total is written to sums[nChunks] and to the
@@ -22,10 +23,15 @@ layout(push_constant) uniform Push {
 
 #define SCAN_DATA sums
 const bool SCAN_FLOAT = FLOAT_SUM;
+#define FLOAT_SUMS
+#include "float_sum.glsl"
 #include "block_scan.glsl"
 
 void main() {
     uint t = scanExclusive(0, pc.nChunks);
+    if (FLOAT_SUM && pc.nChunks == 0) {
+        t = 0; // the sum of nothing is +0.0 (float_sum.glsl)
+    }
     if (gl_LocalInvocationID.x == 0) {
         sums[pc.nChunks] = t;
         total[0] = t;
