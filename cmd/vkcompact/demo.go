@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/vkcompact/vkcompact/internal/particles"
+	"github.com/vkcompact/vkcompact/internal/demo/particles"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/particles"
+	"github.com/vkcompact/vkcompact/internal/demo/particles"
 )
 
 // demoJSON is the part of the demo's JSON the tests read.

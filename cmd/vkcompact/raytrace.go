@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkcompact/vkcompact/internal/raytrace"
+	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

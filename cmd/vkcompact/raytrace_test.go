@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/raytrace"
+	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
 )
 
 // decodeRaytrace decodes the JSON object on the last line of stdout.

@@ -1,5 +1,5 @@
 // Package spvtest holds the checks shared by the packages that commit
-// SPIR-V generated from their GLSL (shaders/, internal/particles/): that
+// SPIR-V generated from their GLSL (shaders/, internal/demo/particles/): that
 // the committed modules match a fresh compilation, and that spirv-val
 // accepts them.
 package spvtest

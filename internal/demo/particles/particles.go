@@ -30,7 +30,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/vkcompact/vkcompact/internal/hash"
+	"github.com/vkcompact/vkcompact/internal/demo/hash"
 )
 
 // Particle is one particle: 32 bytes, as the shaders lay it out.

@@ -11,7 +11,7 @@ import (
 // TestGenerated regenerates the SPIR-V as go generate does and compares
 // it with the committed files.
 func TestGenerated(t *testing.T) {
-	spvtest.Generated(t, "../../shaders/internal/spvgen", "./internal/particles")
+	spvtest.Generated(t, "../../../shaders/internal/spvgen", "./internal/demo/particles")
 }
 
 // TestValid runs spirv-val on the embedded modules.
