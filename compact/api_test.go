@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -40,11 +42,11 @@ func TestSliceTypeFromElements(t *testing.T) {
 		want string
 	}{
 		{"u64 keys for []float32", func() error {
-			_, _, err := compact.Slice(ctx, []float32{1}, compact.Selection{Elem: compact.Plain(compact.Uint64)})
+			_, _, err := compact.Slice(ctx, []float32{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}, "u64 keys at byte 0 in a slice of float32"},
 		{"f32 keys for []uint32", func() error {
-			_, _, err := compact.SliceFlagged(ctx, []uint32{1}, []uint8{1}, compact.Selection{Elem: compact.Plain(compact.Float32)})
+			_, _, err := compact.SliceFlagged(ctx, []uint32{1}, []uint8{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32)})
 			return err
 		}, "f32 keys at byte 0 in a slice of uint32"},
 		{"a struct with no Elem", func() error {
@@ -61,8 +63,8 @@ func TestSliceTypeFromElements(t *testing.T) {
 
 // TestStructOf finds a key field by name, and refuses what cannot be one.
 func TestStructOf(t *testing.T) {
-	e, err := compact.StructOf[apiParticle]("Life")
-	if err != nil || e != compact.Struct(32, 28, compact.Float32) {
+	e, err := vkcompact.StructOf[apiParticle]("Life")
+	if err != nil || e != vkcompact.Struct(32, 28, vkcompact.Float32) {
 		t.Errorf("StructOf[apiParticle](Life) = %+v, %v; want Struct(32, 28, Float32)", e, err)
 	}
 	type wide struct {
@@ -70,7 +72,7 @@ func TestStructOf(t *testing.T) {
 		B int64
 		C [2]uint32
 	}
-	if e, err := compact.StructOf[wide]("B"); err != nil || e != compact.Struct(24, 8, compact.Int64) {
+	if e, err := vkcompact.StructOf[wide]("B"); err != nil || e != vkcompact.Struct(24, 8, vkcompact.Int64) {
 		t.Errorf("StructOf[wide](B) = %+v, %v", e, err)
 	}
 	type odd struct {
@@ -81,13 +83,13 @@ func TestStructOf(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		call func() (compact.Elem, error)
+		call func() (vkcompact.Elem, error)
 		want string
 	}{
-		{"no such field", func() (compact.Elem, error) { return compact.StructOf[apiParticle]("Mass") }, `no field "Mass"`},
-		{"an array field", func() (compact.Elem, error) { return compact.StructOf[apiParticle]("Pos") }, "not one of the key types"},
-		{"a uint16 field", func() (compact.Elem, error) { return compact.StructOf[odd]("C") }, "not one of the key types"},
-		{"not a struct", func() (compact.Elem, error) { return compact.StructOf[float32]("X") }, "is not a struct"},
+		{"no such field", func() (vkcompact.Elem, error) { return vkcompact.StructOf[apiParticle]("Mass") }, `no field "Mass"`},
+		{"an array field", func() (vkcompact.Elem, error) { return vkcompact.StructOf[apiParticle]("Pos") }, "not one of the key types"},
+		{"a uint16 field", func() (vkcompact.Elem, error) { return vkcompact.StructOf[odd]("C") }, "not one of the key types"},
+		{"not a struct", func() (vkcompact.Elem, error) { return vkcompact.StructOf[float32]("X") }, "is not a struct"},
 	} {
 		_, err := c.call()
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -96,7 +98,7 @@ func TestStructOf(t *testing.T) {
 	}
 	ctx := vktest.Open(t)
 	ps := []apiParticle{{ID: 1, Life: -1}, {ID: 2, Life: 0.5}, {ID: 3, Life: 2}}
-	e, _ = compact.StructOf[apiParticle]("Life")
+	e, _ = vkcompact.StructOf[apiParticle]("Life")
 	got, _, err := compact.Slice(ctx, ps, compact.Selection{Elem: e, Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil || len(got) != 2 || got[0].ID != 2 || got[1].ID != 3 {
 		t.Errorf("Slice of particles by StructOf(Life) > 0: %+v, %v", got, err)
@@ -111,8 +113,8 @@ func TestRecorderAfterSubmit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, dst := newBuf(t, ctx, 400), newBuf(t, ctx, 400)
-	res, scratch := newBuf(t, ctx, compact.ResultSize), newBuf(t, ctx, plan.ScratchSize())
+	src, dst := vktest.NewPoisoned(t, ctx, 400), vktest.NewPoisoned(t, ctx, 400)
+	res, scratch := vktest.NewPoisoned(t, ctx, compact.ResultSize), vktest.NewPoisoned(t, ctx, plan.ScratchSize())
 	var kept *pipeline.Recorder
 	var cb vk.CommandBuffer
 	if err := ctx.Submit(func(c vk.CommandBuffer) error { cb, kept = c, pipeline.Record(c); return nil }); err != nil {
@@ -135,13 +137,13 @@ func TestCountRangeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scan, err := compact.NewScanPlan(ctx, 100, compact.Scan{})
+	prefix, err := scan.NewPlan(ctx, 100, scan.Sum{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	align := ctx.Info().MinStorageBufferOffsetAlignment
-	buf := newBuf(t, ctx, 8*align+2048)
-	s1, s2 := newBuf(t, ctx, plan.ScratchSize()), newBuf(t, ctx, scan.ScratchSize())
+	buf := vktest.NewPoisoned(t, ctx, 8*align+2048)
+	s1, s2 := vktest.NewPoisoned(t, ctx, plan.ScratchSize()), vktest.NewPoisoned(t, ctx, prefix.ScratchSize())
 	count := buf.Range(6*align, 8)
 	err = pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		plan.Record(r, compact.Buffers{Src: buf.Range(0, 400), Dst: buf.Range(2*align+512, 400), Result: buf.Range(4*align+1024, compact.ResultSize), Scratch: s1.All(), Count: count})
@@ -150,7 +152,7 @@ func TestCountRangeExact(t *testing.T) {
 		t.Errorf("a compaction's 8-byte count: %v", err)
 	}
 	err = pipeline.Run(ctx, func(r *pipeline.Recorder) {
-		scan.Record(r, compact.ScanBuffers{Src: buf.Range(0, 400), Dst: buf.Range(2*align+512, 400), Total: buf.Range(4*align+1024, 4), Scratch: s2.All(), Count: count})
+		prefix.Record(r, scan.Buffers{Src: buf.Range(0, 400), Dst: buf.Range(2*align+512, 400), Total: buf.Range(4*align+1024, 4), Scratch: s2.All(), Count: count})
 	})
 	if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "count range of 8 bytes: it must be exactly 4") {
 		t.Errorf("a prefix sum's 8-byte count: %v", err)
@@ -176,7 +178,7 @@ func TestClosersAndTypedBuffers(t *testing.T) {
 	if _, err := vk.NewBufferOf[uint32](ctx, 0, vk.DeviceLocal); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("NewBufferOf of 0 elements: %v, want ErrInvalid", err)
 	}
-	scan, err := compact.NewScanPlan(ctx, 4, compact.Scan{Type: compact.Float32})
+	prefix, err := scan.NewPlan(ctx, 4, scan.Sum{Type: vkcompact.Float32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +190,7 @@ func TestClosersAndTypedBuffers(t *testing.T) {
 	if err := vk.Upload(src.All(), []float32{0.5, 1.25, -2, 8}); err != nil {
 		t.Fatal(err)
 	}
-	total, err := scan.Run(compact.ScanBuffers{Src: src.All(), Dst: dst.All()})
+	total, err := prefix.Run(scan.Buffers{Src: src.All(), Dst: dst.All()})
 	if err != nil || total.Float32() != 7.75 {
 		t.Errorf("float32 total: %v (%v), want 7.75", total.Float32(), err)
 	}

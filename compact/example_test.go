@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -63,7 +64,7 @@ func Example_particles() {
 
 	// Keep particles whose Life (byte 28, float32) is above 0; in place.
 	sel := compact.Selection{
-		Elem:    compact.Struct(32, 28, compact.Float32),
+		Elem:    vkcompact.Struct(32, 28, vkcompact.Float32),
 		Keep:    compact.KeepIf(compact.Greater, compact.Float(0)),
 		InPlace: true,
 		Options: compact.Options{GroupSize: 64}, // the next pass's workgroup size
@@ -121,7 +122,7 @@ func ExampleSlice() {
 	}
 	defer ctx.Release()
 	data := []float32{0.5, -1, 0, 2, float32(0) * -1, 3.25}
-	kept, res, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepNonZero()})
+	kept, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepNonZero()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -18,7 +19,7 @@ import (
 // reference; vktest checks at Release that the layer saw nothing wrong.
 func TestFaultAllocation(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	const n = 3001
 	data := make([]uint32, n)
 	for i := range data {
@@ -31,7 +32,7 @@ func TestFaultAllocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, dst := newBuf(t, ctx, 4*n), newBuf(t, ctx, 4*n)
+	src, dst := vktest.NewPoisoned(t, ctx, 4*n), vktest.NewPoisoned(t, ctx, 4*n)
 	if err := vk.Upload(src.All(), data); err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +83,8 @@ func TestFaultAllocation(t *testing.T) {
 			}
 			return nil
 		}},
-		{Name: "compact.ScanSlice", Run: func() error {
-			got, sum, err := compact.ScanSlice(ctx, data, compact.Scan{})
+		{Name: "scan.Slice", Run: func() error {
+			got, sum, err := scan.Slice(ctx, data, scan.Sum{})
 			if err == nil && (!slices.Equal(got, sums) || sum != total) {
 				return errors.New("the sums differ from the reference")
 			}

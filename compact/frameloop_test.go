@@ -43,7 +43,7 @@ func TestFrameLoopAllocatesNothing(t *testing.T) {
 
 func frameLoop(t *testing.T, ctx *vk.Context, frames int) {
 	const n = 5000
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	keep, err := compact.NewPlan(ctx, n, compact.Selection{Keep: compact.KeepNonZero()})
 	if err != nil {
 		t.Fatal(err)
@@ -52,9 +52,9 @@ func frameLoop(t *testing.T, ctx *vk.Context, frames int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, dst := newBuf(t, ctx, 4*n), newBuf(t, ctx, 4*n)
-	result, scratch := newBuf(t, ctx, compact.ResultSize), newBuf(t, ctx, keep.ScratchSize())
-	sortScratch := newBuf(t, ctx, sorter.ScratchSize())
+	src, dst := vktest.NewPoisoned(t, ctx, 4*n), vktest.NewPoisoned(t, ctx, 4*n)
+	result, scratch := vktest.NewPoisoned(t, ctx, compact.ResultSize), vktest.NewPoisoned(t, ctx, keep.ScratchSize())
+	sortScratch := vktest.NewPoisoned(t, ctx, sorter.ScratchSize())
 	record := func(r *pipeline.Recorder) {
 		keep.Record(r, compact.Buffers{Src: src.All(), Dst: dst.All(), Result: result.All(), Scratch: scratch.All()})
 		sorter.Record(r, radix.Buffers{Keys: dst.All(), Scratch: sortScratch.All(), Count: result.Range(compact.ResultKeptOffset, 4)})

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -33,7 +34,7 @@ func FuzzSelect(f *testing.F) {
 		size := key.Size() + 4*uint32(stride%16)
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		off := 4 * rng.Uint32N((size-key.Size())/4+1)
-		sel := compact.Selection{Elem: compact.Struct(size, off, key), Keep: compact.KeepNonZero(), Split: mode&1 != 0, InPlace: mode&2 != 0}
+		sel := compact.Selection{Elem: vkcompact.Struct(size, off, key), Keep: compact.KeepNonZero(), Split: mode&1 != 0, InPlace: mode&2 != 0}
 		if mode&4 != 0 {
 			sel.Write = compact.WriteScattered
 		}
@@ -47,9 +48,9 @@ func FuzzSelect(f *testing.F) {
 		case 2: // flags, one or four bytes each
 			c.sel.Keep = compact.KeepFlagged([]uint32{1, 4}[rng.IntN(2)])
 		case 3: // a mask (integer keys)
-			if key != compact.Float32 && key != compact.Float64 {
+			if key != vkcompact.Float32 && key != vkcompact.Float64 {
 				c.c = refConst{u: 0x8000_0101, i: 0x8000_0101}
-				if key == compact.Int32 {
+				if key == vkcompact.Int32 {
 					c.c.u = 0xffffffff_80000101 // the mask as int32, sign-extended by the reference
 				}
 				c.sel.Keep = compact.KeepMask(0x8000_0101)
@@ -58,12 +59,12 @@ func FuzzSelect(f *testing.F) {
 		}
 		switch (mode >> 5) & 3 {
 		case 1:
-			c.sel.Path = compact.PathThreePhase
+			c.sel.Path = vkcompact.PathThreePhase
 		case 2, 3:
 			if n == 0 {
 				break // the single pass needs elements
 			}
-			c.sel.Path = compact.PathSinglePass
+			c.sel.Path = vkcompact.PathSinglePass
 			c.sel.InPlace = false
 			c.sel.ReverseRejected = c.sel.Split
 			if (mode>>5)&3 == 3 {

@@ -8,101 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/vk"
 )
-
-// Type is the type of an element's key: the element itself for plain
-// arrays, or one field of a struct.
-type Type uint8
-
-// The key types.
-const (
-	Uint32 Type = iota
-	Int32
-	Float32
-	Uint64
-	Int64
-	Float64
-)
-
-var typeNames = [...]string{"u32", "i32", "f32", "u64", "i64", "f64"}
-
-// String returns the type's short name: u32, i32, f32, u64, i64 or f64.
-func (t Type) String() string {
-	if int(t) < len(typeNames) {
-		return typeNames[t]
-	}
-	return fmt.Sprintf("Type(%d)", uint8(t))
-}
-
-// Size returns the key's size in bytes (4 or 8), or 0 for an unknown type.
-func (t Type) Size() uint32 {
-	switch {
-	case t <= Float32:
-		return 4
-	case t <= Float64:
-		return 8
-	}
-	return 0
-}
-
-func (t Type) float() bool { return t == Float32 || t == Float64 }
-
-// ParseType parses a short type name (u32, i32, f32, u64, i64, f64).
-func ParseType(s string) (Type, error) {
-	for i, n := range typeNames {
-		if s == n {
-			return Type(i), nil
-		}
-	}
-	return 0, vk.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
-}
-
-// Elem describes the elements: plain keys, or structs of Stride bytes with
-// the key at byte KeyOffset.
-type Elem struct {
-	Key       Type
-	Stride    uint32 // bytes per element, a multiple of 4 from 4 to 256; 0 means Key.Size()
-	KeyOffset uint32 // byte offset of the key in the element, a multiple of 4
-}
-
-// MaxStride is the largest element, in bytes.
-const MaxStride = 256
-
-// Plain describes an array of keys of type t.
-func Plain(t Type) Elem { return Elem{Key: t} }
-
-// Struct describes structs of stride bytes with a key of type t at byte
-// offset off.
-func Struct(stride uint32, off uint32, t Type) Elem {
-	return Elem{Key: t, Stride: stride, KeyOffset: off}
-}
-
-// Size returns the element's size in bytes.
-func (e Elem) Size() uint32 {
-	if e.Stride == 0 {
-		return e.Key.Size()
-	}
-	return e.Stride
-}
-
-// Check reports what is wrong with e, if anything.
-func (e Elem) Check() error {
-	if e.Key.Size() == 0 {
-		return vk.Invalidf("compact: unknown key type %d", e.Key)
-	}
-	s := e.Size()
-	if s%4 != 0 || s < 4 || s > MaxStride {
-		return vk.Invalidf("compact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
-	}
-	if e.KeyOffset%4 != 0 {
-		return vk.Invalidf("compact: key offset %d is not a multiple of 4", e.KeyOffset)
-	}
-	if e.KeyOffset+e.Key.Size() > s || e.KeyOffset >= s {
-		return vk.Invalidf("compact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
-	}
-	return nil
-}
 
 // Op is a keep-if test.
 type Op uint8
@@ -219,7 +127,7 @@ const (
 
 // encode turns k into the shader's predicate code and constant words for
 // key type t, checking that the constant fits t.
-func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
+func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 	switch k.Op {
 	case NonZero:
 		return predNonZero, 0, 0, nil
@@ -229,7 +137,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 		}
 		return predFlagged, 0, 0, nil
 	case MaskAny:
-		if t.float() {
+		if isFloat(t) {
 			return 0, 0, 0, vk.Invalidf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
 		}
 		bits, err := k.Value.maskBits(t)
@@ -241,7 +149,7 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 	default:
 		return 0, 0, 0, vk.Invalidf("compact: unknown keep operator %d", k.Op)
 	}
-	if t.float() && k.Value.kind == kindFloat && math.IsNaN(k.Value.f) {
+	if isFloat(t) && k.Value.kind == kindFloat && math.IsNaN(k.Value.f) {
 		// Every comparison with NaN is false, except !=.
 		if k.Op == NotEqual {
 			return predAll, 0, 0, nil
@@ -258,12 +166,12 @@ func (k Keep) encode(t Type) (pred uint32, lo, hi uint32, err error) {
 
 // bits converts v to key type t's bit pattern (in the low 32 bits for
 // 32-bit types), or says why it does not fit.
-func (v Value) bits(t Type) (uint64, error) {
+func (v Value) bits(t vkcompact.Type) (uint64, error) {
 	bad := func() (uint64, error) {
 		return 0, vk.Invalidf("compact: constant %s is out of range for %s", v, t)
 	}
 	switch t {
-	case Uint32, Uint64, Int32, Int64:
+	case vkcompact.Uint32, vkcompact.Uint64, vkcompact.Int32, vkcompact.Int64:
 		var lo, hi int64 // the range, as big integers would have it
 		var i int64
 		var u uint64
@@ -290,19 +198,19 @@ func (v Value) bits(t Type) (uint64, error) {
 			}
 		}
 		switch t {
-		case Uint32:
+		case vkcompact.Uint32:
 			if neg || u > math.MaxUint32 {
 				return bad()
 			}
 			return u, nil
-		case Uint64:
+		case vkcompact.Uint64:
 			if neg {
 				return bad()
 			}
 			return u, nil
-		case Int32:
+		case vkcompact.Int32:
 			lo, hi = math.MinInt32, math.MaxInt32
-		case Int64:
+		case vkcompact.Int64:
 			lo, hi = math.MinInt64, math.MaxInt64
 		}
 		if neg {
@@ -312,11 +220,11 @@ func (v Value) bits(t Type) (uint64, error) {
 		} else if u > uint64(hi) {
 			return bad()
 		}
-		if t == Int32 {
+		if t == vkcompact.Int32 {
 			return uint64(uint32(int32(int64(u)))), nil
 		}
 		return u, nil
-	case Float32, Float64:
+	case vkcompact.Float32, vkcompact.Float64:
 		var f float64
 		exact := true
 		switch v.kind {
@@ -329,7 +237,7 @@ func (v Value) bits(t Type) (uint64, error) {
 		case kindFloat:
 			f = v.f
 		}
-		if t == Float32 {
+		if t == vkcompact.Float32 {
 			f32 := float32(f)
 			if math.IsInf(float64(f32), 0) && !math.IsInf(f, 0) {
 				return bad()
@@ -349,7 +257,7 @@ func (v Value) bits(t Type) (uint64, error) {
 
 // maskBits converts a mask to t's width: any bit pattern of the width,
 // written unsigned or as a negative two's-complement integer.
-func (v Value) maskBits(t Type) (uint64, error) {
+func (v Value) maskBits(t vkcompact.Type) (uint64, error) {
 	wide := t.Size() == 8
 	switch v.kind {
 	case kindUint:
@@ -371,13 +279,13 @@ func (v Value) maskBits(t Type) (uint64, error) {
 
 // orderedBits maps a key's bits as select.glsl's ordered() does: unsigned
 // order of the result is the key's numeric order; -0.0 maps as +0.0.
-func orderedBits(t Type, b uint64) uint64 {
+func orderedBits(t vkcompact.Type, b uint64) uint64 {
 	switch t {
-	case Int32:
+	case vkcompact.Int32:
 		return b ^ 0x80000000
-	case Int64:
+	case vkcompact.Int64:
 		return b ^ 1<<63
-	case Float32:
+	case vkcompact.Float32:
 		if b&0x7fffffff == 0 {
 			return 0x80000000
 		}
@@ -385,7 +293,7 @@ func orderedBits(t Type, b uint64) uint64 {
 			return ^b & 0xffffffff
 		}
 		return b | 0x80000000
-	case Float64:
+	case vkcompact.Float64:
 		if b&^(1<<63) == 0 {
 			return 1 << 63
 		}
@@ -401,7 +309,7 @@ func orderedBits(t Type, b uint64) uint64 {
 // "x OP VALUE" with OP one of == != < <= > >=, or "x & MASK". VALUE and
 // MASK are decimal or 0x hexadecimal integers; float keys also take
 // decimal floats, inf and nan. Spaces are optional.
-func ParseKeep(expr string, t Type) (Keep, error) {
+func ParseKeep(expr string, t vkcompact.Type) (Keep, error) {
 	if t.Size() == 0 {
 		return Keep{}, vk.Invalidf("keep expression %q: unknown key type %d", expr, t)
 	}
@@ -438,7 +346,7 @@ func ParseKeep(expr string, t Type) (Keep, error) {
 	return k, nil
 }
 
-func parseValue(lit string, t Type, mask bool) (Value, error) {
+func parseValue(lit string, t vkcompact.Type, mask bool) (Value, error) {
 	u, errU := strconv.ParseUint(lit, 0, 64)
 	if errU == nil {
 		return Uint(u), nil
@@ -450,7 +358,7 @@ func parseValue(lit string, t Type, mask bool) (Value, error) {
 	// An integer literal beyond 64 bits: out of range for an integer key
 	// (a float key takes a decimal one as a float).
 	wide := errors.Is(errU, strconv.ErrRange) || errors.Is(errI, strconv.ErrRange)
-	if t.float() && !mask {
+	if isFloat(t) && !mask {
 		if hex := strings.TrimLeft(lit, "+-"); strings.HasPrefix(hex, "0x") || strings.HasPrefix(hex, "0X") {
 			if wide {
 				return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
@@ -475,63 +383,21 @@ func parseValue(lit string, t Type, mask bool) (Value, error) {
 	return Value{}, vk.Invalidf("%q is not an integer", lit)
 }
 
-// TypeOf returns the key type of a Go type, and false for a type that is
-// not one of them.
-func TypeOf(t reflect.Type) (Type, bool) {
-	switch t.Kind() {
-	case reflect.Uint32:
-		return Uint32, true
-	case reflect.Int32:
-		return Int32, true
-	case reflect.Float32:
-		return Float32, true
-	case reflect.Uint64:
-		return Uint64, true
-	case reflect.Int64:
-		return Int64, true
-	case reflect.Float64:
-		return Float64, true
-	}
-	return 0, false
-}
-
 // elemFor resolves a selection's Elem for a slice of T: T's own key type
 // where T is one and e is zero, e itself where it agrees with T, and an
 // error naming the mismatch otherwise.
-func elemFor[T any](e Elem) (Elem, error) {
+func elemFor[T any](e vkcompact.Elem) (vkcompact.Elem, error) {
 	t := reflect.TypeFor[T]()
-	key, isKey := TypeOf(t)
+	key, isKey := vkcompact.TypeOf(t)
 	switch {
-	case isKey && e == Elem{}:
-		return Plain(key), nil
+	case isKey && e == vkcompact.Elem{}:
+		return vkcompact.Plain(key), nil
 	case isKey && (e.Key != key || e.KeyOffset != 0):
 		return e, invalid("compact: %v keys at byte %d in a slice of %v: the key type must be the element's (leave Selection.Elem zero)", e.Key, e.KeyOffset, t)
-	case !isKey && e == Elem{}:
-		return e, invalid("compact: a slice of %v: say where its key is (Selection.Elem: compact.StructOf or compact.Struct)", t)
+	case !isKey && e == vkcompact.Elem{}:
+		return e, invalid("compact: a slice of %v: say where its key is (Selection.Elem: vkcompact.StructOf or vkcompact.Struct)", t)
 	}
 	return e, nil
 }
 
-// StructOf describes the elements of a slice of the struct T, with the
-// key at T's field named field, of one of the key types: for example
-// compact.StructOf[Particle]("Life"). The field's offset must be a
-// multiple of 4 and T's size a multiple of 4 up to MaxStride.
-func StructOf[T any](field string) (Elem, error) {
-	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Struct {
-		return Elem{}, invalid("compact: StructOf[%v]: %v is not a struct", t, t)
-	}
-	f, ok := t.FieldByName(field)
-	if !ok || len(f.Index) != 1 {
-		return Elem{}, invalid("compact: StructOf[%v]: no field %q", t, field)
-	}
-	key, ok := TypeOf(f.Type)
-	if !ok {
-		return Elem{}, invalid("compact: StructOf[%v]: field %s is a %v, not one of the key types (uint32, int32, float32, uint64, int64, float64)", t, field, f.Type)
-	}
-	e := Struct(uint32(t.Size()), uint32(f.Offset), key)
-	if err := e.Check(); err != nil {
-		return Elem{}, fmt.Errorf("compact: StructOf[%v](%q): %w", t, field, err)
-	}
-	return e, nil
-}
+func isFloat(t vkcompact.Type) bool { return t == vkcompact.Float32 || t == vkcompact.Float64 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vkcompact/vkcompact"
 )
 
 // checkValidKeep is FuzzParseKeep's acceptance oracle: from the fuzzer's
@@ -14,7 +16,7 @@ import (
 // with or without spaces), or "nonzero", which ParseKeep must accept as
 // exactly the Keep the expression says. A parser that refused everything
 // fails here.
-func checkValidKeep(t *testing.T, seed string, ty Type) {
+func checkValidKeep(t *testing.T, seed string, ty vkcompact.Type) {
 	if ty.Size() == 0 {
 		return
 	}
@@ -27,7 +29,7 @@ func checkValidKeep(t *testing.T, seed string, ty Type) {
 	}{{"==", Equal}, {"!=", NotEqual}, {"<", Less}, {"<=", LessEqual}, {">", Greater}, {">=", GreaterEqual}, {"&", MaskAny}}
 	o := ops[r%uint64(len(ops))]
 	r /= uint64(len(ops))
-	float := ty == Float32 || ty == Float64
+	float := ty == vkcompact.Float32 || ty == vkcompact.Float64
 	if o.op == MaskAny && float {
 		o = ops[0]
 	}
@@ -40,7 +42,7 @@ func checkValidKeep(t *testing.T, seed string, ty Type) {
 	case float:
 		v := float64(int64(r>>8)%2000001-1000000) / 1024 // exact in float32
 		text, want = "x "+o.text+" "+strconv.FormatFloat(v, 'g', -1, 64), KeepIf(o.op, Float(v))
-	case ty == Int32 || ty == Int64:
+	case ty == vkcompact.Int32 || ty == vkcompact.Int64:
 		v := int64(r >> 1)
 		v >>= 64 - bits // any value of the type, negative ones included
 		text, want = fmt.Sprintf("x%s%d", o.text, v), KeepIf(o.op, Int(v))
@@ -73,11 +75,11 @@ func checkValidKeep(t *testing.T, seed string, ty Type) {
 // Keep with the same encoding. Seeds are in testdata/fuzz/FuzzParseKeep;
 // `go test -fuzz FuzzParseKeep ./compact` explores.
 func FuzzParseKeep(f *testing.F) {
-	f.Add("x > 0.5", uint8(Float32))
-	f.Add("x & 0x30", uint8(Uint32))
+	f.Add("x > 0.5", uint8(vkcompact.Float32))
+	f.Add("x & 0x30", uint8(vkcompact.Uint32))
 	f.Fuzz(func(t *testing.T, expr string, typ uint8) {
 		// Mostly the six types, sometimes an unknown one.
-		ty := Type(typ % 8)
+		ty := vkcompact.Type(typ % 8)
 		checkValidKeep(t, expr, ty)
 		k, err := ParseKeep(expr, ty)
 		if err != nil {

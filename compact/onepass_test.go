@@ -3,12 +3,11 @@ package compact_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -20,12 +19,12 @@ import (
 // its fallback taken at the first unpublished predecessor.
 var pathConfigs = []struct {
 	name  string
-	path  compact.Path
+	path  vkcompact.Path
 	spins int32
 }{
-	{"three-phase", compact.PathThreePhase, 0},
-	{"single-pass", compact.PathSinglePass, 0},
-	{"single-pass-fallback", compact.PathSinglePass, -1},
+	{"three-phase", vkcompact.PathThreePhase, 0},
+	{"single-pass", vkcompact.PathSinglePass, 0},
+	{"single-pass-fallback", vkcompact.PathSinglePass, -1},
 }
 
 // TestSelectPaths runs both paths, and the single pass's fallback, on
@@ -33,7 +32,7 @@ var pathConfigs = []struct {
 // and GPU counts, each against the Go reference.
 func TestSelectPaths(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sizes := []int{1, 2, 255, 256, 257, 4095, 4096, 4097, 12289, 100003, 1<<20 + 7}
 	for _, pc := range pathConfigs {
 		for i, n := range sizes {
@@ -42,11 +41,11 @@ func TestSelectPaths(t *testing.T) {
 			sel.Path, sel.Spins = pc.path, pc.spins
 			switch i % 4 {
 			case 1:
-				sel.Elem = compact.Struct(12, 4, compact.Uint32) // the element path (3 words)
+				sel.Elem = vkcompact.Struct(12, 4, vkcompact.Uint32) // the element path (3 words)
 			case 2:
 				sel.Keep = compact.KeepFlagged(1)
 			case 3:
-				sel.Elem = compact.Struct(16, 8, typ) // one uvec4 per element
+				sel.Elem = vkcompact.Struct(16, 8, typ) // one uvec4 per element
 			}
 			if i%2 == 1 {
 				sel.Split, sel.ReverseRejected = true, true
@@ -79,7 +78,7 @@ func TestSelectPaths(t *testing.T) {
 		for i, n := range []int{4097, 100003} {
 			typ := allTypes[(i+int(loads))%len(allTypes)]
 			sel := nonzero(typ)
-			sel.Path, sel.LoadsPerLane = compact.PathSinglePass, loads
+			sel.Path, sel.LoadsPerLane = vkcompact.PathSinglePass, loads
 			if i == 1 {
 				sel.Split, sel.ReverseRejected = true, true
 			}
@@ -90,7 +89,7 @@ func TestSelectPaths(t *testing.T) {
 	}
 	// In place takes the three phases, with the rejected elements reversed too.
 	for _, n := range []int{1, 4097, 100003} {
-		sel := nonzero(compact.Uint32)
+		sel := nonzero(vkcompact.Uint32)
 		sel.Split, sel.ReverseRejected, sel.InPlace = true, true, true
 		runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.3)})
 	}
@@ -103,24 +102,24 @@ func TestSelectAutoPath(t *testing.T) {
 	for _, c := range []struct {
 		sel  compact.Selection
 		n    uint64
-		want compact.Path
+		want vkcompact.Path
 	}{
-		{nonzero(compact.Uint32), 1000, compact.PathSinglePass},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1000, compact.PathSinglePass},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true}, 1000, compact.PathThreePhase},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}, 1000, compact.PathThreePhase},
-		{nonzero(compact.Uint32), 0, compact.PathThreePhase},
-		{nonzero(compact.Uint32), 1 << 27, compact.PathSinglePass},
-		{nonzero(compact.Uint32), compact.MaxSinglePassElements + 1, compact.PathThreePhase},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1 << 27, compact.PathSinglePass},
-		{nonzero(compact.Uint32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, compact.PathThreePhase},
+		{nonzero(vkcompact.Uint32), 1000, vkcompact.PathSinglePass},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1000, vkcompact.PathSinglePass},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true}, 1000, vkcompact.PathThreePhase},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}, 1000, vkcompact.PathThreePhase},
+		{nonzero(vkcompact.Uint32), 0, vkcompact.PathThreePhase},
+		{nonzero(vkcompact.Uint32), 1 << 27, vkcompact.PathSinglePass},
+		{nonzero(vkcompact.Uint32), vkcompact.MaxSinglePassElements + 1, vkcompact.PathThreePhase},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1 << 27, vkcompact.PathSinglePass},
+		{nonzero(vkcompact.Uint32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
 	} {
 		p, err := compact.NewPlan(ctx, c.n, c.sel)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ctx.Info().Type == "cpu" {
-			c.want = compact.PathThreePhase // the faster there
+			c.want = vkcompact.PathThreePhase // the faster there
 		}
 		if got := p.Tuning().Path; got != c.want {
 			t.Errorf("n=%d split=%v reversed=%v inplace=%v: %v, want %v", c.n, c.sel.Split, c.sel.ReverseRejected, c.sel.InPlace, got, c.want)
@@ -133,25 +132,25 @@ func TestSelectAutoPath(t *testing.T) {
 func TestSinglePassNotApplicable(t *testing.T) {
 	ctx := vktest.Open(t)
 	single := func(s compact.Selection) compact.Selection {
-		s.Path = compact.PathSinglePass
+		s.Path = vkcompact.PathSinglePass
 		return s
 	}
-	u32 := nonzero(compact.Uint32)
+	u32 := nonzero(vkcompact.Uint32)
 	for _, c := range []struct {
 		sel  compact.Selection
 		n    uint64
 		want string
 	}{
-		{single(compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}), 1000, "in place"},
-		{single(compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: true}), 1000, "ReverseRejected"},
-		{single(u32), compact.MaxSinglePassElements + 1, "at most 1073741823"},
+		{single(compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}), 1000, "in place"},
+		{single(compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true}), 1000, "ReverseRejected"},
+		{single(u32), vkcompact.MaxSinglePassElements + 1, "at most 1073741823"},
 		{single(u32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "maxStorageBufferRange"},
 		{single(u32), 0, "no elements"},
-		{single(compact.Selection{Elem: compact.Struct(256, 0, compact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{LoadsPerLane: 4}}), 1000, "shared memory"},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), ReverseRejected: true}, 1000, "split only"},
-		{compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{Path: 7}}, 1000, "unknown path"},
+		{single(compact.Selection{Elem: vkcompact.Struct(256, 0, vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{LoadsPerLane: 4}}), 1000, "shared memory"},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), ReverseRejected: true}, 1000, "split only"},
+		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{Path: 7}}, 1000, "unknown path"},
 	} {
-		if c.n > uint64(ctx.Info().MaxStorageBufferRange)/4 && c.want == "maxStorageBufferRange" && c.n > compact.MaxSinglePassElements {
+		if c.n > uint64(ctx.Info().MaxStorageBufferRange)/4 && c.want == "maxStorageBufferRange" && c.n > vkcompact.MaxSinglePassElements {
 			continue // the element limit speaks first on this device
 		}
 		_, err := compact.NewPlan(ctx, c.n, c.sel)
@@ -169,8 +168,8 @@ func TestSinglePassNotApplicable(t *testing.T) {
 // H100, scripts/bench-h100.sh -stress runs 1000 at 2^24.
 func TestSinglePassRepeated(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
-	runs, n := envInt(t, "VKCOMPACT_REPEAT", 25), envInt(t, "VKCOMPACT_REPEAT_N", 100003)
+	rng := vktest.Rand(t)
+	runs, n := vktest.EnvInt(t, "VKCOMPACT_REPEAT", 25), vktest.EnvInt(t, "VKCOMPACT_REPEAT_N", 100003)
 	in := make([]uint32, n)
 	var kept, rejected []uint32
 	for i := range in {
@@ -194,26 +193,26 @@ func TestSinglePassRepeated(t *testing.T) {
 		wantSplit = append(wantSplit, rejected[i]<<1)
 	}
 	nb := uint64(4 * n)
-	src, dst := newBuf(t, ctx, nb), newBuf(t, ctx, nb)
-	res := newBuf(t, ctx, compact.ResultSize)
+	src, dst := vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb)
+	res := vktest.NewPoisoned(t, ctx, compact.ResultSize)
 	if err := vk.Upload(src.Range(0, nb), in); err != nil {
 		t.Fatal(err)
 	}
-	poisoned := poisonedWords(n)
+	poisoned := vktest.PoisonWords(n)
 	got := make([]uint32, n)
 	for _, spins := range []int32{0, -1} {
 		for _, split := range []bool{false, true} {
-			sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split}
-			sel.Path, sel.Spins = compact.PathSinglePass, spins
+			sel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split}
+			sel.Path, sel.Spins = vkcompact.PathSinglePass, spins
 			sel.Options = smallTiles(ctx, sel.Options) // on CPU devices: many small tiles
-			if wg := envInt(t, "VKCOMPACT_REPEAT_WG", 0); wg != 0 {
+			if wg := vktest.EnvInt(t, "VKCOMPACT_REPEAT_WG", 0); wg != 0 {
 				sel.WorkgroupSize = uint32(wg)
 			}
 			p, err := compact.NewPlan(ctx, uint64(n), sel)
 			if err != nil {
 				t.Fatal(err)
 			}
-			scratch := newBuf(t, ctx, p.ScratchSize())
+			scratch := vktest.NewPoisoned(t, ctx, p.ScratchSize())
 			b := compact.Buffers{Src: src.Range(0, nb), Dst: dst.Range(0, nb), Result: res.Range(0, compact.ResultSize), Scratch: scratch.Range(0, p.ScratchSize())}
 			want := kept
 			if split {
@@ -247,14 +246,66 @@ func TestSinglePassRepeated(t *testing.T) {
 	}
 }
 
-func envInt(t *testing.T, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
+// TestSelectSinglePassManyTiles runs the single pass of a compaction and
+// of a split over more tiles than maxComputeWorkGroupCount[0], so that the
+// dispatch is a 2D grid. On lavapipe, whose workgroups of such a grid
+// do not run in index order, tiles by index once made a compaction fall
+// back over tens of thousands of predecessors, past lavapipe's loop guard,
+// and write wrong output; see tiling.TilesByIndex.
+func TestSelectSinglePassManyTiles(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := vktest.Rand(t)
+	o := smallTiles(ctx, compact.Options{Path: vkcompact.PathSinglePass})
+	probe, err := compact.NewPlan(ctx, 1<<20, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1), Options: o})
+	if err != nil {
+		t.Fatal(err)
 	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 {
-		t.Fatalf("%s=%q: want a count", name, s)
+	tiles := uint64(ctx.Info().MaxWorkgroupCount[0]) + 1000
+	n := tiles * uint64(probe.Tuning().Tile)
+	if n > 1<<26 {
+		t.Skipf("%d tiles of %d: too many elements to test here", tiles, probe.Tuning().Tile)
 	}
-	return v
+	in := make([]uint32, n)
+	for i := range in {
+		if rng.IntN(2) == 0 {
+			in[i] = rng.Uint32() | 1
+		} else {
+			in[i] = uint32(i) << 1
+		}
+	}
+	for _, split := range []bool{false, true} {
+		sel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split, Options: o}
+		got, res, err := compact.Slice(ctx, in, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, rejected []uint32
+		for _, x := range in {
+			if x&1 != 0 {
+				want = append(want, x)
+			} else {
+				rejected = append(rejected, x)
+			}
+		}
+		if split {
+			slices.Reverse(rejected)
+			want = append(want, rejected...)
+		}
+		if !slices.Equal(got, want) {
+			i := 0
+			for i < len(want) && i < len(got) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("split %v, %d elements: %d out (result %+v), want %d; first difference at %d", split, n, len(got), res, len(want), i)
+		}
+	}
+}
+
+// smallTiles makes a CPU device's tiles small (one subgroup, one load per
+// lane), so that a single pass has many of them.
+func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
+	if ctx.Info().CPU() {
+		o.WorkgroupSize, o.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1
+	}
+	return o
 }

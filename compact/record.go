@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -150,7 +151,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
 	stamp(0)
-	r.Dispatch(p.fill, ceilDiv(words, fillGroup), []uint32{uint32(words), 0}, status)
+	vkcompact.RecordFill(r, status, 0)
 	stamp(1)
 	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, p.cLo, p.cHi, countOn, p.sel.GroupSize, info.MaxWorkgroupCount[0], p.spins},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 )
 
@@ -13,7 +14,7 @@ import (
 // the bit mapping the shaders use.
 
 // keyAt reads element i's key bits.
-func keyAt(data []byte, e compact.Elem, i int) uint64 {
+func keyAt(data []byte, e vkcompact.Elem, i int) uint64 {
 	off := i*int(e.Size()) + int(e.KeyOffset)
 	if e.Key.Size() == 4 {
 		return uint64(binary.LittleEndian.Uint32(data[off:]))
@@ -21,7 +22,7 @@ func keyAt(data []byte, e compact.Elem, i int) uint64 {
 	return binary.LittleEndian.Uint64(data[off:])
 }
 
-func setKey(data []byte, e compact.Elem, i int, bits uint64) {
+func setKey(data []byte, e vkcompact.Elem, i int, bits uint64) {
 	off := i*int(e.Size()) + int(e.KeyOffset)
 	if e.Key.Size() == 4 {
 		binary.LittleEndian.PutUint32(data[off:], uint32(bits))
@@ -51,9 +52,9 @@ func cmp[T int64 | uint64 | float64](op compact.Op, a, b T) bool {
 
 // refKeep decides one key with Go semantics; c is the constant as the key
 // type's Go value (uint64, int64 or float64 holding a float32 for f32).
-func refKeep(t compact.Type, op compact.Op, bits uint64, c refConst) bool {
+func refKeep(t vkcompact.Type, op compact.Op, bits uint64, c refConst) bool {
 	switch t {
-	case compact.Uint32, compact.Uint64:
+	case vkcompact.Uint32, vkcompact.Uint64:
 		switch op {
 		case compact.NonZero:
 			return bits != 0
@@ -61,9 +62,9 @@ func refKeep(t compact.Type, op compact.Op, bits uint64, c refConst) bool {
 			return bits&c.u != 0
 		}
 		return cmp(op, bits, c.u)
-	case compact.Int32, compact.Int64:
+	case vkcompact.Int32, vkcompact.Int64:
 		v := int64(bits)
-		if t == compact.Int32 {
+		if t == vkcompact.Int32 {
 			v = int64(int32(uint32(bits)))
 		}
 		switch op {
@@ -73,7 +74,7 @@ func refKeep(t compact.Type, op compact.Op, bits uint64, c refConst) bool {
 			return uint64(v)&c.u != 0
 		}
 		return cmp(op, v, c.i)
-	case compact.Float32:
+	case vkcompact.Float32:
 		v := math.Float32frombits(uint32(bits))
 		if op == compact.NonZero {
 			return v != 0
@@ -96,7 +97,7 @@ type refConst struct {
 }
 
 // reference returns the expected output bytes and kept count.
-func reference(data []byte, flags []uint32, e compact.Elem, op compact.Op, c refConst, n int, split bool) ([]byte, int) {
+func reference(data []byte, flags []uint32, e vkcompact.Elem, op compact.Op, c refConst, n int, split bool) ([]byte, int) {
 	size := int(e.Size())
 	var kept, rejected []byte
 	for i := 0; i < n; i++ {
@@ -162,18 +163,18 @@ func keepMask(rng *rand.Rand, n int, pattern string, ratio float64) []bool {
 
 // randomNonZero returns random nonzero key bits of type t (not a float
 // zero, any other bits allowed: NaNs and denormals included).
-func randomNonZero(rng *rand.Rand, t compact.Type) uint64 {
+func randomNonZero(rng *rand.Rand, t vkcompact.Type) uint64 {
 	for {
 		b := rng.Uint64()
 		if t.Size() == 4 {
 			b &= 0xffffffff
 		}
 		switch t {
-		case compact.Float32:
+		case vkcompact.Float32:
 			if b&0x7fffffff != 0 {
 				return b
 			}
-		case compact.Float64:
+		case vkcompact.Float64:
 			if b&^(1<<63) != 0 {
 				return b
 			}

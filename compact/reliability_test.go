@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/badinput"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -17,40 +16,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/scan"
+
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
-
-// badCase is one bad input of the table (internal/badinput.Case; a type of
-// this package, so the table may list its fields in order).
-type badCase struct {
-	Entry, Input string
-	Want         error
-	Msg          string
-	Call         func() error
-}
-
-func checkBad(t *testing.T, c badCase) {
-	t.Helper()
-	badinput.Check(t, badinput.Case(c))
-}
-
-// unchanged fails t when a buffer no longer holds what it held.
-func unchanged(t *testing.T, what string, bufs map[*vk.Buffer][]byte) {
-	t.Helper()
-	for b, want := range bufs {
-		got := make([]byte, len(want))
-		if err := vk.Download(b.All(), got); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: a caller's buffer was modified", what)
-		}
-	}
-}
 
 // TestReliabilityBadInput tries every public entry point of compact with
 // bad arguments: each returns an error wrapping vk.ErrInvalid (or
@@ -61,16 +36,16 @@ func TestReliabilityBadInput(t *testing.T) {
 	other := vktest.Open(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
-	u32 := compact.Selection{Elem: compact.Plain(compact.Uint32)}
+	u32 := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)}
 	plan, err := compact.NewPlan(ctx, 100, u32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flagged, err := compact.NewPlan(ctx, 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepFlagged(1)})
+	flagged, err := compact.NewPlan(ctx, 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepFlagged(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inPlace, err := compact.NewPlan(ctx, 100, compact.Selection{Elem: compact.Plain(compact.Uint32), InPlace: true})
+	inPlace, err := compact.NewPlan(ctx, 100, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,22 +53,14 @@ func TestReliabilityBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scan, err := compact.NewScanPlan(ctx, 100, compact.Scan{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	foreignScan, err := compact.NewScanPlan(other, 100, compact.Scan{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := newBuf(t, ctx, 4096)
-	s := newBuf(t, ctx, max(plan.ScratchSize(), scan.ScratchSize())+256)
-	flags := newBuf(t, ctx, align+10) // 10 uint8 flags at align lack their padding
-	foreign := newBuf(t, other, 4096)
-	released := newBuf(t, ctx, 4096)
+	a := vktest.NewPoisoned(t, ctx, 4096)
+	s := vktest.NewPoisoned(t, ctx, plan.ScratchSize()+256)
+	flags := vktest.NewPoisoned(t, ctx, align+10) // 10 uint8 flags at align lack their padding
+	foreign := vktest.NewPoisoned(t, other, 4096)
+	released := vktest.NewPoisoned(t, ctx, 4096)
 	released.Release()
-	watched := map[*vk.Buffer][]byte{a: poisonBytes(a.Size()), s: poisonBytes(s.Size()), flags: poisonBytes(flags.Size())}
-	rng := newRand(t)
+	watched := map[*vk.Buffer][]byte{a: vktest.PoisonBytes(a.Size()), s: vktest.PoisonBytes(s.Size()), flags: vktest.PoisonBytes(flags.Size())}
+	rng := vktest.Rand(t)
 	data := make([]uint32, 100)
 	for i := range data {
 		data[i] = rng.Uint32()
@@ -110,79 +77,54 @@ func TestReliabilityBadInput(t *testing.T) {
 		}
 	}
 	record := func(edit func(b *compact.Buffers)) func() error { return sel(plan, edit) }
-	goodScan := compact.ScanBuffers{Src: a.Range(0, 400), Dst: a.Range(1024, 400), Total: a.Range(2048, 4),
-		Scratch: s.Range(0, scan.ScratchSize())}
-	scanRec := func(p *compact.ScanPlan, edit func(b *compact.ScanBuffers)) func() error {
-		return func() error {
-			b := goodScan
-			edit(&b)
-			return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
-		}
-	}
 	newPlan := func(n uint64, sel compact.Selection) func() error {
 		return func() error { _, err := compact.NewPlan(ctx, n, sel); return err }
 	}
 	opts := func(o compact.Options) compact.Selection {
-		return compact.Selection{Elem: compact.Plain(compact.Uint32), Options: o}
+		return compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}
 	}
-	elem := func(e compact.Elem) compact.Selection { return compact.Selection{Elem: e} }
-	keep := func(t compact.Type, k compact.Keep) compact.Selection {
-		return compact.Selection{Elem: compact.Plain(t), Keep: k}
-	}
-	scanOpts := func(s compact.Scan) func() error {
-		return func() error { _, _, err := compact.ScanSlice(ctx, data, s); return err }
-	}
-	copyRec := func(dst, src vk.Range, o compact.CopyOptions) func() error {
-		return func() error { return compact.Copy(ctx, dst, src, o) }
-	}
-	copyCount := func(dst, src, count vk.Range, elemBytes uint32) func() error {
-		return func() error {
-			return pipeline.Run(ctx, func(r *pipeline.Recorder) {
-				compact.RecordCopyCount(r, dst, src, count, elemBytes, compact.CopyOptions{})
-			})
-		}
+	elem := func(e vkcompact.Elem) compact.Selection { return compact.Selection{Elem: e} }
+	keep := func(t vkcompact.Type, k compact.Keep) compact.Selection {
+		return compact.Selection{Elem: vkcompact.Plain(t), Keep: k}
 	}
 	var nilPlan *compact.Plan
-	var nilScan *compact.ScanPlan
 	var nilRec *pipeline.Recorder
 	bigWG := info.MaxWorkgroupInvocations + info.MaxSubgroupSize
 	inval := vk.ErrInvalid
-	cases := []badCase{
+	cases := []badinput.Case{
 		// Plans: elements, predicates, counts and options.
 		{Entry: "compact.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.NewPlan(nil, 10, u32); return err }},
-		{Entry: "compact.NewPlan", Input: "stride 10 (not a multiple of 4)", Want: inval, Msg: "element stride 10 bytes", Call: newPlan(10, elem(compact.Struct(10, 0, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "stride 2", Want: inval, Msg: "element stride 2 bytes", Call: newPlan(10, elem(compact.Struct(2, 0, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "stride 260 (above MaxStride)", Want: inval, Msg: "stride 260", Call: newPlan(10, elem(compact.Struct(260, 0, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "key offset 8 in an 8-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(8, 8, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "u64 key at 8 in a 12-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(12, 8, compact.Uint64)))},
-		{Entry: "compact.NewPlan", Input: "key offset 2 (unaligned)", Want: inval, Msg: "key offset 2", Call: newPlan(10, elem(compact.Struct(12, 2, compact.Uint32)))},
-		{Entry: "compact.NewPlan", Input: "key offset 0xfffffffc (wraps)", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(compact.Struct(16, 0xfffffffc, compact.Uint64)))},
-		{Entry: "compact.NewPlan", Input: "unknown key type 9", Want: inval, Msg: "unknown key type 9", Call: newPlan(10, elem(compact.Plain(compact.Type(9))))},
+		{Entry: "compact.NewPlan", Input: "stride 10 (not a multiple of 4)", Want: inval, Msg: "element stride 10 bytes", Call: newPlan(10, elem(vkcompact.Struct(10, 0, vkcompact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 2", Want: inval, Msg: "element stride 2 bytes", Call: newPlan(10, elem(vkcompact.Struct(2, 0, vkcompact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "stride 260 (above MaxStride)", Want: inval, Msg: "stride 260", Call: newPlan(10, elem(vkcompact.Struct(260, 0, vkcompact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "key offset 8 in an 8-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(vkcompact.Struct(8, 8, vkcompact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "u64 key at 8 in a 12-byte element", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(vkcompact.Struct(12, 8, vkcompact.Uint64)))},
+		{Entry: "compact.NewPlan", Input: "key offset 2 (unaligned)", Want: inval, Msg: "key offset 2", Call: newPlan(10, elem(vkcompact.Struct(12, 2, vkcompact.Uint32)))},
+		{Entry: "compact.NewPlan", Input: "key offset 0xfffffffc (wraps)", Want: inval, Msg: "does not fit", Call: newPlan(10, elem(vkcompact.Struct(16, 0xfffffffc, vkcompact.Uint64)))},
+		{Entry: "compact.NewPlan", Input: "unknown key type 9", Want: inval, Msg: "unknown key type 9", Call: newPlan(10, elem(vkcompact.Plain(vkcompact.Type(9))))},
 		{Entry: "compact.NewPlan", Input: "n = 2^32 (above MaxElements)", Want: inval, Msg: "4294967296 elements", Call: newPlan(1<<32, u32)},
 		{Entry: "compact.NewPlan", Input: "n = 2^64-1", Want: inval, Msg: "18446744073709551615 elements", Call: newPlan(^uint64(0), u32)},
-		{Entry: "compact.NewPlan", Input: "u32 constant -5", Want: inval, Msg: "out of range for u32", Call: newPlan(10, keep(compact.Uint32, compact.KeepIf(compact.Less, compact.Int(-5))))},
-		{Entry: "compact.NewPlan", Input: "i32 constant 2^31", Want: inval, Msg: "out of range for i32", Call: newPlan(10, keep(compact.Int32, compact.KeepIf(compact.Less, compact.Uint(1<<31))))},
-		{Entry: "compact.NewPlan", Input: "i64 key, constant 0.5", Want: inval, Msg: "not an integer", Call: newPlan(10, keep(compact.Int64, compact.KeepIf(compact.Less, compact.Float(0.5))))},
-		{Entry: "compact.NewPlan", Input: "f32 key, constant 2^24+1", Want: inval, Msg: "not exactly representable", Call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Uint(1<<24+1))))},
-		{Entry: "compact.NewPlan", Input: "f32 key, constant 1e39", Want: inval, Msg: "out of range for f32", Call: newPlan(10, keep(compact.Float32, compact.KeepIf(compact.Less, compact.Float(1e39))))},
-		{Entry: "compact.NewPlan", Input: "mask on an f32 key", Want: inval, Msg: "needs an integer key", Call: newPlan(10, keep(compact.Float32, compact.KeepMask(1)))},
-		{Entry: "compact.NewPlan", Input: "mask 2^32 on a u32 key", Want: inval, Msg: "wider than u32", Call: newPlan(10, keep(compact.Uint32, compact.KeepMask(1<<32)))},
-		{Entry: "compact.NewPlan", Input: "2-byte flags", Want: inval, Msg: "flags of 2 bytes", Call: newPlan(10, keep(compact.Uint32, compact.KeepFlagged(2)))},
-		{Entry: "compact.NewPlan", Input: "unknown operator 42", Want: inval, Msg: "unknown keep operator 42", Call: newPlan(10, keep(compact.Uint32, compact.Keep{Op: 42}))},
+		{Entry: "compact.NewPlan", Input: "u32 constant -5", Want: inval, Msg: "out of range for u32", Call: newPlan(10, keep(vkcompact.Uint32, compact.KeepIf(compact.Less, compact.Int(-5))))},
+		{Entry: "compact.NewPlan", Input: "i32 constant 2^31", Want: inval, Msg: "out of range for i32", Call: newPlan(10, keep(vkcompact.Int32, compact.KeepIf(compact.Less, compact.Uint(1<<31))))},
+		{Entry: "compact.NewPlan", Input: "i64 key, constant 0.5", Want: inval, Msg: "not an integer", Call: newPlan(10, keep(vkcompact.Int64, compact.KeepIf(compact.Less, compact.Float(0.5))))},
+		{Entry: "compact.NewPlan", Input: "f32 key, constant 2^24+1", Want: inval, Msg: "not exactly representable", Call: newPlan(10, keep(vkcompact.Float32, compact.KeepIf(compact.Less, compact.Uint(1<<24+1))))},
+		{Entry: "compact.NewPlan", Input: "f32 key, constant 1e39", Want: inval, Msg: "out of range for f32", Call: newPlan(10, keep(vkcompact.Float32, compact.KeepIf(compact.Less, compact.Float(1e39))))},
+		{Entry: "compact.NewPlan", Input: "mask on an f32 key", Want: inval, Msg: "needs an integer key", Call: newPlan(10, keep(vkcompact.Float32, compact.KeepMask(1)))},
+		{Entry: "compact.NewPlan", Input: "mask 2^32 on a u32 key", Want: inval, Msg: "wider than u32", Call: newPlan(10, keep(vkcompact.Uint32, compact.KeepMask(1<<32)))},
+		{Entry: "compact.NewPlan", Input: "2-byte flags", Want: inval, Msg: "flags of 2 bytes", Call: newPlan(10, keep(vkcompact.Uint32, compact.KeepFlagged(2)))},
+		{Entry: "compact.NewPlan", Input: "unknown operator 42", Want: inval, Msg: "unknown keep operator 42", Call: newPlan(10, keep(vkcompact.Uint32, compact.Keep{Op: 42}))},
 		{Entry: "compact.NewPlan", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: newPlan(10, opts(compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}))},
 		{Entry: "compact.NewPlan", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: newPlan(10, opts(compact.Options{WorkgroupSize: bigWG}))},
 		{Entry: "compact.NewPlan", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: newPlan(10, opts(compact.Options{LoadsPerLane: 5}))},
 		{Entry: "compact.NewPlan", Input: "write strategy 7", Want: inval, Msg: "unknown write strategy 7", Call: newPlan(10, opts(compact.Options{Write: 7}))},
 		{Entry: "compact.NewPlan", Input: "staged write that does not fit shared memory", Want: inval, Msg: "bytes of shared memory", Call: newPlan(10, compact.Selection{
-			Elem: compact.Struct(256, 0, compact.Uint32), Options: compact.Options{WorkgroupSize: 1024, LoadsPerLane: 4, Write: compact.WriteStaged}})},
+			Elem: vkcompact.Struct(256, 0, vkcompact.Uint32), Options: compact.Options{WorkgroupSize: 1024, LoadsPerLane: 4, Write: compact.WriteStaged}})},
 		{Entry: "compact.NewPlan", Input: "Processors 2^32-1 (counts overflow the scratch size)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 0xffffffff}))},
 		{Entry: "compact.NewPlan", Input: "Processors 2^30 (scratch of 4 GiB)", Want: inval, Msg: "processors", Call: newPlan(100, opts(compact.Options{Processors: 1 << 30}))},
-		{Entry: "compact.Elem.Check", Input: "stride 6", Want: inval, Msg: "element stride 6 bytes", Call: compact.Struct(6, 0, compact.Uint32).Check},
-		{Entry: "compact.ParseType", Input: `"u16"`, Want: inval, Msg: `unknown type "u16"`, Call: func() error { _, err := compact.ParseType("u16"); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x ~ 3"`, Want: inval, Msg: "want nonzero, x OP VALUE", Call: func() error { _, err := compact.ParseKeep("x ~ 3", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x < 1.5" for u32`, Want: inval, Msg: `"1.5" is not an integer, and the key is u32`, Call: func() error { _, err := compact.ParseKeep("x < 1.5", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x < 5000000000" for u32`, Want: inval, Msg: "5000000000 is out of range for u32", Call: func() error { _, err := compact.ParseKeep("x < 5000000000", compact.Uint32); return err }},
-		{Entry: "compact.ParseKeep", Input: `"x & 1.5" for f32`, Want: inval, Msg: `"1.5" is not an integer|needs an integer key`, Call: func() error { _, err := compact.ParseKeep("x & 1.5", compact.Float32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x ~ 3"`, Want: inval, Msg: "want nonzero, x OP VALUE", Call: func() error { _, err := compact.ParseKeep("x ~ 3", vkcompact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 1.5" for u32`, Want: inval, Msg: `"1.5" is not an integer, and the key is u32`, Call: func() error { _, err := compact.ParseKeep("x < 1.5", vkcompact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x < 5000000000" for u32`, Want: inval, Msg: "5000000000 is out of range for u32", Call: func() error { _, err := compact.ParseKeep("x < 5000000000", vkcompact.Uint32); return err }},
+		{Entry: "compact.ParseKeep", Input: `"x & 1.5" for f32`, Want: inval, Msg: `"1.5" is not an integer|needs an integer key`, Call: func() error { _, err := compact.ParseKeep("x & 1.5", vkcompact.Float32); return err }},
 
 		// Plan.Record: buffers that do not fit the plan.
 		{Entry: "compact.Plan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: record(func(b *compact.Buffers) { b.Src = vk.Range{} })},
@@ -247,19 +189,19 @@ func TestReliabilityBadInput(t *testing.T) {
 		// Slice helpers.
 		{Entry: "compact.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
 		{Entry: "compact.Slice", Input: "stride 8 for []uint32", Want: inval, Msg: "elements of 8 bytes in a slice of 4-byte uint32", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Struct(8, 0, compact.Uint32)})
+			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Struct(8, 0, vkcompact.Uint32)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "u64 key at byte 0 does not fit in a 4-byte element", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Uint64)})
+		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "u64 keys at byte 0 in a slice of uint32: the key type must be the element's", Call: func() error {
+			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
 		{Entry: "compact.Slice", Input: "flagged selection", Want: inval, Msg: "use SliceFlagged", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, keep(compact.Uint32, compact.KeepFlagged(4)))
+			_, _, err := compact.Slice(ctx, data, keep(vkcompact.Uint32, compact.KeepFlagged(4)))
 			return err
 		}},
 		{Entry: "compact.Slice", Input: "[]*int (pointers)", Want: inval, Msg: "holds pointers", Call: func() error {
-			_, _, err := compact.Slice(ctx, []*int{nil}, compact.Selection{Elem: compact.Plain(compact.Uint64)})
+			_, _, err := compact.Slice(ctx, []*int{nil}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
 		{Entry: "compact.Slice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: func() error {
@@ -274,77 +216,13 @@ func TestReliabilityBadInput(t *testing.T) {
 			_, _, err := compact.SliceFlagged(nil, data, make([]uint32, 100), u32)
 			return err
 		}},
-
-		// Prefix sums.
-		{Entry: "compact.NewScanPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := compact.NewScanPlan(nil, 10, compact.Scan{}); return err }},
-		{Entry: "compact.NewScanPlan", Input: "u64 elements", Want: inval, Msg: "must be u32, i32 or f32", Call: func() error {
-			_, err := compact.NewScanPlan(ctx, 10, compact.Scan{Type: compact.Uint64})
-			return err
-		}},
-		{Entry: "compact.NewScanPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 elements", Call: func() error { _, err := compact.NewScanPlan(ctx, 1<<32, compact.Scan{}); return err }},
-		{Entry: "compact.ScanSlice", Input: "Options.Write set", Want: inval, Msg: "do not apply to a prefix sum", Call: scanOpts(compact.Scan{Options: compact.Options{Write: compact.WriteStaged}})},
-		{Entry: "compact.ScanSlice", Input: "Options.GroupSize set", Want: inval, Msg: "do not apply to a prefix sum", Call: scanOpts(compact.Scan{Options: compact.Options{GroupSize: 64}})},
-		{Entry: "compact.ScanSlice", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
-		{Entry: "compact.ScanSlice", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: scanOpts(compact.Scan{Options: compact.Options{WorkgroupSize: bigWG}})},
-		{Entry: "compact.ScanSlice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: scanOpts(compact.Scan{Options: compact.Options{LoadsPerLane: 5}})},
-		{Entry: "compact.ScanSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.ScanSlice(nil, data, compact.Scan{}); return err }},
-		{Entry: "compact.ScanPlan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Src = vk.Range{} })},
-		{Entry: "compact.ScanPlan.Record", Input: "destination too small", Want: inval, Msg: "destination range of 396 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst.Size = 396 })},
-		{Entry: "compact.ScanPlan.Record", Input: "no total", Want: inval, Msg: "no total buffer", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = vk.Range{} })},
-		{Entry: "compact.ScanPlan.Record", Input: "total of 2 bytes", Want: inval, Msg: "total range of 2 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total.Size = 2 })},
-		{Entry: "compact.ScanPlan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 4 bytes", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Scratch.Size = 4 })},
-		{Entry: "compact.ScanPlan.Record", Input: "source and destination overlap", Want: inval, Msg: "source and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(align, 400) })},
-		{Entry: "compact.ScanPlan.Record", Input: "total inside the destination", Want: inval, Msg: "total and destination ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Total = a.Range(1024+align, 4) })},
-		{Entry: "compact.ScanPlan.Record", Input: "count inside the total", Want: inval, Msg: "total and count ranges overlap", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Count = b.Total })},
-		{Entry: "compact.ScanPlan.Record", Input: "destination offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: scanRec(scan, func(b *compact.ScanBuffers) { b.Dst = a.Range(1028, 400) })},
-		{Entry: "compact.ScanPlan.Record", Input: "in place plan with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: func() error {
-			p, err := compact.NewScanPlan(ctx, 100, compact.Scan{InPlace: true})
-			if err != nil {
-				return err
-			}
-			return scanRec(p, func(*compact.ScanBuffers) {})()
-		}},
-		{Entry: "compact.ScanPlan.Record", Input: "plan of another context", Want: inval, Msg: "the plan was made for another context", Call: scanRec(foreignScan, func(*compact.ScanBuffers) {})},
-		{Entry: "compact.ScanPlan.Record", Input: "nil plan", Want: inval, Msg: "nil ScanPlan", Call: scanRec(nilScan, func(*compact.ScanBuffers) {})},
-		{Entry: "compact.ScanPlan.Record", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
-			scan.Record(nilRec, goodScan)
-			return nilRec.Err()
-		}},
-		{Entry: "compact.ScanPlan.Run", Input: "nil plan", Want: inval, Msg: "nil ScanPlan", Call: func() error { _, err := nilScan.Run(goodScan); return err }},
-		{Entry: "compact.ScanPlan.Run", Input: "source in another context", Want: inval, Msg: "source: the buffer belongs to another context", Call: func() error {
-			_, err := scan.Run(compact.ScanBuffers{Src: foreign.Range(0, 400), Dst: a.Range(1024, 400)})
-			return err
-		}},
-
-		// Copies.
-		{Entry: "compact.Copy", Input: "6 bytes (not whole words)", Want: inval, Msg: "not a whole number of 32-bit words", Call: copyRec(a.Range(1024, 6), a.Range(0, 6), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "sizes differ", Want: inval, Msg: "copy of 400 bytes into a 396-byte destination", Call: copyRec(a.Range(1024, 396), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "overlapping ranges", Want: inval, Msg: "and destination [256, 656) overlap", Call: copyRec(a.Range(256, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "source offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: copyRec(a.Range(1024, 400), a.Range(4, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "nil source buffer", Want: inval, Msg: "compact: copy source: nil buffer", Call: copyRec(a.Range(1024, 400), vk.Range{Size: 400}, compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "released destination", Want: vk.ErrReleased, Msg: "compact: copy destination: buffer used after Release", Call: copyRec(released.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "destination in another context", Want: inval, Msg: "another context", Call: copyRec(foreign.Range(0, 400), a.Range(0, 400), compact.CopyOptions{})},
-		{Entry: "compact.Copy", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{LoadsPerLane: 17})},
-		{Entry: "compact.Copy", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: copyRec(a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{WorkgroupSize: bigWG})},
-		{Entry: "compact.Copy", Input: "nil context", Want: inval, Msg: "one is nil", Call: func() error { return compact.Copy(nil, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{}) }},
-		{Entry: "compact.CheckCopyOptions", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { return compact.CheckCopyOptions(nil, compact.CopyOptions{}) }},
-		{Entry: "compact.CheckCopyOptions", Input: "17 vectors per thread", Want: inval, Msg: "17 uvec4 per invocation", Call: func() error { return compact.CheckCopyOptions(ctx, compact.CopyOptions{LoadsPerLane: 17}) }},
-		{Entry: "compact.RecordCopy", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
-			compact.RecordCopy(nilRec, a.Range(1024, 400), a.Range(0, 400), compact.CopyOptions{})
-			return nilRec.Err()
-		}},
-		{Entry: "compact.RecordCopyCount", Input: "0-byte elements", Want: inval, Msg: "0-byte elements", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 0)},
-		{Entry: "compact.RecordCopyCount", Input: "6-byte elements", Want: inval, Msg: "6-byte elements", Call: copyCount(a.Range(1024, 396), a.Range(0, 396), a.Range(3072, 4), 6)},
-		{Entry: "compact.RecordCopyCount", Input: "count of 2 bytes", Want: inval, Msg: "count range has 2 bytes", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 2), 4)},
-		{Entry: "compact.RecordCopyCount", Input: "nil count buffer", Want: inval, Msg: "compact: counted copy: count: nil buffer", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), vk.Range{Size: 4}, 4)},
-		{Entry: "compact.RecordCopyCount", Input: "400 bytes of 12-byte elements", Want: inval, Msg: "not a whole number of 12-byte elements", Call: copyCount(a.Range(1024, 400), a.Range(0, 400), a.Range(3072, 4), 12)},
 	}
 	for _, c := range cases {
 		if align < 8 && strings.Contains(c.Input, "not aligned") {
 			continue
 		}
-		checkBad(t, c)
-		unchanged(t, c.Entry+": "+c.Input, watched)
+		badinput.Check(t, c)
+		badinput.Unchanged(t, c.Entry+": "+c.Input, watched)
 	}
 	if !slices.Equal(data, dataCopy) {
 		t.Error("a Slice helper modified the caller's slice")
@@ -353,32 +231,18 @@ func TestReliabilityBadInput(t *testing.T) {
 	if _, err := plan.Run(good); err != nil {
 		t.Fatalf("the good buffers: %v", err)
 	}
-	if _, err := scan.Run(goodScan); err != nil {
-		t.Fatalf("the good scan buffers: %v", err)
-	}
 
 	// After the context's Release.
 	other.Release()
-	for _, c := range []badCase{
+	for _, c := range []badinput.Case{
 		{Entry: "compact.NewPlan", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, err := compact.NewPlan(other, 10, u32); return err }},
 		{Entry: "compact.Plan.Run", Input: "plan of a released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 			_, err := foreignPlan.Run(compact.Buffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
 			return err
 		}},
-		{Entry: "compact.ScanPlan.Run", Input: "plan of a released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
-			_, err := foreignScan.Run(compact.ScanBuffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
-			return err
-		}},
 		{Entry: "compact.Slice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.Slice(other, data, u32); return err }},
-		{Entry: "compact.ScanSlice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.ScanSlice(other, data, compact.Scan{}); return err }},
-		{Entry: "compact.Copy", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
-			return compact.Copy(other, foreign.Range(1024, 400), foreign.Range(0, 400), compact.CopyOptions{})
-		}},
-		{Entry: "compact.CheckCopyOptions", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
-			return compact.CheckCopyOptions(other, compact.CopyOptions{WorkgroupSize: 64})
-		}},
 	} {
-		checkBad(t, c)
+		badinput.Check(t, c)
 	}
 }
 
@@ -393,7 +257,7 @@ func TestReliabilityConcurrent(t *testing.T) {
 			ctx := vktest.Open(t)
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("seed %d", seed)
-			shared, err := compact.NewPlan(ctx, 3000, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+			shared, err := compact.NewPlan(ctx, 3000, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -501,7 +365,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 			return errors.New("round trip differs")
 		}
 	case 1: // Slice
-		got, _, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+		got, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
 		if err != nil {
 			return err
 		}
@@ -552,7 +416,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 			return errors.New("Select on a shared plan differs from the reference")
 		}
 	case 3: // prefix sum
-		sums, total, err := compact.ScanSlice(ctx, data, compact.Scan{})
+		sums, total, err := scan.Slice(ctx, data, scan.Sum{})
 		if err != nil {
 			return err
 		}
@@ -607,10 +471,10 @@ type soakSlot struct {
 
 const soakMax = 20000
 
-var soakElems = []compact.Elem{
-	compact.Plain(compact.Uint32), compact.Plain(compact.Int32), compact.Plain(compact.Float32),
-	compact.Plain(compact.Uint64), compact.Plain(compact.Int64), compact.Plain(compact.Float64),
-	compact.Struct(12, 4, compact.Int32), compact.Struct(32, 24, compact.Float64), compact.Struct(20, 16, compact.Uint32),
+var soakElems = []vkcompact.Elem{
+	vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Int32), vkcompact.Plain(vkcompact.Float32),
+	vkcompact.Plain(vkcompact.Uint64), vkcompact.Plain(vkcompact.Int64), vkcompact.Plain(vkcompact.Float64),
+	vkcompact.Struct(12, 4, vkcompact.Int32), vkcompact.Struct(32, 24, vkcompact.Float64), vkcompact.Struct(20, 16, vkcompact.Uint32),
 }
 
 // soakSelection draws a selection: a key or struct type, a nonzero,
@@ -684,7 +548,7 @@ func soakInput(rng *rand.Rand, sel compact.Selection, n int, ratio float64) (dat
 func TestReliabilitySoak(t *testing.T) {
 	iters := soakCount(t)
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	start := time.Now()
 
 	slots := make([]*soakSlot, 6)
@@ -695,8 +559,8 @@ func TestReliabilitySoak(t *testing.T) {
 			t.Fatal(err)
 		}
 		bytes := uint64(soakMax) * uint64(sel.Elem.Size())
-		s := &soakSlot{sel: sel, plan: p, src: newBuf(t, ctx, bytes), dst: newBuf(t, ctx, bytes), flags: newBuf(t, ctx, 4*soakMax),
-			result: newBuf(t, ctx, compact.ResultSize), scratch: newBuf(t, ctx, p.ScratchSize()), cntb: newBuf(t, ctx, 16)}
+		s := &soakSlot{sel: sel, plan: p, src: vktest.NewPoisoned(t, ctx, bytes), dst: vktest.NewPoisoned(t, ctx, bytes), flags: vktest.NewPoisoned(t, ctx, 4*soakMax),
+			result: vktest.NewPoisoned(t, ctx, compact.ResultSize), scratch: vktest.NewPoisoned(t, ctx, p.ScratchSize()), cntb: vktest.NewPoisoned(t, ctx, 16)}
 		slots[i] = s
 	}
 	type sample struct {
@@ -778,7 +642,7 @@ func TestReliabilitySoak(t *testing.T) {
 		if sel.InPlace {
 			from = uint64(len(data))
 		}
-		if !bytes.Equal(got[:len(want)], want) || !bytes.Equal(got[from:], poisonBytes(out.Size)[from:]) {
+		if !bytes.Equal(got[:len(want)], want) || !bytes.Equal(got[from:], vktest.PoisonBytes(out.Size)[from:]) {
 			t.Fatalf("iteration %d (n=%d %v keep=%v split=%v inplace=%v): output differs from the reference", i, n, sel.Elem, sel.Keep, sel.Split, sel.InPlace)
 		}
 		for _, b := range temps {
@@ -861,7 +725,7 @@ func soakSlotRun(ctx *vk.Context, s *soakSlot, data, rawFlags []byte, n int) (co
 		b.Dst = s.dst.Range(0, soakMax*size)
 		out = b.Dst
 	}
-	if err := vk.Upload(out, poisonBytes(out.Size)); err != nil {
+	if err := vk.Upload(out, vktest.PoisonBytes(out.Size)); err != nil {
 		return compact.Result{}, out, err
 	}
 	if err := vk.Upload(b.Src.Sub(0, uint64(len(data))), data); err != nil {
@@ -908,7 +772,7 @@ func soakSelect(ctx *vk.Context, sel compact.Selection, data, rawFlags []byte, n
 		if b.Dst, err = mk(uint64(len(data))); err != nil {
 			return compact.Result{}, vk.Range{}, bufs, err
 		}
-		if err := vk.Upload(b.Dst, poisonBytes(b.Dst.Size)); err != nil {
+		if err := vk.Upload(b.Dst, vktest.PoisonBytes(b.Dst.Size)); err != nil {
 			return compact.Result{}, vk.Range{}, bufs, err
 		}
 		out = b.Dst

@@ -3,6 +3,7 @@ package compact
 import (
 	"math"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -41,12 +42,6 @@ var (
 		PushWords:     8,
 		FullSubgroups: true,
 	}
-	fillKernel = &pipeline.Kernel{
-		Name:      "fill",
-		SPIRV:     shaders.MustSPIRV("fill"),
-		Bindings:  []pipeline.Use{pipeline.Write},
-		PushWords: 2,
-	}
 	copybackKernel = &pipeline.Kernel{
 		Name:      "select_copyback",
 		SPIRV:     shaders.MustSPIRV("select_copyback"),
@@ -54,10 +49,6 @@ var (
 		PushWords: 3,
 	}
 )
-
-// MaxLoadsPerLane bounds Options.LoadsPerLane: the kernels keep each load
-// in its own register, unrolled by hand.
-const MaxLoadsPerLane = 4
 
 // MaxElements is the largest element count a selection takes: slots and
 // counts are 32-bit on the GPU.
@@ -106,46 +97,11 @@ func (w Write) String() string {
 	return "auto"
 }
 
-// Path chooses the algorithm of a selection.
-type Path uint8
-
-const (
-	// PathAuto takes the single pass on GPUs wherever it applies (see
-	// PathSinglePass): it measured faster there at every size. It takes
-	// the three phases otherwise, and on CPU devices.
-	PathAuto Path = iota
-	// PathThreePhase is Billeter's count, scan and move: the input is read
-	// twice. It takes every selection.
-	PathThreePhase
-	// PathSinglePass reads the input once: a chained scan over tiles with
-	// decoupled look-back and decoupled fallback. It applies out of place,
-	// below 2^30 elements, when the source, destination and flags each fit
-	// one binding (maxStorageBufferRange) and a tile's output fits shared
-	// memory; a split needs ReverseRejected. NewPlan returns ErrInvalid,
-	// naming the reason, when it is forced where it does not apply.
-	PathSinglePass
-)
-
-// String names the path.
-func (p Path) String() string {
-	switch p {
-	case PathThreePhase:
-		return "three-phase"
-	case PathSinglePass:
-		return "single-pass"
-	}
-	return "auto"
-}
-
-// MaxSinglePassElements bounds the single pass: a tile's status packs its
-// flag and prefix into one 32-bit word, 30 bits for the prefix.
-const MaxSinglePassElements = 1<<30 - 1
-
 // Options tunes a selection. Zero values take per-device defaults.
 type Options struct {
 	// Path picks the three phases or the single pass; PathAuto takes the
 	// single pass where it applies.
-	Path Path
+	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor that has not published before counting that
 	// predecessor's tile itself (the decoupled fallback). 0 takes the
@@ -174,7 +130,7 @@ type Options struct {
 
 // Selection describes a compaction or split.
 type Selection struct {
-	Elem Elem
+	Elem vkcompact.Elem
 	Keep Keep
 	// Split writes every element, the kept ones first; the kept count is
 	// the split point. Otherwise only the kept elements are written.
@@ -243,14 +199,12 @@ type Plan struct {
 	tile, tiles uint32
 	spins       uint32
 	byIndex     bool // tiles go by workgroup index (tilesByIndex)
-	pass, fill  *pipeline.Pipeline
+	pass        *pipeline.Pipeline
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
 	pieces                                           uint32
 	stageWords                                       uint64 // the staged write's shared words per workgroup (1 when scattered)
 }
-
-const chunkAlign = 256 // elements: keeps every segment offset a multiple of 256 bytes
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
@@ -346,46 +300,11 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 		split, stage, maxSubgroups, byIndex); err != nil {
 		return err
 	}
-	p.fill, err = cache.Get(fillKernel, fillGroup)
-	return err
-}
-
-const fillGroup = 256
-
-// cutChunks cuts n elements of size bytes for about procs processors, with
-// chunks of at most limit elements (more processors where needed).
-func cutChunks(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (chunks, error) {
-	maxSeg := (uint64(info.MaxStorageBufferRange) / size) &^ (chunkAlign - 1)
-	if maxSeg == 0 {
-		return chunks{}, invalid("compact: %d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
-	}
-	chunk := max(alignUp(ceilDiv(n, uint64(procs)), chunkAlign), chunkAlign)
-	chunk = min(chunk, maxSeg, limit)
-	nChunks := ceilDiv(n, chunk)
-	return chunks{
-		procs:    max(procs, uint32(nChunks)),
-		chunk:    uint32(chunk),
-		nChunks:  uint32(nChunks),
-		segElems: uint32((maxSeg / chunk) * chunk),
-	}, nil
+	return nil
 }
 
 func invalid(format string, args ...any) error {
 	return vk.Invalidf(format, args...)
-}
-
-// defaultProcessors is P for a device: enough subgroups to fill it.
-func defaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
-	perGroup := max(wg/info.MaxSubgroupSize, 1)
-	switch {
-	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
-		// Two subgroups per resident slot: on the H100 (132 x 64) 16896
-		// ran faster than 4224 or 8448 at 2^28 (BENCHMARKS.md).
-		return max(info.ComputeUnits*info.SubgroupsPerUnit*2, perGroup)
-	case info.ComputeUnits > 0:
-		return info.ComputeUnits * 4 * perGroup
-	}
-	return 64 * perGroup
 }
 
 // N returns the element count the plan was made for.
@@ -402,14 +321,14 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
 	}
-	return Tuning{Path: PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
+	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
 }
 
 // Tuning is what a Plan chose.
 type Tuning struct {
-	Path Path
+	Path vkcompact.Path
 	// The three phases: processors, elements per chunk, chunks.
 	Processors, Chunk, Chunks   uint32
 	WorkgroupSize, LoadsPerLane uint32

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -38,27 +39,6 @@ func (c selCase) String() string {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
 	}
 	return s
-}
-
-func poisonBytes(n uint64) []byte {
-	b := make([]byte, n)
-	for i := 0; i+4 <= len(b); i += 4 {
-		binary.LittleEndian.PutUint32(b[i:], poison)
-	}
-	return b
-}
-
-func newBuf(t testing.TB, ctx *vk.Context, size uint64) *vk.Buffer {
-	t.Helper()
-	b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Release)
-	if err := vk.Upload(b.All(), poisonBytes(b.Size())); err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // runSel runs c on the GPU, through Plan.Record into a command buffer of
@@ -97,7 +77,7 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 			bits := uint64(0)
 			if c.keep[i] {
 				bits = randomNonZero(rng, e.Key)
-			} else if rng.IntN(2) == 0 && (e.Key == compact.Float32 || e.Key == compact.Float64) {
+			} else if rng.IntN(2) == 0 && (e.Key == vkcompact.Float32 || e.Key == vkcompact.Float64) {
 				bits = 1 << (8*e.Key.Size() - 1) // -0.0: zero too
 			}
 			setKey(data, e, i, bits)
@@ -127,7 +107,7 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	}
 	const guard = 64
 	nb := uint64(n * size)
-	src := newBuf(t, ctx, c.srcOff+nb+guard)
+	src := vktest.NewPoisoned(t, ctx, c.srcOff+nb+guard)
 	if err := vk.Upload(src.Range(c.srcOff, nb), data); err != nil {
 		return err
 	}
@@ -136,7 +116,7 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	if c.sel.InPlace {
 		dst = src
 	} else {
-		dst = newBuf(t, ctx, c.dstOff+nb+guard)
+		dst = vktest.NewPoisoned(t, ctx, c.dstOff+nb+guard)
 		b.Dst = dst.Range(c.dstOff, nb)
 	}
 	if flags != nil {
@@ -148,18 +128,18 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 				raw = binary.LittleEndian.AppendUint32(raw, f)
 			}
 		}
-		fb := newBuf(t, ctx, c.flagOff+uint64(len(raw))+4)
+		fb := vktest.NewPoisoned(t, ctx, c.flagOff+uint64(len(raw))+4)
 		if err := vk.Upload(fb.Range(c.flagOff, uint64(len(raw))), raw); err != nil {
 			return err
 		}
 		b.Flags = fb.Range(c.flagOff, uint64(len(raw)))
 	}
-	res := newBuf(t, ctx, compact.ResultSize)
+	res := vktest.NewPoisoned(t, ctx, compact.ResultSize)
 	b.Result = res.Range(0, compact.ResultSize)
-	scratch := newBuf(t, ctx, p.ScratchSize())
+	scratch := vktest.NewPoisoned(t, ctx, p.ScratchSize())
 	b.Scratch = scratch.Range(0, p.ScratchSize())
 	if c.gpuCount {
-		cb := newBuf(t, ctx, 16)
+		cb := vktest.NewPoisoned(t, ctx, 16)
 		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
 			return err
 		}
@@ -210,7 +190,7 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	pre, post := got[:off], got[off+uint64(len(want)):]
 	if c.sel.InPlace {
 		// Before the range: poison; after the output: the input's old bytes.
-		if !bytes.Equal(pre, poisonBytes(off)) {
+		if !bytes.Equal(pre, vktest.PoisonBytes(off)) {
 			return fmt.Errorf("bytes before the in-place range were written")
 		}
 		tail := data[len(want):]
@@ -219,10 +199,10 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 		}
 		return nil
 	}
-	if !bytes.Equal(pre, poisonBytes(uint64(len(pre)))) {
+	if !bytes.Equal(pre, vktest.PoisonBytes(uint64(len(pre)))) {
 		return fmt.Errorf("bytes before the destination were written")
 	}
-	poisoned := poisonBytes(uint64(len(got)))
+	poisoned := vktest.PoisonBytes(uint64(len(got)))
 	if !bytes.Equal(post, poisoned[off+uint64(len(want)):]) {
 		for i := range post {
 			if post[i] != poisoned[int(off)+len(want)+i] {
@@ -253,21 +233,21 @@ func checkDispatch(d []uint32, kept int, group, maxX uint32) error {
 	return nil
 }
 
-var allTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32, compact.Uint64, compact.Int64, compact.Float64}
+var allTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}
 
-func nonzero(t compact.Type) compact.Selection {
-	return compact.Selection{Elem: compact.Plain(t), Keep: compact.KeepNonZero()}
+func nonzero(t vkcompact.Type) compact.Selection {
+	return compact.Selection{Elem: vkcompact.Plain(t), Keep: compact.KeepNonZero()}
 }
 
 // TestSelectSizes runs the sizes, compaction and split, out of
 // place and in place.
 func TestSelectSizes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, split := range []bool{false, true} {
 			for _, inPlace := range []bool{false, true} {
-				sel := nonzero(compact.Uint32)
+				sel := nonzero(vkcompact.Uint32)
 				sel.Split, sel.InPlace = split, inPlace
 				runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.5)})
 			}
@@ -278,14 +258,14 @@ func TestSelectSizes(t *testing.T) {
 // TestSelectRatios runs every keep ratio and pattern.
 func TestSelectRatios(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, pattern := range []string{patRandom, patRuns, patAlternating, patAll, patNone} {
 		for _, ratio := range []float64{0, 0.001, 0.1, 0.5, 0.9, 1} {
 			if (pattern == patAll || pattern == patNone || pattern == patAlternating) && ratio != 0.5 {
 				continue // the ratio does not change these
 			}
 			for _, split := range []bool{false, true} {
-				sel := nonzero(compact.Uint32)
+				sel := nonzero(vkcompact.Uint32)
 				sel.Split = split
 				n := 65537 + rng.IntN(1000)
 				runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, pattern, ratio)})
@@ -297,10 +277,10 @@ func TestSelectRatios(t *testing.T) {
 // specialKeys returns key bits drawn from values that stress comparisons:
 // for floats, signed zeros, infinities, NaNs, denormals and values near
 // the constant; for integers, the type's extremes and values near it.
-func specialKeys(t compact.Type, c refConst) func(*rand.Rand) uint64 {
+func specialKeys(t vkcompact.Type, c refConst) func(*rand.Rand) uint64 {
 	return func(rng *rand.Rand) uint64 {
 		switch t {
-		case compact.Float32:
+		case vkcompact.Float32:
 			vals := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
 				math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32,
 				float32(c.f), math.Nextafter32(float32(c.f), 0), math.Nextafter32(float32(c.f), math.MaxFloat32), -float32(c.f)}
@@ -311,7 +291,7 @@ func specialKeys(t compact.Type, c refConst) func(*rand.Rand) uint64 {
 				return uint64(0x7fc00000 | rng.Uint32N(0x3fffff) | rng.Uint32N(2)<<31) // NaNs of any sign and payload
 			}
 			return uint64(math.Float32bits(vals[rng.IntN(len(vals))]))
-		case compact.Float64:
+		case vkcompact.Float64:
 			vals := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -5e-324,
 				math.MaxFloat64, -math.MaxFloat64, c.f, math.Nextafter(c.f, 0), math.Nextafter(c.f, math.Inf(1)), -c.f}
 			if rng.IntN(3) == 0 {
@@ -330,27 +310,27 @@ func specialKeys(t compact.Type, c refConst) func(*rand.Rand) uint64 {
 }
 
 // constants returns test constants for t.
-func constants(t compact.Type) []refConst {
+func constants(t vkcompact.Type) []refConst {
 	switch t {
-	case compact.Uint32:
+	case vkcompact.Uint32:
 		return []refConst{{u: 0}, {u: 1000}, {u: math.MaxUint32}}
-	case compact.Uint64:
+	case vkcompact.Uint64:
 		return []refConst{{u: 1 << 40}, {u: math.MaxUint64}}
-	case compact.Int32:
+	case vkcompact.Int32:
 		return []refConst{{i: -5}, {i: 0}, {i: math.MinInt32}}
-	case compact.Int64:
+	case vkcompact.Int64:
 		return []refConst{{i: -1 << 40}, {i: math.MaxInt64}}
-	case compact.Float32:
+	case vkcompact.Float32:
 		return []refConst{{f: 0}, {f: -1.5}, {f: math.Inf(1)}, {f: 0.1}}
 	}
 	return []refConst{{f: math.Copysign(0, -1)}, {f: 1e300}, {f: math.Inf(-1)}}
 }
 
-func (c refConst) value(t compact.Type) compact.Value {
+func (c refConst) value(t vkcompact.Type) compact.Value {
 	switch t {
-	case compact.Uint32, compact.Uint64:
+	case vkcompact.Uint32, vkcompact.Uint64:
 		return compact.Uint(c.u)
-	case compact.Int32, compact.Int64:
+	case vkcompact.Int32, vkcompact.Int64:
 		return compact.Int(c.i)
 	}
 	return compact.Float(c.f)
@@ -360,11 +340,11 @@ func (c refConst) value(t compact.Type) compact.Value {
 // near its edges, on keys that hit them.
 func TestSelectTypes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	ops := []compact.Op{compact.NonZero, compact.Equal, compact.NotEqual, compact.Less, compact.LessEqual, compact.Greater, compact.GreaterEqual, compact.MaskAny}
 	for _, typ := range allTypes {
 		for _, op := range ops {
-			if op == compact.MaskAny && (typ == compact.Float32 || typ == compact.Float64) {
+			if op == compact.MaskAny && (typ == vkcompact.Float32 || typ == vkcompact.Float64) {
 				continue
 			}
 			for ci, c := range constants(typ) {
@@ -374,12 +354,12 @@ func TestSelectTypes(t *testing.T) {
 				keep := compact.KeepIf(op, c.value(typ))
 				if op == compact.MaskAny {
 					c = refConst{u: 0x8000_0101, i: 0x8000_0101}
-					if typ == compact.Int32 {
+					if typ == vkcompact.Int32 {
 						c.u = 0xffffffff_80000101 // the mask as int32 -0x7ffffeff, sign-extended by the reference
 					}
 					keep = compact.KeepMask(0x8000_0101)
 				}
-				sel := compact.Selection{Elem: compact.Plain(typ), Keep: keep, Split: rng.IntN(2) == 0, InPlace: rng.IntN(3) == 0}
+				sel := compact.Selection{Elem: vkcompact.Plain(typ), Keep: keep, Split: rng.IntN(2) == 0, InPlace: rng.IntN(3) == 0}
 				runSel(t, ctx, rng, selCase{n: 4097 + rng.IntN(3000), sel: sel, c: c, keys: specialKeys(typ, c)})
 			}
 		}
@@ -395,19 +375,19 @@ func TestSelectTypes(t *testing.T) {
 // offsets, both write strategies.
 func TestSelectStructs(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
-	cases := []compact.Elem{
-		compact.Struct(12, 4, compact.Float32),
-		compact.Struct(12, 4, compact.Uint64),
-		compact.Struct(32, 28, compact.Float32), // a particle: age at the end
-		compact.Struct(32, 0, compact.Int64),
-		compact.Struct(48, 40, compact.Float64), // a ray: tmax
-		compact.Struct(48, 12, compact.Uint32),
-		compact.Struct(8, 4, compact.Uint32),
-		compact.Struct(16, 8, compact.Int32),
-		compact.Struct(20, 16, compact.Uint32),
-		compact.Struct(256, 252, compact.Uint32),
-		compact.Struct(4, 0, compact.Float32),
+	rng := vktest.Rand(t)
+	cases := []vkcompact.Elem{
+		vkcompact.Struct(12, 4, vkcompact.Float32),
+		vkcompact.Struct(12, 4, vkcompact.Uint64),
+		vkcompact.Struct(32, 28, vkcompact.Float32), // a particle: age at the end
+		vkcompact.Struct(32, 0, vkcompact.Int64),
+		vkcompact.Struct(48, 40, vkcompact.Float64), // a ray: tmax
+		vkcompact.Struct(48, 12, vkcompact.Uint32),
+		vkcompact.Struct(8, 4, vkcompact.Uint32),
+		vkcompact.Struct(16, 8, vkcompact.Int32),
+		vkcompact.Struct(20, 16, vkcompact.Uint32),
+		vkcompact.Struct(256, 252, vkcompact.Uint32),
+		vkcompact.Struct(4, 0, vkcompact.Float32),
 	}
 	for _, e := range cases {
 		for _, w := range []compact.Write{compact.WriteScattered, compact.WriteStaged} {
@@ -429,10 +409,10 @@ func TestSelectStructs(t *testing.T) {
 // TestSelectFlagged keeps by uint8 and uint32 flags.
 func TestSelectFlagged(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, fb := range []uint32{1, 4} {
 		for _, n := range []int{1, 3, 5, 4097, 65539} {
-			for _, e := range []compact.Elem{compact.Plain(compact.Float32), compact.Struct(32, 0, compact.Uint32), compact.Plain(compact.Float64)} {
+			for _, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Float32), vkcompact.Struct(32, 0, vkcompact.Uint32), vkcompact.Plain(vkcompact.Float64)} {
 				sel := compact.Selection{Elem: e, Keep: compact.KeepFlagged(fb), Split: rng.IntN(2) == 0}
 				runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.3)})
 			}
@@ -445,7 +425,7 @@ func TestSelectFlagged(t *testing.T) {
 // range offsets.
 func TestSelectTuning(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, o := range []compact.Options{
@@ -460,7 +440,7 @@ func TestSelectTuning(t *testing.T) {
 		{GroupSize: 1},
 		{GroupSize: 1000},
 	} {
-		for _, e := range []compact.Elem{compact.Plain(compact.Uint32), compact.Plain(compact.Uint64), compact.Struct(12, 8, compact.Uint32)} {
+		for _, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Uint64), vkcompact.Struct(12, 8, vkcompact.Uint32)} {
 			n := 300000 + rng.IntN(1000)
 			sel := compact.Selection{Elem: e, Keep: compact.KeepNonZero(), Split: rng.IntN(2) == 0, Options: o}
 			runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.7),
@@ -481,29 +461,29 @@ func TestSelectAboveMaxRange(t *testing.T) {
 	if uint64(info.MaxStorageBufferRange) > 1<<28 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
 	}
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	maxRange := int(info.MaxStorageBufferRange)
 	n := maxRange/4 + 1234567 // uint32 elements
 	for _, mode := range []struct{ split, inPlace bool }{{false, false}, {true, false}, {false, true}} {
-		sel := nonzero(compact.Uint32)
+		sel := nonzero(vkcompact.Uint32)
 		sel.Split, sel.InPlace = mode.split, mode.inPlace
 		runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRuns, 0.6)})
 	}
 	// Structs of 48 bytes: more than two segments.
 	n = 2*maxRange/48 + 777
-	sel := compact.Selection{Elem: compact.Struct(48, 16, compact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))}
-	runSel(t, ctx, rng, selCase{n: n, sel: sel, c: refConst{f: 0}, keys: specialKeys(compact.Float32, refConst{f: 0})})
+	sel := compact.Selection{Elem: vkcompact.Struct(48, 16, vkcompact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))}
+	runSel(t, ctx, rng, selCase{n: n, sel: sel, c: refConst{f: 0}, keys: specialKeys(vkcompact.Float32, refConst{f: 0})})
 }
 
 // TestSlice runs the host-slice helpers.
 func TestSlice(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	data := make([]float32, 10001)
 	for i := range data {
 		data[i] = rng.Float32() - 0.5
 	}
-	got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
+	got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +514,7 @@ func TestSlice(t *testing.T) {
 			alive[i] = 1
 		}
 	}
-	out, res, err := compact.SliceFlagged(ctx, ps, alive, compact.Selection{Elem: compact.Struct(32, 24, compact.Float32), Split: true, InPlace: true})
+	out, res, err := compact.SliceFlagged(ctx, ps, alive, compact.Selection{Elem: vkcompact.Struct(32, 24, vkcompact.Float32), Split: true, InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +533,7 @@ func TestSlice(t *testing.T) {
 	if int(res.Kept) != k {
 		t.Fatalf("kept %d, want %d", res.Kept, k)
 	}
-	if empty, res, err := compact.Slice(ctx, []uint64{}, nonzero(compact.Uint64)); err != nil || len(empty) != 0 || res.Total != 0 {
+	if empty, res, err := compact.Slice(ctx, []uint64{}, nonzero(vkcompact.Uint64)); err != nil || len(empty) != 0 || res.Total != 0 {
 		t.Fatalf("empty slice: %v %+v %v", empty, res, err)
 	}
 }
@@ -562,30 +542,30 @@ func TestSlice(t *testing.T) {
 // with errors matching vk.ErrInvalid, and nothing is run.
 func TestSelectBadInput(t *testing.T) {
 	ctx := vktest.Open(t)
-	u32 := nonzero(compact.Uint32)
+	u32 := nonzero(vkcompact.Uint32)
 	for _, c := range []struct {
 		name string
 		n    uint64
 		sel  compact.Selection
 	}{
-		{"stride not a multiple of 4", 10, compact.Selection{Elem: compact.Struct(10, 0, compact.Uint32)}},
-		{"stride too large", 10, compact.Selection{Elem: compact.Struct(260, 0, compact.Uint32)}},
-		{"key outside the stride", 10, compact.Selection{Elem: compact.Struct(8, 8, compact.Uint32)}},
-		{"wide key across the end", 10, compact.Selection{Elem: compact.Struct(12, 8, compact.Uint64)}},
-		{"key offset unaligned", 10, compact.Selection{Elem: compact.Struct(12, 2, compact.Uint32)}},
-		{"unknown type", 10, compact.Selection{Elem: compact.Plain(compact.Type(9))}},
+		{"stride not a multiple of 4", 10, compact.Selection{Elem: vkcompact.Struct(10, 0, vkcompact.Uint32)}},
+		{"stride too large", 10, compact.Selection{Elem: vkcompact.Struct(260, 0, vkcompact.Uint32)}},
+		{"key outside the stride", 10, compact.Selection{Elem: vkcompact.Struct(8, 8, vkcompact.Uint32)}},
+		{"wide key across the end", 10, compact.Selection{Elem: vkcompact.Struct(12, 8, vkcompact.Uint64)}},
+		{"key offset unaligned", 10, compact.Selection{Elem: vkcompact.Struct(12, 2, vkcompact.Uint32)}},
+		{"unknown type", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Type(9))}},
 		{"too many elements", 1 << 32, u32},
-		{"constant out of range", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepIf(compact.Less, compact.Int(-5))}},
-		{"constant too large", 10, compact.Selection{Elem: compact.Plain(compact.Int32), Keep: compact.KeepIf(compact.Less, compact.Uint(1<<31))}},
-		{"float constant for an integer key", 10, compact.Selection{Elem: compact.Plain(compact.Int64), Keep: compact.KeepIf(compact.Less, compact.Float(0.5))}},
-		{"inexact integer for f32", 10, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepIf(compact.Less, compact.Uint(1<<24+1))}},
-		{"f32 constant overflows", 10, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepIf(compact.Less, compact.Float(1e39))}},
-		{"mask on a float", 10, compact.Selection{Elem: compact.Plain(compact.Float32), Keep: compact.KeepMask(1)}},
-		{"mask wider than u32", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1 << 32)}},
-		{"flags of 2 bytes", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepFlagged(2)}},
-		{"unknown op", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.Keep{Op: 42}}},
-		{"workgroup not a subgroup multiple", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
-		{"too many loads", 10, compact.Selection{Elem: compact.Plain(compact.Uint32), Options: compact.Options{LoadsPerLane: 5}}},
+		{"constant out of range", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepIf(compact.Less, compact.Int(-5))}},
+		{"constant too large", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Int32), Keep: compact.KeepIf(compact.Less, compact.Uint(1<<31))}},
+		{"float constant for an integer key", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Int64), Keep: compact.KeepIf(compact.Less, compact.Float(0.5))}},
+		{"inexact integer for f32", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepIf(compact.Less, compact.Uint(1<<24+1))}},
+		{"f32 constant overflows", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepIf(compact.Less, compact.Float(1e39))}},
+		{"mask on a float", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepMask(1)}},
+		{"mask wider than u32", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1 << 32)}},
+		{"flags of 2 bytes", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepFlagged(2)}},
+		{"unknown op", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.Keep{Op: 42}}},
+		{"workgroup not a subgroup multiple", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
+		{"too many loads", 10, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Options: compact.Options{LoadsPerLane: 5}}},
 	} {
 		_, err := compact.NewPlan(ctx, c.n, c.sel)
 		if !errors.Is(err, vk.ErrInvalid) {
@@ -600,8 +580,8 @@ func TestSelectBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := newBuf(t, ctx, 4096)
-	other := newBuf(t, ctx, p.ScratchSize())
+	buf := vktest.NewPoisoned(t, ctx, 4096)
+	other := vktest.NewPoisoned(t, ctx, p.ScratchSize())
 	good := compact.Buffers{Src: buf.Range(0, 400), Dst: buf.Range(1024, 400), Result: buf.Range(2048, 48), Scratch: other.Range(0, p.ScratchSize())}
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, c := range []struct {
@@ -641,12 +621,12 @@ func TestSelectBadInput(t *testing.T) {
 // as they were (in place) or unwritten (poisoned destinations).
 func TestSelectGPUCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sels := []compact.Selection{
-		nonzero(compact.Uint32),
-		nonzero(compact.Float64),
-		{Elem: compact.Struct(32, 28, compact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))},
-		{Elem: compact.Struct(12, 4, compact.Int32), Keep: compact.KeepFlagged(1)},
+		nonzero(vkcompact.Uint32),
+		nonzero(vkcompact.Float64),
+		{Elem: vkcompact.Struct(32, 28, vkcompact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))},
+		{Elem: vkcompact.Struct(12, 4, vkcompact.Int32), Keep: compact.KeepFlagged(1)},
 	}
 	i := 0
 	for _, n := range []int{0, 1, 100, 4097, 100003} {

@@ -2,29 +2,16 @@ package pipeline_test
 
 import (
 	"errors"
-	"github.com/vkcompact/vkcompact/internal/badinput"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vkcompact/vkcompact/internal/badinput"
 
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
-
-// badCase is one bad input of the table (internal/badinput.Case; a type of
-// this package, so the table may list its fields in order).
-type badCase struct {
-	Entry, Input string
-	Want         error
-	Msg          string
-	Call         func() error
-}
-
-func checkBad(t *testing.T, c badCase) {
-	t.Helper()
-	badinput.Check(t, badinput.Case(c))
-}
 
 // TestReliabilityBadInput tries every public entry point of pipeline with
 // bad arguments. Recording errors are sticky: the valid dispatch recorded
@@ -74,56 +61,56 @@ func TestReliabilityBadInput(t *testing.T) {
 		return func() error { _, err := cache.Get(k, constants...); return err }
 	}
 	var nilRec *pipeline.Recorder
-	cases := []badCase{
-		{"pipeline.For(nil).Get", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := pipeline.For(nil).Get(copyKernel, 64, 1); return err }},
-		{"Cache.Get", "nil kernel", vk.ErrInvalid, "kernel has no SPIR-V", get(nil, 64)},
-		{"Cache.Get", "kernel without SPIR-V", vk.ErrInvalid, "kernel has no SPIR-V", get(&pipeline.Kernel{Name: "empty"}, 64)},
-		{"Cache.Get", "no constants", vk.ErrInvalid, "workgroup size) is missing", get(copyKernel)},
-		{"Cache.Get", "workgroup size 0", vk.ErrInvalid, "workgroup size 0 outside", get(copyKernel, 0, 1)},
-		{"Cache.Get", "workgroup above maxComputeWorkGroupInvocations", vk.ErrInvalid, "outside 1..", get(copyKernel, info.MaxWorkgroupInvocations+info.MaxSubgroupSize, 1)},
-		{"Cache.Get", "SPIR-V without the magic", vk.ErrInvalid, "not SPIR-V", get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}}, 64)},
-		{"Cache.Get", "33 bindings", vk.ErrInvalid, "33 bindings", get(&pipeline.Kernel{Name: "wide", SPIRV: copyKernel.SPIRV, Bindings: make([]pipeline.Use, 33), PushWords: 1}, 64, 1)},
-		{"Cache.Get", "push words above maxPushConstantsSize", vk.ErrInvalid, "bytes of push constants", get(&pipeline.Kernel{Name: "push", SPIRV: copyKernel.SPIRV, Bindings: copyKernel.Bindings, PushWords: int(info.MaxPushConstantsSize/4 + 1)}, 64, 1)},
-		{"pipeline.Run", "nil context", vk.ErrInvalid, "one is nil", func() error { return pipeline.Run(nil, good) }},
-		{"pipeline.Run", "nil record function", vk.ErrInvalid, "one is nil", func() error { return pipeline.Run(ctx, nil) }},
-		{"Recorder.Dispatch", "3 bindings for 4", vk.ErrInvalid, "3 bindings given", run(func(r *pipeline.Recorder) {
+	cases := []badinput.Case{
+		{Entry: "pipeline.For(nil).Get", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { _, err := pipeline.For(nil).Get(copyKernel, 64, 1); return err }},
+		{Entry: "Cache.Get", Input: "nil kernel", Want: vk.ErrInvalid, Msg: "kernel has no SPIR-V", Call: get(nil, 64)},
+		{Entry: "Cache.Get", Input: "kernel without SPIR-V", Want: vk.ErrInvalid, Msg: "kernel has no SPIR-V", Call: get(&pipeline.Kernel{Name: "empty"}, 64)},
+		{Entry: "Cache.Get", Input: "no constants", Want: vk.ErrInvalid, Msg: "workgroup size) is missing", Call: get(copyKernel)},
+		{Entry: "Cache.Get", Input: "workgroup size 0", Want: vk.ErrInvalid, Msg: "workgroup size 0 outside", Call: get(copyKernel, 0, 1)},
+		{Entry: "Cache.Get", Input: "workgroup above maxComputeWorkGroupInvocations", Want: vk.ErrInvalid, Msg: "outside 1..", Call: get(copyKernel, info.MaxWorkgroupInvocations+info.MaxSubgroupSize, 1)},
+		{Entry: "Cache.Get", Input: "SPIR-V without the magic", Want: vk.ErrInvalid, Msg: "not SPIR-V", Call: get(&pipeline.Kernel{Name: "junk", SPIRV: []uint32{1, 2, 3}}, 64)},
+		{Entry: "Cache.Get", Input: "33 bindings", Want: vk.ErrInvalid, Msg: "33 bindings", Call: get(&pipeline.Kernel{Name: "wide", SPIRV: copyKernel.SPIRV, Bindings: make([]pipeline.Use, 33), PushWords: 1}, 64, 1)},
+		{Entry: "Cache.Get", Input: "push words above maxPushConstantsSize", Want: vk.ErrInvalid, Msg: "bytes of push constants", Call: get(&pipeline.Kernel{Name: "push", SPIRV: copyKernel.SPIRV, Bindings: copyKernel.Bindings, PushWords: int(info.MaxPushConstantsSize/4 + 1)}, 64, 1)},
+		{Entry: "pipeline.Run", Input: "nil context", Want: vk.ErrInvalid, Msg: "one is nil", Call: func() error { return pipeline.Run(nil, good) }},
+		{Entry: "pipeline.Run", Input: "nil record function", Want: vk.ErrInvalid, Msg: "one is nil", Call: func() error { return pipeline.Run(ctx, nil) }},
+		{Entry: "Recorder.Dispatch", Input: "3 bindings for 4", Want: vk.ErrInvalid, Msg: "3 bindings given", Call: run(func(r *pipeline.Recorder) {
 			r.Dispatch(p, 1, []uint32{16}, src.All(), dst.All(), src.All())
 		})},
-		{"Recorder.Dispatch", "no push constants for 1 word", vk.ErrInvalid, "0 push-constant words given", run(func(r *pipeline.Recorder) {
+		{Entry: "Recorder.Dispatch", Input: "no push constants for 1 word", Want: vk.ErrInvalid, Msg: "0 push-constant words given", Call: run(func(r *pipeline.Recorder) {
 			r.Dispatch(p, 1, nil, r4(src.All())...)
 		})},
-		{"Recorder.Dispatch", "offset 4 (not a multiple of minStorageBufferOffsetAlignment)", vk.ErrInvalid, "offset 4 is not a multiple of minStorageBufferOffsetAlignment", dispatch(src.Range(4, 16))},
-		{"Recorder.Dispatch", "range past the end", vk.ErrInvalid, "exceeds the", dispatch(src.Range(1024, 16))},
-		{"Recorder.Dispatch", "empty range", vk.ErrInvalid, "empty range", dispatch(src.Range(0, 0))},
-		{"Recorder.Dispatch", "released buffer", vk.ErrReleased, "after Release", dispatch(released.All())},
-		{"Recorder.Dispatch", "nil buffer", vk.ErrInvalid, "nil buffer", dispatch(vk.Range{Size: 16})},
-		{"Recorder.Dispatch", "zero Buffer value", vk.ErrInvalid, "nil buffer", dispatch((&vk.Buffer{}).Range(0, 16))},
-		{"Recorder.Dispatch", "buffer of another context", vk.ErrInvalid, "another context", dispatch(foreign.Range(0, 16))},
-		{"Recorder.Dispatch", "pipeline of another context", vk.ErrInvalid, "another context", run(func(r *pipeline.Recorder) {
+		{Entry: "Recorder.Dispatch", Input: "offset 4 (not a multiple of minStorageBufferOffsetAlignment)", Want: vk.ErrInvalid, Msg: "offset 4 is not a multiple of minStorageBufferOffsetAlignment", Call: dispatch(src.Range(4, 16))},
+		{Entry: "Recorder.Dispatch", Input: "range past the end", Want: vk.ErrInvalid, Msg: "exceeds the", Call: dispatch(src.Range(1024, 16))},
+		{Entry: "Recorder.Dispatch", Input: "empty range", Want: vk.ErrInvalid, Msg: "empty range", Call: dispatch(src.Range(0, 0))},
+		{Entry: "Recorder.Dispatch", Input: "released buffer", Want: vk.ErrReleased, Msg: "after Release", Call: dispatch(released.All())},
+		{Entry: "Recorder.Dispatch", Input: "nil buffer", Want: vk.ErrInvalid, Msg: "nil buffer", Call: dispatch(vk.Range{Size: 16})},
+		{Entry: "Recorder.Dispatch", Input: "zero Buffer value", Want: vk.ErrInvalid, Msg: "nil buffer", Call: dispatch((&vk.Buffer{}).Range(0, 16))},
+		{Entry: "Recorder.Dispatch", Input: "buffer of another context", Want: vk.ErrInvalid, Msg: "another context", Call: dispatch(foreign.Range(0, 16))},
+		{Entry: "Recorder.Dispatch", Input: "pipeline of another context", Want: vk.ErrInvalid, Msg: "another context", Call: run(func(r *pipeline.Recorder) {
 			r.Dispatch(foreignPipe, 1, []uint32{16}, r4(src.All())...)
 		})},
-		{"Recorder.Dispatch", "nil pipeline", vk.ErrInvalid, "nil pipeline", run(func(r *pipeline.Recorder) { r.Dispatch(nil, 1, nil) })},
-		{"Recorder.Dispatch", "more workgroups than the grid holds", vk.ErrInvalid, "exceed the device's", run(func(r *pipeline.Recorder) {
+		{Entry: "Recorder.Dispatch", Input: "nil pipeline", Want: vk.ErrInvalid, Msg: "nil pipeline", Call: run(func(r *pipeline.Recorder) { r.Dispatch(nil, 1, nil) })},
+		{Entry: "Recorder.Dispatch", Input: "more workgroups than the grid holds", Want: vk.ErrInvalid, Msg: "exceed the device's", Call: run(func(r *pipeline.Recorder) {
 			r.Dispatch(p, uint64(info.MaxWorkgroupCount[0])*uint64(info.MaxWorkgroupCount[1])+1, []uint32{16}, r4(src.All())...)
 		})},
-		{"Recorder.DispatchIndirect", "nil argument buffer", vk.ErrInvalid, "nil buffer", indirect(vk.Range{Size: 12})},
-		{"Recorder.DispatchIndirect", "arguments at offset 2", vk.ErrInvalid, "at offset 2: the offset must be a multiple of 4", indirect(src.Range(2, 12))},
-		{"Recorder.DispatchIndirect", "8 bytes of arguments", vk.ErrInvalid, "of 8 bytes: a VkDispatchIndirectCommand takes 12", indirect(src.Range(0, 8))},
-		{"Recorder.DispatchIndirect", "arguments in another context", vk.ErrInvalid, "indirect arguments in a buffer of another context", indirect(foreign.Range(0, 12))},
-		{"Recorder.DispatchIndirect", "released argument buffer", vk.ErrReleased, "after Release", indirect(released.Range(0, 12))},
-		{"Recorder.DispatchIndirect", "nil pipeline", vk.ErrInvalid, "nil pipeline", run(func(r *pipeline.Recorder) { r.DispatchIndirect(nil, src.Range(0, 12), nil) })},
-		{"pipeline.Record", "zero CommandBuffer", vk.ErrInvalid, "from another context", func() error {
+		{Entry: "Recorder.DispatchIndirect", Input: "nil argument buffer", Want: vk.ErrInvalid, Msg: "nil buffer", Call: indirect(vk.Range{Size: 12})},
+		{Entry: "Recorder.DispatchIndirect", Input: "arguments at offset 2", Want: vk.ErrInvalid, Msg: "at offset 2: the offset must be a multiple of 4", Call: indirect(src.Range(2, 12))},
+		{Entry: "Recorder.DispatchIndirect", Input: "8 bytes of arguments", Want: vk.ErrInvalid, Msg: "of 8 bytes: a VkDispatchIndirectCommand takes 12", Call: indirect(src.Range(0, 8))},
+		{Entry: "Recorder.DispatchIndirect", Input: "arguments in another context", Want: vk.ErrInvalid, Msg: "indirect arguments in a buffer of another context", Call: indirect(foreign.Range(0, 12))},
+		{Entry: "Recorder.DispatchIndirect", Input: "released argument buffer", Want: vk.ErrReleased, Msg: "after Release", Call: indirect(released.Range(0, 12))},
+		{Entry: "Recorder.DispatchIndirect", Input: "nil pipeline", Want: vk.ErrInvalid, Msg: "nil pipeline", Call: run(func(r *pipeline.Recorder) { r.DispatchIndirect(nil, src.Range(0, 12), nil) })},
+		{Entry: "pipeline.Record", Input: "zero CommandBuffer", Want: vk.ErrInvalid, Msg: "from another context", Call: func() error {
 			r := pipeline.Record(vk.CommandBuffer{})
 			r.Dispatch(p, 1, []uint32{16}, r4(src.All())...)
 			return r.Err()
 		}},
-		{"Recorder (nil)", "Dispatch, Fail and Err on a nil Recorder", vk.ErrInvalid, "nil Recorder", func() error {
+		{Entry: "Recorder (nil)", Input: "Dispatch, Fail and Err on a nil Recorder", Want: vk.ErrInvalid, Msg: "nil Recorder", Call: func() error {
 			nilRec.Dispatch(p, 1, []uint32{16}, r4(src.All())...)
 			nilRec.DispatchIndirect(p, src.Range(0, 12), []uint32{16}, r4(src.All())...)
 			nilRec.Fail(errors.New("x"))
 			return nilRec.Err()
 		}},
-		{"pipeline.GridFor", "more workgroups than the grid holds", vk.ErrInvalid, "exceed the device's", func() error {
+		{Entry: "pipeline.GridFor", Input: "more workgroups than the grid holds", Want: vk.ErrInvalid, Msg: "exceed the device's", Call: func() error {
 			_, err := pipeline.GridFor(info, uint64(info.MaxWorkgroupCount[0])*uint64(info.MaxWorkgroupCount[1])+1)
 			return err
 		}},
@@ -143,17 +130,16 @@ func TestReliabilityBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer big.Release()
-		cases = append(cases, badCase{"Recorder.Dispatch", "range above maxStorageBufferRange", vk.ErrInvalid, "exceed maxStorageBufferRange", dispatch(big.All())})
+		cases = append(cases, badinput.Case{Entry: "Recorder.Dispatch", Input: "range above maxStorageBufferRange", Want: vk.ErrInvalid, Msg: "exceed maxStorageBufferRange", Call: dispatch(big.All())})
 	}
 	if ctx.FullSubgroups() && info.MaxSubgroupSize > 1 {
-		cases = append(cases, badCase{"Cache.Get", "workgroup not a multiple of the subgroup size (full subgroups)", vk.ErrInvalid, "not a multiple of the largest subgroup size",
-			get(copyKernel, info.MaxSubgroupSize+1, 1)})
+		cases = append(cases, badinput.Case{Entry: "Cache.Get", Input: "workgroup not a multiple of the subgroup size (full subgroups)", Want: vk.ErrInvalid, Msg: "not a multiple of the largest subgroup size", Call: get(copyKernel, info.MaxSubgroupSize+1, 1)})
 	}
 	for _, c := range cases {
 		if info.MinStorageBufferOffsetAlignment <= 4 && strings.HasPrefix(c.Input, "offset 4") {
 			continue
 		}
-		checkBad(t, c)
+		badinput.Check(t, c)
 		if got := download(t, dst); !slices.Equal(got, poison) {
 			t.Errorf("%s: %s: the destination was written", c.Entry, c.Input)
 		}
@@ -164,11 +150,11 @@ func TestReliabilityBadInput(t *testing.T) {
 
 	// After Release.
 	other.Release()
-	checkBad(t, badCase{"Cache.Get", "after the context's Release", vk.ErrReleased, "after Release", func() error {
+	badinput.Check(t, badinput.Case{Entry: "Cache.Get", Input: "after the context's Release", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 		_, err := pipeline.For(other).Get(copyKernel, 128, 1)
 		return err
 	}})
-	checkBad(t, badCase{"pipeline.Run", "after the context's Release", vk.ErrReleased, "after Release", func() error {
+	badinput.Check(t, badinput.Case{Entry: "pipeline.Run", Input: "after the context's Release", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 		return pipeline.Run(other, func(*pipeline.Recorder) {})
 	}})
 }

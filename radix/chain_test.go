@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -48,17 +49,17 @@ func TestChainWithGPUCounts(t *testing.T) {
 
 		// Key-value pairs as 8-byte structs for the compaction; the sort
 		// takes keys and values apart, so the compaction runs on each.
-		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}
+		sel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}
 		keyPlan, err := compact.NewPlan(ctx, uint64(n), sel)
 		if err != nil {
 			t.Fatal(err)
 		}
-		flagSel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepFlagged(4), InPlace: true}
+		flagSel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepFlagged(4), InPlace: true}
 		valPlan, err := compact.NewPlan(ctx, uint64(n), flagSel)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sortPlan, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Key: compact.Uint32, Values: true, InPlace: true})
+		sortPlan, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Key: vkcompact.Uint32, Values: true, InPlace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +84,8 @@ func TestChainWithGPUCounts(t *testing.T) {
 			valPlan.Record(r, compact.Buffers{Src: valBuf.Range(0, nb), Flags: flagBuf.Range(0, nb), Result: res2.All(), Scratch: s2.All()})
 			keyPlan.Record(r, compact.Buffers{Src: keyBuf.Range(0, nb), Result: res1.All(), Scratch: s1.All()})
 			sortPlan.Record(r, radix.Buffers{Keys: keyBuf.Range(0, nb), Values: valBuf.Range(0, nb), Scratch: s3.All(), Count: kept})
-			compact.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, compact.CopyOptions{})
-			compact.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, compact.CopyOptions{})
+			vkcompact.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
+			vkcompact.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
 		})
 		if err != nil {
 			t.Fatal(err)

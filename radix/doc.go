@@ -32,7 +32,7 @@
 // between the output and scratch so that the result ends in the buffer
 // the caller names.
 //
-// Options.Path = compact.PathSinglePass takes an Onesweep-style sort
+// Options.Path = vkcompact.PathSinglePass takes an Onesweep-style sort
 // instead (Adinets and Merrill): one pass counts every pass's digits, then
 // each digit pass reads the keys once, a workgroup per tile of keys, with
 // a chained scan over (tile, digit) status words, decoupled look-back and

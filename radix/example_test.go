@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -46,11 +47,11 @@ func ExamplePlan_Record() {
 	if err := vk.Upload(keys.All(), data); err != nil {
 		log.Fatal(err)
 	}
-	drop, err := compact.NewPlan(ctx, n, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), InPlace: true})
+	drop, err := compact.NewPlan(ctx, n, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), InPlace: true})
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: compact.Uint32, InPlace: true}) // n: a capacity
+	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, InPlace: true}) // n: a capacity
 	if err != nil {
 		log.Fatal(err)
 	}

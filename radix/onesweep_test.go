@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
@@ -16,7 +16,7 @@ import (
 // lavapipe at subgroup size 4 the 8-bit default does not fit shared
 // memory beside 256 invocations).
 func onesweepOptions(o radix.Options) radix.Options {
-	o.Path = compact.PathSinglePass
+	o.Path = vkcompact.PathSinglePass
 	if o.DigitBits == 0 {
 		o.DigitBits = 6
 	}
@@ -30,7 +30,7 @@ func TestSortPaths(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
 	turn := 0
-	for _, path := range []compact.Path{compact.PathThreePhase, compact.PathSinglePass} {
+	for _, path := range []vkcompact.Path{vkcompact.PathThreePhase, vkcompact.PathSinglePass} {
 		for _, n := range []int{1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 6143, 6145, 40961, 300001} {
 			for _, typ := range keyTypes {
 				for mode := range 8 {
@@ -39,7 +39,7 @@ func TestSortPaths(t *testing.T) {
 						continue
 					}
 					o := radix.Options{Path: path}
-					if path == compact.PathSinglePass {
+					if path == vkcompact.PathSinglePass {
 						o = onesweepOptions(radix.Options{Spins: []int32{-1, 0, 64}[turn%3]})
 					}
 					s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0, Options: o}
@@ -67,7 +67,7 @@ func widestOnesweep(t *testing.T, ctx *vk.Context, o radix.Options, want uint32)
 		if o.WorkgroupSize != 0 {
 			try.WorkgroupSize = max(o.WorkgroupSize>>(want-bits), 1<<bits, info.MaxSubgroupSize)
 		}
-		_, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: compact.Uint32, Options: try})
+		_, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: vkcompact.Uint32, Options: try})
 		if err == nil {
 			if bits < want {
 				t.Logf("%d-bit digits do not fit this device's single pass (subgroups of %d, %d bytes of shared memory): %d bits, workgroup %d",
@@ -97,16 +97,16 @@ func TestOnesweepShapes(t *testing.T) {
 	align := info.MinStorageBufferOffsetAlignment
 	cases := []struct {
 		o          radix.Options
-		typ        compact.Type
+		typ        vkcompact.Type
 		begin, end uint32
 	}{
-		{onesweepOptions(radix.Options{DigitBits: 1, KeysPerLane: 1}), compact.Uint32, 3, 11},
-		{onesweepOptions(radix.Options{DigitBits: 3, KeysPerLane: 2}), compact.Int32, 0, 0},
-		{onesweepOptions(radix.Options{DigitBits: 4, KeysPerLane: 8}), compact.Uint64, 0, 0},
-		{onesweepOptions(radix.Options{DigitBits: 5, KeysPerLane: 3}), compact.Float32, 0, 32},
-		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 4, WorkgroupSize: 128}, 7), compact.Uint32, 0, 0},
-		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8), compact.Uint32, 8, 32},
-		{onesweepOptions(radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}), compact.Uint64, 17, 40},
+		{onesweepOptions(radix.Options{DigitBits: 1, KeysPerLane: 1}), vkcompact.Uint32, 3, 11},
+		{onesweepOptions(radix.Options{DigitBits: 3, KeysPerLane: 2}), vkcompact.Int32, 0, 0},
+		{onesweepOptions(radix.Options{DigitBits: 4, KeysPerLane: 8}), vkcompact.Uint64, 0, 0},
+		{onesweepOptions(radix.Options{DigitBits: 5, KeysPerLane: 3}), vkcompact.Float32, 0, 32},
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 4, WorkgroupSize: 128}, 7), vkcompact.Uint32, 0, 0},
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8), vkcompact.Uint32, 8, 32},
+		{onesweepOptions(radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}), vkcompact.Uint64, 17, 40},
 	}
 	for i, c := range cases {
 		o := c.o
@@ -152,8 +152,8 @@ func TestOnesweepRepeated(t *testing.T) {
 		runs = 6
 	}
 	for r := range runs {
-		s := radix.Sort{Key: compact.Uint32, Values: r%2 == 0, Options: onesweepOptions(radix.Options{Spins: int32(r%3) - 1})}
-		runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, compact.Uint32, 70001, "random")})
+		s := radix.Sort{Key: vkcompact.Uint32, Values: r%2 == 0, Options: onesweepOptions(radix.Options{Spins: int32(r%3) - 1})}
+		runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, 70001, "random")})
 	}
 }
 
@@ -189,22 +189,22 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	}
 	for _, c := range cases {
 		o := c.o
-		o.Path = compact.PathSinglePass
-		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: compact.Uint32, Options: o})
+		o.Path = vkcompact.PathSinglePass
+		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: vkcompact.Uint32, Options: o})
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("n=%d %+v: got %v, want ErrInvalid naming %q", c.n, o, err, c.want)
 			continue
 		}
-		o.Path = compact.PathAuto
-		p, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: compact.Uint32, Options: o})
+		o.Path = vkcompact.PathAuto
+		p, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: vkcompact.Uint32, Options: o})
 		if err != nil {
 			t.Fatalf("n=%d %+v: %v", c.n, o, err)
 		}
-		if got := p.Tuning().Path; got != compact.PathThreePhase {
+		if got := p.Tuning().Path; got != vkcompact.PathThreePhase {
 			t.Errorf("n=%d %+v: PathAuto took %v", c.n, o, got)
 		}
 	}
-	if _, err := radix.NewPlan(ctx, 10, radix.Sort{Key: compact.Uint32, Options: radix.Options{Path: 7}}); !errors.Is(err, vk.ErrInvalid) {
+	if _, err := radix.NewPlan(ctx, 10, radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{Path: 7}}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("path 7: got %v, want ErrInvalid", err)
 	}
 }
@@ -213,12 +213,12 @@ func TestOnesweepNotApplicable(t *testing.T) {
 // device (the single pass measured slower on the H100).
 func TestSortAutoPath(t *testing.T) {
 	ctx := vktest.Open(t)
-	for _, s := range []radix.Sort{{Key: compact.Uint32}, {Key: compact.Uint32, Values: true}, {Key: compact.Uint64}} {
+	for _, s := range []radix.Sort{{Key: vkcompact.Uint32}, {Key: vkcompact.Uint32, Values: true}, {Key: vkcompact.Uint64}} {
 		p, err := radix.NewPlan(ctx, 100000, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Tuning(); got.Path != compact.PathThreePhase {
+		if got := p.Tuning(); got.Path != vkcompact.PathThreePhase {
 			t.Errorf("%+v: PathAuto on a %s device: %+v, want the three phases", s, ctx.Info().Type, got)
 		}
 	}

@@ -2,10 +2,13 @@ package radix_test
 
 import (
 	"bytes"
-	"github.com/vkcompact/vkcompact/internal/badinput"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -36,19 +39,19 @@ func TestReliabilityBadInput(t *testing.T) {
 	ctx := vktest.Open(t)
 	other := vktest.Open(t)
 	info := ctx.Info()
-	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32})
+	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32, Values: true})
+	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, Values: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inPlace, err := radix.NewPlan(ctx, 100, radix.Sort{Key: compact.Uint32, InPlace: true})
+	inPlace, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreignPlan, err := radix.NewPlan(other, 100, radix.Sort{Key: compact.Uint32})
+	foreignPlan, err := radix.NewPlan(other, 100, radix.Sort{Key: vkcompact.Uint32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,24 +80,24 @@ func TestReliabilityBadInput(t *testing.T) {
 	var nilPlan *radix.Plan
 	var nilRec *pipeline.Recorder
 	inval := vk.ErrInvalid
-	u32 := compact.Uint32
+	u32 := vkcompact.Uint32
 	cases := []badCase{
 		{"radix.NewPlan", "nil context", inval, "nil context", func() error { _, err := radix.NewPlan(nil, 10, radix.Sort{}); return err }},
-		{"radix.NewPlan", "i64 keys", inval, "the key type must be u32, i32, f32 or u64", plan(10, radix.Sort{Key: compact.Int64})},
-		{"radix.NewPlan", "f64 keys", inval, "the key type must be", plan(10, radix.Sort{Key: compact.Float64})},
-		{"radix.NewPlan", "key type 9", inval, "the key type must be", plan(10, radix.Sort{Key: compact.Type(9)})},
+		{"radix.NewPlan", "i64 keys", inval, "the key type must be u32, i32, f32 or u64", plan(10, radix.Sort{Key: vkcompact.Int64})},
+		{"radix.NewPlan", "f64 keys", inval, "the key type must be", plan(10, radix.Sort{Key: vkcompact.Float64})},
+		{"radix.NewPlan", "key type 9", inval, "the key type must be", plan(10, radix.Sort{Key: vkcompact.Type(9)})},
 		{"radix.NewPlan", "bits [0, 33) of a u32", inval, "bit range [0, 33) of a 32-bit key", plan(10, radix.Sort{Key: u32, EndBit: 33})},
-		{"radix.NewPlan", "bits [0, 65) of a u64", inval, "bit range [0, 65) of a 64-bit key", plan(10, radix.Sort{Key: compact.Uint64, EndBit: 65})},
-		{"radix.NewPlan", "bits [20, 10)", inval, "bit range [20, 10)", plan(10, radix.Sort{Key: compact.Uint64, BeginBit: 20, EndBit: 10})},
+		{"radix.NewPlan", "bits [0, 65) of a u64", inval, "bit range [0, 65) of a 64-bit key", plan(10, radix.Sort{Key: vkcompact.Uint64, EndBit: 65})},
+		{"radix.NewPlan", "bits [20, 10)", inval, "bit range [20, 10)", plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
 		{"radix.NewPlan", "begin bit 40 of a u32 (end defaulted)", inval, "bit range [40, 0) of a 32-bit key", plan(10, radix.Sort{Key: u32, BeginBit: 40})},
 		{"radix.NewPlan", "n = 2^32", inval, "4294967296 keys", plan(1<<32, radix.Sort{})},
-		{"radix.NewPlan", "keys beyond one binding", inval, "exceed the device's maxStorageBufferRange", plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: compact.Uint64})},
+		{"radix.NewPlan", "keys beyond one binding", inval, "exceed the device's maxStorageBufferRange", plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: vkcompact.Uint64})},
 		{"radix.NewPlan", "9-bit digits", inval, "9 digit bits", plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
 		{"radix.NewPlan", "33 keys per lane", inval, "33 keys per lane", plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
 		{"radix.NewPlan", "workgroup not a multiple of the subgroup size", inval, "not a multiple of the largest subgroup size", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
 		{"radix.NewPlan", "workgroup too large for shared memory", inval, "bytes of shared memory", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}})},
 		{"radix.NewPlan", "unknown tails mode", inval, "unknown tails mode 3", plan(10, radix.Sort{Options: radix.Options{Tails: 3}})},
-		{"radix.NewPlan", "held tails on the single pass", inval, "held tails", plan(10, radix.Sort{Options: radix.Options{Path: compact.PathSinglePass, Tails: radix.TailsHold}})},
+		{"radix.NewPlan", "held tails on the single pass", inval, "held tails", plan(10, radix.Sort{Options: radix.Options{Path: vkcompact.PathSinglePass, Tails: radix.TailsHold}})},
 		{"radix.NewPlan", "held tails too large for shared memory", inval, "held tails needs", plan(10, radix.Sort{Values: true, Options: radix.Options{WorkgroupSize: 4 * info.MaxSubgroupSize, DigitBits: 8, KeysPerLane: radix.MaxKeysPerLane, Tails: radix.TailsHold}})},
 		{"radix.NewPlan", "8-bit digits, 8 keys per lane, workgroup 1024", inval, "bytes of shared memory|outside 1..", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 1024, DigitBits: 8, KeysPerLane: 8}})},
 		{"radix.Plan.Record", "no keys", inval, "no keys buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = vk.Range{} })},
@@ -116,8 +119,8 @@ func TestReliabilityBadInput(t *testing.T) {
 		{"radix.Plan.Record", "keys offset not aligned", inval, "keys offset 4 is not a multiple of minStorageBufferOffsetAlignment", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(4, 400) })},
 		{"radix.Plan.Record", "keys past the end of their buffer", inval, "exceeds the 4096-byte buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(3840, 400) })},
 		{"radix.Plan.Record", "keys in another context", inval, "keys: the buffer belongs to another context", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = foreign.Range(0, 400) })},
-		{"radix.Plan.Record", "released keys output", vk.ErrReleased, "keys output: vk: used after Release", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = released.Range(0, 400) })},
-		{"radix.Plan.Record", "zero Buffer value as keys", inval, "keys: vk: invalid argument: nil buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = (&vk.Buffer{}).Range(0, 400) })},
+		{"radix.Plan.Record", "released keys output", vk.ErrReleased, "radix: keys output: buffer used after Release", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = released.Range(0, 400) })},
+		{"radix.Plan.Record", "zero Buffer value as keys", inval, "radix: keys: nil buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = (&vk.Buffer{}).Range(0, 400) })},
 		{"radix.Plan.Record", "in place with a separate keys output", inval, "in place, the outputs must be the inputs or left empty", rec(inPlace, func(b *radix.Buffers) { b.Values, b.ValuesOut = vk.Range{}, vk.Range{} })},
 		{"radix.Plan.Record", "plan of another context", inval, "the plan was made for another context", rec(foreignPlan, noValues)},
 		{"radix.Plan.Record", "nil plan", inval, "radix: nil Plan", rec(nilPlan, noValues)},
@@ -201,19 +204,19 @@ func TestReliabilityNoLeaks(t *testing.T) {
 		keys[i] = rng.Uint32() & 0xff
 	}
 	vals := make([]uint32, n)
-	u32 := compact.Selection{Elem: compact.Plain(compact.Uint32)}
+	u32 := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)}
 	steps := []struct {
 		name string
 		run  func() error
 	}{
 		{"Slice", func() error { _, _, err := compact.Slice(ctx, keys, u32); return err }},
 		{"Slice split in place", func() error {
-			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Split: true, InPlace: true})
+			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Split: true, InPlace: true})
 			return err
 		}},
 		{"SliceFlagged", func() error { _, _, err := compact.SliceFlagged(ctx, keys, make([]uint8, n), u32); return err }},
-		{"ScanSlice", func() error { _, _, err := compact.ScanSlice(ctx, keys, compact.Scan{Inclusive: true}); return err }},
-		{"ScanSlice in place", func() error { _, _, err := compact.ScanSlice(ctx, keys, compact.Scan{InPlace: true}); return err }},
+		{"scan.Slice", func() error { _, _, err := scan.Slice(ctx, keys, scan.Sum{Inclusive: true}); return err }},
+		{"scan.Slice in place", func() error { _, _, err := scan.Slice(ctx, keys, scan.Sum{InPlace: true}); return err }},
 		{"SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
 		{"SortPairs in place", func() error {
 			_, _, err := radix.SortPairs(ctx, keys, vals, radix.Sort{InPlace: true, Descending: true})
@@ -249,15 +252,15 @@ func TestReliabilityNoLeaks(t *testing.T) {
 // each counted on the GPU, then releases every buffer and plan.
 func chainOnce(ctx *vk.Context, keys []uint32) error {
 	n := uint64(len(keys))
-	sel, err := compact.NewPlan(ctx, n, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+	sel, err := compact.NewPlan(ctx, n, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil {
 		return err
 	}
-	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: compact.Uint32, InPlace: true})
+	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, InPlace: true})
 	if err != nil {
 		return err
 	}
-	scan, err := compact.NewScanPlan(ctx, n, compact.Scan{})
+	prefix, err := scan.NewPlan(ctx, n, scan.Sum{})
 	if err != nil {
 		return err
 	}
@@ -280,7 +283,7 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 		r    *vk.Range
 		size uint64
 	}{{&src, 4 * n}, {&dst, 4 * n}, {&copied, 4 * n}, {&sums, 4 * n}, {&result, compact.ResultSize}, {&total, 16},
-		{&s1, sel.ScratchSize()}, {&s2, sort.ScratchSize()}, {&s3, scan.ScratchSize()}} {
+		{&s1, sel.ScratchSize()}, {&s2, sort.ScratchSize()}, {&s3, prefix.ScratchSize()}} {
 		if *x.r, err = mk(x.size); err != nil {
 			return err
 		}
@@ -291,8 +294,8 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 	count := result.Sub(compact.ResultKeptOffset, 4)
 	return pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		sel.Record(r, compact.Buffers{Src: src, Dst: dst, Result: result, Scratch: s1})
-		compact.RecordCopyCount(r, copied, dst, count, 4, compact.CopyOptions{})
+		vkcompact.RecordCopyCount(r, copied, dst, count, 4, vkcompact.CopyOptions{})
 		sort.Record(r, radix.Buffers{Keys: copied, Scratch: s2, Count: count})
-		scan.Record(r, compact.ScanBuffers{Src: copied, Dst: sums, Total: total.Sub(0, 4), Scratch: s3, Count: count})
+		prefix.Record(r, scan.Buffers{Src: copied, Dst: sums, Total: total.Sub(0, 4), Scratch: s3, Count: count})
 	})
 }

@@ -3,7 +3,7 @@ package radix
 import (
 	"unsafe"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -12,18 +12,18 @@ type Key interface {
 	uint32 | int32 | float32 | uint64
 }
 
-// KeyType returns the compact.Type of K.
-func KeyType[K Key]() compact.Type {
+// KeyType returns the vkcompact.Type of K.
+func KeyType[K Key]() vkcompact.Type {
 	var k K
 	switch any(k).(type) {
 	case uint32:
-		return compact.Uint32
+		return vkcompact.Uint32
 	case int32:
-		return compact.Int32
+		return vkcompact.Int32
 	case float32:
-		return compact.Float32
+		return vkcompact.Float32
 	}
-	return compact.Uint64
+	return vkcompact.Uint64
 }
 
 // SortSlice sorts keys on the GPU and returns them sorted. K decides

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -65,21 +66,21 @@ const MaxElements = math.MaxUint32
 
 // Options tunes a sort. Zero values take per-device defaults.
 type Options struct {
-	// Path picks the sort's algorithm: compact.PathThreePhase is a count,
+	// Path picks the sort's algorithm: vkcompact.PathThreePhase is a count,
 	// a scan and a scatter per digit, reading the keys twice per digit;
-	// compact.PathSinglePass counts every digit in one pass over the keys
+	// vkcompact.PathSinglePass counts every digit in one pass over the keys
 	// first, then reads the keys once per digit (a chained scan over tiles
 	// with decoupled look-back and fallback, Onesweep-style). The single
 	// pass applies below 2^30 keys, with a workgroup of at least 2^DigitBits
 	// invocations, when its tile status (two words per tile and digit)
 	// fits one binding; NewPlan returns ErrInvalid, naming the reason,
-	// when it is forced where it does not apply. compact.PathAuto takes
+	// when it is forced where it does not apply. vkcompact.PathAuto takes
 	// the three phases on every device: on the H100 the single pass
 	// measured slower (2^28 uint32 keys: 14.1 ms at its best, 8-bit
 	// digits, against 10.6 ms for the three phases then and 7.73 ms
 	// now; BENCHMARKS.md), its look-back bound by dependent loads over
 	// small tiles.
-	Path compact.Path
+	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
 	// predecessor's tile itself (compact.Options.Spins explains; the same
@@ -187,7 +188,7 @@ const MaxFusedBits = 6
 
 // Sort describes a radix sort.
 type Sort struct {
-	Key compact.Type // Uint32, Int32, Float32 or Uint64
+	Key vkcompact.Type // Uint32, Int32, Float32 or Uint64
 	// Values sorts pairs: a uint32 value per key moves with its key.
 	Values bool
 	// Descending sorts from the largest key; equal keys still keep their
@@ -305,15 +306,15 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 
 // keyCode is the shaders' KEY_* number of a key type.
-func keyCode(t compact.Type) (uint32, bool) {
+func keyCode(t vkcompact.Type) (uint32, bool) {
 	switch t {
-	case compact.Uint32:
+	case vkcompact.Uint32:
 		return 0, true
-	case compact.Int32:
+	case vkcompact.Int32:
 		return 1, true
-	case compact.Float32:
+	case vkcompact.Float32:
 		return 2, true
-	case compact.Uint64:
+	case vkcompact.Uint64:
 		return 3, true
 	}
 	return 0, false
@@ -362,7 +363,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.kpl = o.KeysPerLane
 	if p.kpl == 0 {
 		p.kpl = defKPL
-		if s.Path == compact.PathSinglePass {
+		if s.Path == vkcompact.PathSinglePass {
 			// The single pass was measured and tuned at 8 (its ranking
 			// holds more per key than the scatter's).
 			p.kpl = min(p.kpl, 8)
@@ -378,7 +379,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	// values; an unused stage array takes one word), and the four arrays
 	// of the fused counts, one word each without them.
 	stageWords := uint32(1)
-	if s.Key == compact.Uint64 {
+	if s.Key == vkcompact.Uint64 {
 		stageWords++
 	}
 	if s.Values {
@@ -387,7 +388,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if o.Tails > TailsHold {
 		return nil, invalid("radix: unknown tails mode %d", o.Tails)
 	}
-	if o.Tails == TailsHold && s.Path == compact.PathSinglePass {
+	if o.Tails == TailsHold && s.Path == vkcompact.PathSinglePass {
 		return nil, invalid("radix: held tails (TailsHold) apply to the three phases' scatter, not the single pass")
 	}
 	// sharedAt is the scatter's shared memory for digits of w bits. With
@@ -456,7 +457,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	fitsNext := func(w uint32, carry bool) bool {
 		return w <= MaxFusedBits && sharedAt(p.wg, w, carry)+nextAt(w) <= info.MaxSharedMemory
 	}
-	if o.Tails == TailsAuto && s.Values && !info.CPU() && s.Path != compact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
+	if o.Tails == TailsAuto && s.Values && !info.CPU() && s.Path != vkcompact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
 		// Only where no pass loses its fused counts to them (the last
 		// pass counts nothing).
 		p.carry = true
@@ -492,14 +493,14 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
 	p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
 
-	if s.Path > compact.PathSinglePass {
+	if s.Path > vkcompact.PathSinglePass {
 		return nil, invalid("radix: unknown path %d", s.Path)
 	}
 	why := p.onesweepNot(info, n, buckets)
 	switch {
-	case s.Path == compact.PathSinglePass && why != "":
+	case s.Path == vkcompact.PathSinglePass && why != "":
 		return nil, invalid("radix: the single pass does not apply: %s", why)
-	case s.Path == compact.PathSinglePass:
+	case s.Path == vkcompact.PathSinglePass:
 		p.onesweep = true
 	}
 
@@ -558,7 +559,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	p.histWords = uint64(buckets) * uint64(p.procs+1)
 	if p.onesweep {
 		p.histWords = uint64(buckets+1) * uint64(p.passes)
-		p.spins = compact.SpinsFor(info, s.Spins)
+		p.spins = tiling.Spins(info, s.Spins)
 		p.statusOff = alignUp(p.histWords*4, 256)
 		p.keysOff = alignUp(p.statusOff+p.statusBytes(), 256)
 	} else {
@@ -646,8 +647,8 @@ func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string 
 	p.counterWords = alignUp(uint64(p.passes), 64)
 	p.regionWords = uint64(p.tiles) * uint64(buckets)
 	switch {
-	case n > compact.MaxSinglePassElements:
-		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, compact.MaxSinglePassElements)
+	case n > vkcompact.MaxSinglePassElements:
+		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, vkcompact.MaxSinglePassElements)
 	case p.wg < buckets:
 		return fmt.Sprintf("a workgroup of %d invocations is smaller than the %d digits of %d bits: each digit needs its own invocation", p.wg, buckets, p.bits)
 	case p.statusBytes() > uint64(info.MaxStorageBufferRange):
@@ -682,7 +683,7 @@ func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
 	switch {
 	case info.CPU():
 		return 8, 4
-	case s.Key == compact.Uint64:
+	case s.Key == vkcompact.Uint64:
 		return 4, 8
 	case s.Values:
 		return 6, 16
@@ -717,7 +718,7 @@ func (p *Plan) ScratchSize() uint64 { return p.scratch }
 // phases' (and the single pass's histogram's); Tiles, Tile and Spins the
 // single pass's.
 type Tuning struct {
-	Path                                                             compact.Path
+	Path                                                             vkcompact.Path
 	Processors, Chunk, WorkgroupSize, KeysPerLane, DigitBits, Passes uint32
 	Tiles, Tile, Spins                                               uint32
 	// FusedCounts: three-phase scatters count the next pass's digits
@@ -731,9 +732,9 @@ type Tuning struct {
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
-	t := Tuning{Path: compact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused, HeldTails: p.carry}
+	t := Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused, HeldTails: p.carry}
 	if p.onesweep {
-		t.Path, t.Tiles, t.Tile, t.Spins = compact.PathSinglePass, p.tiles, p.tile, p.spins
+		t.Path, t.Tiles, t.Tile, t.Spins = vkcompact.PathSinglePass, p.tiles, p.tile, p.spins
 	}
 	return t
 }
@@ -917,7 +918,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 			inVals, outV = src, dst // bound, unused
 		}
 		if next {
-			compact.RecordFill(r, histNext.Sub(0, uint64(1)<<nextWidth*uint64(p.procs)*4), 0)
+			vkcompact.RecordFill(r, histNext.Sub(0, uint64(1)<<nextWidth*uint64(p.procs)*4), 0)
 			stamp()
 			r.Dispatch(k.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outV, count, histNext)
 			hist, histNext = histNext, hist
@@ -944,7 +945,7 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, cou
 	if countOn == 0 {
 		count = hist // bound, never read
 	}
-	compact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
+	vkcompact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
 	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, countOn}, src, hist, count)
 	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, hist)
 	stamp()
@@ -969,9 +970,9 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, cou
 func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.Range) {
 	cp := func(dst, src vk.Range, elemBytes uint32) {
 		if count.Buffer == nil {
-			compact.RecordCopy(r, dst, src, compact.CopyOptions{})
+			vkcompact.RecordCopy(r, dst, src, vkcompact.CopyOptions{})
 		} else {
-			compact.RecordCopyCount(r, dst, src, count, elemBytes, compact.CopyOptions{})
+			vkcompact.RecordCopyCount(r, dst, src, count, elemBytes, vkcompact.CopyOptions{})
 		}
 	}
 	cp(keys, from, uint32(p.keyBytes))

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -52,11 +52,11 @@ func newBuf(t testing.TB, ctx *vk.Context, size uint64) *vk.Buffer {
 // mapped is the reference's order-preserving map of a key's bits, written
 // independently of the shader: the key's value order, with float32 in
 // IEEE totalOrder.
-func mapped(t compact.Type, bits uint64) uint64 {
+func mapped(t vkcompact.Type, bits uint64) uint64 {
 	switch t {
-	case compact.Int32:
+	case vkcompact.Int32:
 		return uint64(uint32(int64(int32(bits)) + math.MaxInt32 + 1))
-	case compact.Float32:
+	case vkcompact.Float32:
 		if bits&(1<<31) != 0 {
 			return uint64(^uint32(bits))
 		}
@@ -240,7 +240,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 	return nil
 }
 
-var keyTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32, compact.Uint64}
+var keyTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64}
 
 // special float32 values: ±0, ±Inf, denormals, NaNs of both signs, and
 // ordinary values.
@@ -248,13 +248,13 @@ var specialF32 = []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 1, 0x80000001, 
 	0x7fc00000, 0xffc00000, 0x7f800001, 0x3f800000, 0xbf800000, 0x7f7fffff, 0xff7fffff}
 
 // keyData draws n keys of type t in a pattern.
-func keyData(rng *rand.Rand, t compact.Type, n int, pattern string) []uint64 {
+func keyData(rng *rand.Rand, t vkcompact.Type, n int, pattern string) []uint64 {
 	k := make([]uint64, n)
 	draw := func() uint64 {
 		switch {
-		case t == compact.Uint64:
+		case t == vkcompact.Uint64:
 			return rng.Uint64()
-		case t == compact.Float32 && rng.IntN(4) == 0:
+		case t == vkcompact.Float32 && rng.IntN(4) == 0:
 			return uint64(specialF32[rng.IntN(len(specialF32))])
 		}
 		return uint64(rng.Uint32())
@@ -331,7 +331,7 @@ func TestSortFloatSpecials(t *testing.T) {
 		k[i] = uint64(specialF32[rng.IntN(len(specialF32))])
 	}
 	for _, desc := range []bool{false, true} {
-		runSort(t, ctx, sortCase{sort: radix.Sort{Key: compact.Float32, Values: true, Descending: desc}, keys: k})
+		runSort(t, ctx, sortCase{sort: radix.Sort{Key: vkcompact.Float32, Values: true, Descending: desc}, keys: k})
 	}
 }
 
@@ -341,13 +341,13 @@ func TestSortBits(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := newRand(t)
 	for _, c := range []struct {
-		typ        compact.Type
+		typ        vkcompact.Type
 		begin, end uint32
 		digit      uint32
 	}{
-		{compact.Uint32, 0, 0, 0}, {compact.Uint32, 4, 12, 0}, {compact.Uint32, 0, 7, 3}, {compact.Uint32, 8, 32, 5},
-		{compact.Uint32, 5, 5, 0}, {compact.Uint32, 31, 32, 0}, {compact.Int32, 16, 32, 0}, {compact.Float32, 20, 32, 6},
-		{compact.Uint64, 16, 48, 0}, {compact.Uint64, 0, 64, 7}, {compact.Uint64, 28, 36, 8}, {compact.Uint64, 40, 64, 0},
+		{vkcompact.Uint32, 0, 0, 0}, {vkcompact.Uint32, 4, 12, 0}, {vkcompact.Uint32, 0, 7, 3}, {vkcompact.Uint32, 8, 32, 5},
+		{vkcompact.Uint32, 5, 5, 0}, {vkcompact.Uint32, 31, 32, 0}, {vkcompact.Int32, 16, 32, 0}, {vkcompact.Float32, 20, 32, 6},
+		{vkcompact.Uint64, 16, 48, 0}, {vkcompact.Uint64, 0, 64, 7}, {vkcompact.Uint64, 28, 36, 8}, {vkcompact.Uint64, 40, 64, 0},
 	} {
 		for _, inPlace := range []bool{false, true} {
 			s := radix.Sort{Key: c.typ, Values: true, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: radix.Options{DigitBits: c.digit}}
@@ -423,13 +423,13 @@ func TestSortBadInput(t *testing.T) {
 		n    uint64
 		s    radix.Sort
 	}{
-		{"i64 keys", 10, radix.Sort{Key: compact.Int64}},
-		{"f64 keys", 10, radix.Sort{Key: compact.Float64}},
-		{"unknown key type", 10, radix.Sort{Key: compact.Type(9)}},
-		{"end bit past the key", 10, radix.Sort{Key: compact.Uint32, EndBit: 33}},
-		{"begin after end", 10, radix.Sort{Key: compact.Uint64, BeginBit: 20, EndBit: 10}},
+		{"i64 keys", 10, radix.Sort{Key: vkcompact.Int64}},
+		{"f64 keys", 10, radix.Sort{Key: vkcompact.Float64}},
+		{"unknown key type", 10, radix.Sort{Key: vkcompact.Type(9)}},
+		{"end bit past the key", 10, radix.Sort{Key: vkcompact.Uint32, EndBit: 33}},
+		{"begin after end", 10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10}},
 		{"too many keys", 1 << 32, radix.Sort{}},
-		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: compact.Uint64}},
+		{"keys beyond one binding", uint64(info.MaxStorageBufferRange)/8 + 1, radix.Sort{Key: vkcompact.Uint64}},
 		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
 		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}}},
 		{"unknown counts mode", 10, radix.Sort{Options: radix.Options{Counts: 9}}},
@@ -564,7 +564,7 @@ func TestSortFusedCounts(t *testing.T) {
 		for _, procs := range []uint32{0, 3, 17, 200} {
 			for _, counts := range []radix.Counts{radix.CountsFused, radix.CountsSeparate, radix.CountsAuto} {
 				i++
-				typ := []compact.Type{compact.Uint32, compact.Uint64, compact.Float32}[(i/3+int(procs))%3] // not in step with counts
+				typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Uint64, vkcompact.Float32}[(i/3+int(procs))%3] // not in step with counts
 				s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%5 == 0, Descending: i%7 == 0,
 					Options: radix.Options{DigitBits: bits, Processors: procs, Counts: counts}}
 				if bits <= 2 {
@@ -617,7 +617,7 @@ func TestSortFusedCounts(t *testing.T) {
 func TestSortRecordTimed(t *testing.T) {
 	ctx := vktest.Open(t)
 	const n = 5000
-	s := radix.Sort{Key: compact.Uint32, EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
+	s := radix.Sort{Key: vkcompact.Uint32, EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
 	plan, err := radix.NewPlan(ctx, n, s)
 	if err != nil {
 		t.Fatal(err)
@@ -696,14 +696,14 @@ func TestSortRecordTimed(t *testing.T) {
 		first string // Phases()[0]
 		last  string
 	}{
-		{"no keys", 0, radix.Sort{Key: compact.Uint32}, "copy", "copy"},
-		{"no bits", n, radix.Sort{Key: compact.Uint32, BeginBit: 4, EndBit: 4}, "copy", "copy"},
-		{"no bits in place", n, radix.Sort{Key: compact.Uint32, BeginBit: 4, EndBit: 4, InPlace: true}, "copy", "copy"},
-		{"in place, fused, copy back", n, radix.Sort{Key: compact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "copy"},
-		{"in place, separate, copy back", n, radix.Sort{Key: compact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsSeparate}}, "count", "copy"},
-		{"in place, fused, even", n, radix.Sort{Key: compact.Uint32, EndBit: 8, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "scatter"},
-		{"single pass", n, radix.Sort{Key: compact.Uint32, EndBit: 16, Options: radix.Options{Path: compact.PathSinglePass, DigitBits: 4}}, "histogram", "pass"},
-		{"single pass in place, copy back", n, radix.Sort{Key: compact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{Path: compact.PathSinglePass, DigitBits: 4}}, "histogram", "copy"},
+		{"no keys", 0, radix.Sort{Key: vkcompact.Uint32}, "copy", "copy"},
+		{"no bits", n, radix.Sort{Key: vkcompact.Uint32, BeginBit: 4, EndBit: 4}, "copy", "copy"},
+		{"no bits in place", n, radix.Sort{Key: vkcompact.Uint32, BeginBit: 4, EndBit: 4, InPlace: true}, "copy", "copy"},
+		{"in place, fused, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "copy"},
+		{"in place, separate, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsSeparate}}, "count", "copy"},
+		{"in place, fused, even", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 8, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "scatter"},
+		{"single pass", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "pass"},
+		{"single pass in place, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "copy"},
 	} {
 		p, err := radix.NewPlan(ctx, c.n, c.sort)
 		if err != nil {
@@ -753,7 +753,7 @@ func TestSortFusedManyCrossings(t *testing.T) {
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 		keys = append(keys, rest...)
 		for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
-			s := radix.Sort{Key: compact.Uint32, Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
+			s := radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
 				KeysPerLane: 1, Processors: digits, Counts: radix.CountsFused, Tails: tails}}
 			runSort(t, ctx, sortCase{sort: s, keys: keys})
 		}
@@ -795,7 +795,7 @@ func TestSortFusedWherePassesFit(t *testing.T) {
 			if got := strings.Join(plan.Phases(), " "); got != want || !plan.Tuning().FusedCounts || plan.Tuning().HeldTails != (tails == radix.TailsHold) {
 				t.Fatalf("%+v: phases %q (tuning %+v), want %q", o, got, plan.Tuning(), want)
 			}
-			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, compact.Uint32, n+rng.IntN(1000), "random")})
+			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, n+rng.IntN(1000), "random")})
 			ran[tails] = true
 		}
 	}

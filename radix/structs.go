@@ -3,7 +3,7 @@ package radix
 import (
 	"fmt"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -30,11 +30,11 @@ var (
 // its value, and the structs gathered into the output in that order. The
 // sort is stable: structs of equal keys keep their input order.
 type StructSort struct {
-	// Elem is the struct's layout and its key field, as compact.StructOf
+	// Elem is the struct's layout and its key field, as vkcompact.StructOf
 	// gives it: the stride, the key's byte offset and its type, one of
-	// compact.Uint32, Int32, Float32 or Uint64. A plain Elem (no stride)
+	// vkcompact.Uint32, Int32, Float32 or Uint64. A plain Elem (no stride)
 	// sorts bare keys.
-	Elem compact.Elem
+	Elem vkcompact.Elem
 	// Descending, BeginBit and EndBit are as in Sort.
 	Descending       bool
 	BeginBit, EndBit uint32
@@ -67,7 +67,7 @@ type StructBuffers struct {
 type StructPlan struct {
 	ctx                      *vk.Context
 	n                        uint64
-	elem                     compact.Elem
+	elem                     vkcompact.Elem
 	keys                     *Plan // the pairs sort of (key, index), in place
 	extract, gather          *pipeline.Pipeline
 	wg                       uint32
@@ -125,7 +125,7 @@ func (p *StructPlan) N() uint64 { return p.n }
 func (p *StructPlan) ScratchSize() uint64 { return p.scratch }
 
 // Elem returns the struct layout the plan sorts.
-func (p *StructPlan) Elem() compact.Elem { return p.elem }
+func (p *StructPlan) Elem() vkcompact.Elem { return p.elem }
 
 // Record records the sort into r: the key extraction, the sort of keys
 // and indices, and the gather. As with Plan.Record, the caller orders the
@@ -195,13 +195,13 @@ func (p *StructPlan) Run(b StructBuffers) error {
 
 // SortStructs sorts items on the GPU by their field named field and
 // returns them sorted; items is not modified. T's layout gives s.Elem
-// (compact.StructOf): leave it zero, or it must match.
+// (vkcompact.StructOf): leave it zero, or it must match.
 func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) ([]T, error) {
-	e, err := compact.StructOf[T](field)
+	e, err := vkcompact.StructOf[T](field)
 	if err != nil {
 		return nil, fmt.Errorf("radix: SortStructs: %w", err)
 	}
-	if s.Elem != (compact.Elem{}) && s.Elem != e {
+	if s.Elem != (vkcompact.Elem{}) && s.Elem != e {
 		return nil, invalid("radix: SortStructs: StructSort.Elem %+v does not match %T's field %s (%+v)", s.Elem, items, field, e)
 	}
 	s.Elem = e

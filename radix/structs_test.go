@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -77,9 +78,9 @@ func asBytes[T any](v []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
 }
 
-func elemOf[T any](t *testing.T, field string) compact.Elem {
+func elemOf[T any](t *testing.T, field string) vkcompact.Elem {
 	t.Helper()
-	e, err := compact.StructOf[T](field)
+	e, err := vkcompact.StructOf[T](field)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestStructSortBadInput(t *testing.T) {
 			return err
 		}},
 		{"NewStructPlan", "key past the stride", inval, "does not fit in a 8-byte element", func() error {
-			_, err := radix.NewStructPlan(ctx, 10, radix.StructSort{Elem: compact.Struct(8, 8, compact.Uint32)})
+			_, err := radix.NewStructPlan(ctx, 10, radix.StructSort{Elem: vkcompact.Struct(8, 8, vkcompact.Uint32)})
 			return err
 		}},
 		{"NewStructPlan", "nil context", inval, "radix: nil context", func() error {

@@ -72,14 +72,14 @@ type Heap struct {
 }
 
 // Usable reports whether vkcompact can run on the device.
-func (d *DeviceInfo) Usable() bool { return len(d.Problems) == 0 }
+func (d DeviceInfo) Usable() bool { return len(d.Problems) == 0 }
 
 // CPU reports whether the device is a CPU implementation of Vulkan
 // (lavapipe, SwiftShader): its "GPU time" is CPU time, its shader loops
 // may be bounded (lavapipe ends any loop after 65535 iterations), and
 // the tunings that favour a GPU (the single passes, their spinning
 // look-back) do not pay there.
-func (d *DeviceInfo) CPU() bool { return d.Type == "cpu" }
+func (d DeviceInfo) CPU() bool { return d.Type == "cpu" }
 
 // Subgroup feature bits (VkSubgroupFeatureFlagBits).
 var subgroupOps = []struct {

@@ -3,12 +3,15 @@ package vk_test
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/badinput"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/radix"
@@ -16,20 +19,6 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
-
-// badCase is one bad input of the table (internal/badinput.Case; a type of
-// this package, so the table may list its fields in order).
-type badCase struct {
-	Entry, Input string
-	Want         error
-	Msg          string
-	Call         func() error
-}
-
-func checkBad(t *testing.T, c badCase) {
-	t.Helper()
-	badinput.Check(t, badinput.Case(c))
-}
 
 const poisonWord = 0xDEADBEEF
 
@@ -106,95 +95,95 @@ func TestReliabilityBadInput(t *testing.T) {
 	var nilCtx *vk.Context
 	var nilTimer *vk.Timer
 	errRecord := errors.New("the callback's own error")
-	cases := []badCase{
-		{"vk.Open", `Options{Device: "99"}`, vk.ErrNoDevice, "device index 99 is out of range", func() error {
+	cases := []badinput.Case{
+		{Entry: "vk.Open", Input: `Options{Device: "99"}`, Want: vk.ErrNoDevice, Msg: "device index 99 is out of range", Call: func() error {
 			c, err := vk.Open(vk.Options{Device: "99"})
 			c.Release()
 			return err
 		}},
-		{"vk.Open", `Options{Device: "no-such-gpu"}`, vk.ErrNoDevice, `no device name contains "no-such-gpu"`, func() error {
+		{Entry: "vk.Open", Input: `Options{Device: "no-such-gpu"}`, Want: vk.ErrNoDevice, Msg: `no device name contains "no-such-gpu"`, Call: func() error {
 			c, err := vk.Open(vk.Options{Device: "no-such-gpu"})
 			c.Release()
 			return err
 		}},
-		{"vk.Borrow", "zero Handles", vk.ErrInvalid, "one is nil", func() error { _, err := vk.Borrow(vk.Handles{}); return err }},
-		{"vk.Borrow", "queue family 99", vk.ErrInvalid, "queue family 99", func() error {
+		{Entry: "vk.Borrow", Input: "zero Handles", Want: vk.ErrInvalid, Msg: "one is nil", Call: func() error { _, err := vk.Borrow(vk.Handles{}); return err }},
+		{Entry: "vk.Borrow", Input: "queue family 99", Want: vk.ErrInvalid, Msg: "queue family 99", Call: func() error {
 			h := vk.OwnedHandles(ctx)
 			h.QueueFamily = 99
 			c, err := vk.Borrow(h)
 			c.Release()
 			return err
 		}},
-		{"vk.DeviceRequirements", "nil instance and physical device", vk.ErrInvalid, "one is nil", func() error {
+		{Entry: "vk.DeviceRequirements", Input: "nil instance and physical device", Want: vk.ErrInvalid, Msg: "one is nil", Call: func() error {
 			_, err := vk.DeviceRequirements(nil, nil, 0)
 			return err
 		}},
-		{"Context.NewBuffer", "size 0", vk.ErrInvalid, "buffer size 0", func() error { _, err := ctx.NewBuffer(0, vk.DeviceLocal); return err }},
-		{"Context.NewBuffer", "MemoryKind(7)", vk.ErrInvalid, "unknown memory kind 7", func() error { _, err := ctx.NewBuffer(64, vk.MemoryKind(7)); return err }},
-		{"Context.NewBuffer", "largest device-local heap size + 1 bytes, device-local", vk.ErrOutOfDeviceMemory, "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", func() error {
+		{Entry: "Context.NewBuffer", Input: "size 0", Want: vk.ErrInvalid, Msg: "buffer size 0", Call: func() error { _, err := ctx.NewBuffer(0, vk.DeviceLocal); return err }},
+		{Entry: "Context.NewBuffer", Input: "MemoryKind(7)", Want: vk.ErrInvalid, Msg: "unknown memory kind 7", Call: func() error { _, err := ctx.NewBuffer(64, vk.MemoryKind(7)); return err }},
+		{Entry: "Context.NewBuffer", Input: "largest device-local heap size + 1 bytes, device-local", Want: vk.ErrOutOfDeviceMemory, Msg: "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", Call: func() error {
 			_, err := ctx.NewBuffer(localHeap+1, vk.DeviceLocal)
 			return err
 		}},
-		{"Context.NewBuffer", "largest heap size + 1 bytes, host-visible", vk.ErrOutOfDeviceMemory, "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", func() error {
+		{Entry: "Context.NewBuffer", Input: "largest heap size + 1 bytes, host-visible", Want: vk.ErrOutOfDeviceMemory, Msg: "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", Call: func() error {
 			_, err := ctx.NewBuffer(anyHeap+1, vk.HostVisible)
 			return err
 		}},
-		{"Context.NewBuffer", "2^62 bytes (beyond maxBufferSize)", vk.ErrOutOfDeviceMemory, "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", func() error {
+		{Entry: "Context.NewBuffer", Input: "2^62 bytes (beyond maxBufferSize)", Want: vk.ErrOutOfDeviceMemory, Msg: "OUT_OF_DEVICE_MEMORY|exceeds its memory heap", Call: func() error {
 			_, err := ctx.NewBuffer(1<<62, vk.DeviceLocal)
 			return err
 		}},
-		{"Context.NewBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewBuffer(64, vk.DeviceLocal); return err }},
-		{"Context.WrapBuffer", "nil VkBuffer", vk.ErrInvalid, "nil VkBuffer", func() error { _, err := ctx.WrapBuffer(nil, 64); return err }},
-		{"Context.WrapBuffer", "size 0", vk.ErrInvalid, "WrapBuffer: size 0", func() error { _, err := ctx.WrapBuffer(buf.Handle(), 0); return err }},
-		{"Context.WrapBuffer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.WrapBuffer(buf.Handle(), 64); return err }},
-		{"Context.NewComputePipeline", "no code", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Bindings: 4, PushSize: 4})},
-		{"Context.NewComputePipeline", "code without the SPIR-V magic", vk.ErrInvalid, "not SPIR-V", pipe(vk.PipelineDesc{Name: "x", Code: []uint32{1, 2, 3}})},
-		{"Context.NewComputePipeline", "-1 bindings", vk.ErrInvalid, "-1 bindings", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: -1, PushSize: 4, Constants: []uint32{64, 1}})},
-		{"Context.NewComputePipeline", "33 bindings", vk.ErrInvalid, "33 bindings", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 33, PushSize: 4, Constants: []uint32{64, 1}})},
-		{"Context.NewComputePipeline", "1000 specialization constants", vk.ErrInvalid, "specialization constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 4, Constants: make([]uint32, 1000)})},
-		{"Context.NewComputePipeline", "push size 6", vk.ErrInvalid, "6 bytes of push constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 6, Constants: []uint32{64, 1}})},
-		{"Context.NewComputePipeline", "push size above maxPushConstantsSize", vk.ErrInvalid, "bytes of push constants", pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: info.MaxPushConstantsSize + 4, Constants: []uint32{64, 1}})},
-		{"Context.NewComputePipeline", "nil context", vk.ErrInvalid, "nil context", func() error {
+		{Entry: "Context.NewBuffer", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { _, err := nilCtx.NewBuffer(64, vk.DeviceLocal); return err }},
+		{Entry: "Context.WrapBuffer", Input: "nil VkBuffer", Want: vk.ErrInvalid, Msg: "nil VkBuffer", Call: func() error { _, err := ctx.WrapBuffer(nil, 64); return err }},
+		{Entry: "Context.WrapBuffer", Input: "size 0", Want: vk.ErrInvalid, Msg: "WrapBuffer: size 0", Call: func() error { _, err := ctx.WrapBuffer(buf.Handle(), 0); return err }},
+		{Entry: "Context.WrapBuffer", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { _, err := nilCtx.WrapBuffer(buf.Handle(), 64); return err }},
+		{Entry: "Context.NewComputePipeline", Input: "no code", Want: vk.ErrInvalid, Msg: "not SPIR-V", Call: pipe(vk.PipelineDesc{Name: "x", Bindings: 4, PushSize: 4})},
+		{Entry: "Context.NewComputePipeline", Input: "code without the SPIR-V magic", Want: vk.ErrInvalid, Msg: "not SPIR-V", Call: pipe(vk.PipelineDesc{Name: "x", Code: []uint32{1, 2, 3}})},
+		{Entry: "Context.NewComputePipeline", Input: "-1 bindings", Want: vk.ErrInvalid, Msg: "-1 bindings", Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: -1, PushSize: 4, Constants: []uint32{64, 1}})},
+		{Entry: "Context.NewComputePipeline", Input: "33 bindings", Want: vk.ErrInvalid, Msg: "33 bindings", Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 33, PushSize: 4, Constants: []uint32{64, 1}})},
+		{Entry: "Context.NewComputePipeline", Input: "1000 specialization constants", Want: vk.ErrInvalid, Msg: "specialization constants", Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 4, Constants: make([]uint32, 1000)})},
+		{Entry: "Context.NewComputePipeline", Input: "push size 6", Want: vk.ErrInvalid, Msg: "6 bytes of push constants", Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: 6, Constants: []uint32{64, 1}})},
+		{Entry: "Context.NewComputePipeline", Input: "push size above maxPushConstantsSize", Want: vk.ErrInvalid, Msg: "bytes of push constants", Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: 4, PushSize: info.MaxPushConstantsSize + 4, Constants: []uint32{64, 1}})},
+		{Entry: "Context.NewComputePipeline", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error {
 			_, err := nilCtx.NewComputePipeline(vk.PipelineDesc{Name: "x", Code: copySPIRV})
 			return err
 		}},
-		{"Context.NewTimer", "0 timestamps", vk.ErrInvalid, "at least one timestamp", func() error { _, err := ctx.NewTimer(0); return err }},
-		{"Context.NewTimer", "nil context", vk.ErrInvalid, "nil context", func() error { _, err := nilCtx.NewTimer(2); return err }},
-		{"Timer.Nanoseconds", "stamp 5 of a 2-stamp timer", vk.ErrInvalid, "the timer has 2", func() error { _, err := timer.Nanoseconds(0, 5); return err }},
-		{"Timer.Ticks", "never written", vk.ErrInvalid, "is not available", func() error { _, err := timer.Ticks(); return err }},
-		{"Timer.Ticks", "nil timer", vk.ErrInvalid, "Ticks of a nil timer", func() error { _, err := nilTimer.Ticks(); return err }},
-		{"Timer.Nanoseconds", "nil timer", vk.ErrInvalid, "Nanoseconds of a nil timer", func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
-		{"Context.Submit", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.Submit(nil) }},
-		{"Context.Submit", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Submit(func(vk.CommandBuffer) error { return nil }) }},
-		{"Context.Submit", "callback fails after recording a fill", errRecord, "the callback's own error", func() error {
+		{Entry: "Context.NewTimer", Input: "0 timestamps", Want: vk.ErrInvalid, Msg: "at least one timestamp", Call: func() error { _, err := ctx.NewTimer(0); return err }},
+		{Entry: "Context.NewTimer", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { _, err := nilCtx.NewTimer(2); return err }},
+		{Entry: "Timer.Nanoseconds", Input: "stamp 5 of a 2-stamp timer", Want: vk.ErrInvalid, Msg: "the timer has 2", Call: func() error { _, err := timer.Nanoseconds(0, 5); return err }},
+		{Entry: "Timer.Ticks", Input: "never written", Want: vk.ErrInvalid, Msg: "is not available", Call: func() error { _, err := timer.Ticks(); return err }},
+		{Entry: "Timer.Ticks", Input: "nil timer", Want: vk.ErrInvalid, Msg: "Ticks of a nil timer", Call: func() error { _, err := nilTimer.Ticks(); return err }},
+		{Entry: "Timer.Nanoseconds", Input: "nil timer", Want: vk.ErrInvalid, Msg: "Nanoseconds of a nil timer", Call: func() error { _, err := nilTimer.Nanoseconds(0, 1); return err }},
+		{Entry: "Context.Submit", Input: "nil record function", Want: vk.ErrInvalid, Msg: "nil record function", Call: func() error { return ctx.Submit(nil) }},
+		{Entry: "Context.Submit", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { return nilCtx.Submit(func(vk.CommandBuffer) error { return nil }) }},
+		{Entry: "Context.Submit", Input: "callback fails after recording a fill", Want: errRecord, Msg: "the callback's own error", Call: func() error {
 			return ctx.Submit(func(cb vk.CommandBuffer) error {
 				cb.FillBuffer(buf.All(), 0)
 				return errRecord
 			})
 		}},
-		{"Context.SubmitTimeout", "nil record function", vk.ErrInvalid, "nil record function", func() error { return ctx.SubmitTimeout(time.Second, nil) }},
-		{"Context.Err", "nil context", vk.ErrInvalid, "nil context", func() error { return nilCtx.Err() }},
-		{"vk.Upload", "slice shorter than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 15)) }},
-		{"vk.Upload", "slice longer than the range", vk.ErrInvalid, "does not match the 64-byte range", func() error { return vk.Upload(buf.All(), make([]uint32, 17)) }},
-		{"vk.Upload", "range past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Upload(buf.Range(60, 8), []uint32{1, 2}) }},
-		{"vk.Upload", "offset overflowing uint64", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Upload(buf.Range(^uint64(0)-2, 4), []uint32{1}) }},
-		{"vk.Upload", "[]*int (pointers)", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 16), []*int{nil, nil}) }},
-		{"vk.Upload", "[]string", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 16), []string{""}) }},
-		{"vk.Upload", "[]struct{ s []byte }", vk.ErrInvalid, "holds pointers", func() error { return vk.Upload(buf.Range(0, 24), []struct{ s []byte }{{}}) }},
-		{"vk.Upload", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Upload(vk.Range{Size: 4}, []uint32{1}) }},
-		{"vk.Upload", "zero Buffer value", vk.ErrInvalid, "nil buffer", func() error { return vk.Upload((&vk.Buffer{}).Range(0, 4), []uint32{1}) }},
-		{"vk.Upload", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Upload(released.All(), make([]uint32, 16)) }},
-		{"vk.Download", "slice shorter than the range", vk.ErrInvalid, "does not match", func() error { return vk.Download(buf.All(), make([]uint32, 15)) }},
-		{"vk.Download", "offset past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return vk.Download(buf.Range(1<<40, 4), []uint32{0}) }},
-		{"vk.Download", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Download(vk.Range{Size: 4}, []uint32{0}) }},
-		{"vk.Download", "released buffer", vk.ErrReleased, "after Release", func() error { return vk.Download(released.All(), make([]uint32, 16)) }},
-		{"vk.Download", "[]any", vk.ErrInvalid, "holds pointers", func() error { return vk.Download(buf.Range(0, 16), make([]any, 1)) }},
-		{"Range.Check", "nil buffer", vk.ErrInvalid, "nil buffer", func() error { return vk.Range{Size: 4}.Check() }},
-		{"Range.Check", "past the end", vk.ErrInvalid, "exceeds the 64-byte buffer", func() error { return buf.Range(32, 64).Check() }},
-		{"Range.Check", "released buffer", vk.ErrReleased, "after Release", func() error { return released.All().Check() }},
+		{Entry: "Context.SubmitTimeout", Input: "nil record function", Want: vk.ErrInvalid, Msg: "nil record function", Call: func() error { return ctx.SubmitTimeout(time.Second, nil) }},
+		{Entry: "Context.Err", Input: "nil context", Want: vk.ErrInvalid, Msg: "nil context", Call: func() error { return nilCtx.Err() }},
+		{Entry: "vk.Upload", Input: "slice shorter than the range", Want: vk.ErrInvalid, Msg: "does not match the 64-byte range", Call: func() error { return vk.Upload(buf.All(), make([]uint32, 15)) }},
+		{Entry: "vk.Upload", Input: "slice longer than the range", Want: vk.ErrInvalid, Msg: "does not match the 64-byte range", Call: func() error { return vk.Upload(buf.All(), make([]uint32, 17)) }},
+		{Entry: "vk.Upload", Input: "range past the end", Want: vk.ErrInvalid, Msg: "exceeds the 64-byte buffer", Call: func() error { return vk.Upload(buf.Range(60, 8), []uint32{1, 2}) }},
+		{Entry: "vk.Upload", Input: "offset overflowing uint64", Want: vk.ErrInvalid, Msg: "exceeds the 64-byte buffer", Call: func() error { return vk.Upload(buf.Range(^uint64(0)-2, 4), []uint32{1}) }},
+		{Entry: "vk.Upload", Input: "[]*int (pointers)", Want: vk.ErrInvalid, Msg: "holds pointers", Call: func() error { return vk.Upload(buf.Range(0, 16), []*int{nil, nil}) }},
+		{Entry: "vk.Upload", Input: "[]string", Want: vk.ErrInvalid, Msg: "holds pointers", Call: func() error { return vk.Upload(buf.Range(0, 16), []string{""}) }},
+		{Entry: "vk.Upload", Input: "[]struct{ s []byte }", Want: vk.ErrInvalid, Msg: "holds pointers", Call: func() error { return vk.Upload(buf.Range(0, 24), []struct{ s []byte }{{}}) }},
+		{Entry: "vk.Upload", Input: "nil buffer", Want: vk.ErrInvalid, Msg: "nil buffer", Call: func() error { return vk.Upload(vk.Range{Size: 4}, []uint32{1}) }},
+		{Entry: "vk.Upload", Input: "zero Buffer value", Want: vk.ErrInvalid, Msg: "nil buffer", Call: func() error { return vk.Upload((&vk.Buffer{}).Range(0, 4), []uint32{1}) }},
+		{Entry: "vk.Upload", Input: "released buffer", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { return vk.Upload(released.All(), make([]uint32, 16)) }},
+		{Entry: "vk.Download", Input: "slice shorter than the range", Want: vk.ErrInvalid, Msg: "does not match", Call: func() error { return vk.Download(buf.All(), make([]uint32, 15)) }},
+		{Entry: "vk.Download", Input: "offset past the end", Want: vk.ErrInvalid, Msg: "exceeds the 64-byte buffer", Call: func() error { return vk.Download(buf.Range(1<<40, 4), []uint32{0}) }},
+		{Entry: "vk.Download", Input: "nil buffer", Want: vk.ErrInvalid, Msg: "nil buffer", Call: func() error { return vk.Download(vk.Range{Size: 4}, []uint32{0}) }},
+		{Entry: "vk.Download", Input: "released buffer", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { return vk.Download(released.All(), make([]uint32, 16)) }},
+		{Entry: "vk.Download", Input: "[]any", Want: vk.ErrInvalid, Msg: "holds pointers", Call: func() error { return vk.Download(buf.Range(0, 16), make([]any, 1)) }},
+		{Entry: "Range.Check", Input: "nil buffer", Want: vk.ErrInvalid, Msg: "nil buffer", Call: func() error { return vk.Range{Size: 4}.Check() }},
+		{Entry: "Range.Check", Input: "past the end", Want: vk.ErrInvalid, Msg: "exceeds the 64-byte buffer", Call: func() error { return buf.Range(32, 64).Check() }},
+		{Entry: "Range.Check", Input: "released buffer", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { return released.All().Check() }},
 	}
 	for _, c := range cases {
-		checkBad(t, c)
+		badinput.Check(t, c)
 		stillPoisoned(t, c.Entry+": "+c.Input, buf)
 	}
 	// Nil receivers that return nothing must not panic either.
@@ -222,7 +211,7 @@ func TestReliabilityAfterRelease(t *testing.T) {
 	h := buf.Handle()
 	ctx.Release()
 	for _, c := range afterCases(ctx, buf, timer, h, vk.ErrReleased, "after Release") {
-		checkBad(t, c)
+		badinput.Check(t, c)
 	}
 	if ctx.OnRelease(func() {}) {
 		t.Error("OnRelease after Release registered the hook")
@@ -250,7 +239,7 @@ func TestReliabilityOpenReleaseCycles(t *testing.T) {
 	words := []uint32{0, 5, 0, 7}
 	for i := range cycles {
 		ctx := vktest.Open(t)
-		kept, _, err := compact.Slice(ctx, words, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero()})
+		kept, _, err := compact.Slice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero()})
 		if err != nil {
 			t.Fatalf("cycle %d: %v", i+1, err)
 		}
@@ -266,32 +255,32 @@ func TestReliabilityOpenReleaseCycles(t *testing.T) {
 }
 
 // afterCases are the calls that must fail with want on an unusable context.
-func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Pointer, want error, msg string) []badCase {
+func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Pointer, want error, msg string) []badinput.Case {
 	words := make([]uint32, 16)
-	return []badCase{
-		{"Context.Err", msg, want, msg, ctx.Err},
-		{"Context.NewBuffer", msg, want, msg, func() error { _, err := ctx.NewBuffer(64, vk.DeviceLocal); return err }},
-		{"Context.WrapBuffer", msg, want, msg, func() error { _, err := ctx.WrapBuffer(h, 64); return err }},
-		{"Context.NewComputePipeline", msg, want, msg, func() error {
+	return []badinput.Case{
+		{Entry: "Context.Err", Input: msg, Want: want, Msg: msg, Call: ctx.Err},
+		{Entry: "Context.NewBuffer", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := ctx.NewBuffer(64, vk.DeviceLocal); return err }},
+		{Entry: "Context.WrapBuffer", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := ctx.WrapBuffer(h, 64); return err }},
+		{Entry: "Context.NewComputePipeline", Input: msg, Want: want, Msg: msg, Call: func() error {
 			_, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
 			return err
 		}},
-		{"Context.NewTimer", msg, want, msg, func() error { _, err := ctx.NewTimer(2); return err }},
-		{"Timer.Ticks", msg, want, msg, func() error { _, err := timer.Ticks(); return err }},
-		{"Context.Submit", msg, want, msg, func() error { return ctx.Submit(func(vk.CommandBuffer) error { return nil }) }},
-		{"vk.Upload", msg, want, msg, func() error { return vk.Upload(buf.All(), words) }},
-		{"vk.Download", msg, want, msg, func() error { return vk.Download(buf.All(), words) }},
-		{"compact.Copy", msg, want, msg, func() error { return compact.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), compact.CopyOptions{}) }},
-		{"compact.NewPlan", msg, want, msg, func() error {
-			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+		{Entry: "Context.NewTimer", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := ctx.NewTimer(2); return err }},
+		{Entry: "Timer.Ticks", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := timer.Ticks(); return err }},
+		{Entry: "Context.Submit", Input: msg, Want: want, Msg: msg, Call: func() error { return ctx.Submit(func(vk.CommandBuffer) error { return nil }) }},
+		{Entry: "vk.Upload", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Upload(buf.All(), words) }},
+		{Entry: "vk.Download", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Download(buf.All(), words) }},
+		{Entry: "vkcompact.Copy", Input: msg, Want: want, Msg: msg, Call: func() error { return vkcompact.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), vkcompact.CopyOptions{}) }},
+		{Entry: "compact.NewPlan", Input: msg, Want: want, Msg: msg, Call: func() error {
+			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}},
-		{"compact.Slice", msg, want, msg, func() error {
-			_, _, err := compact.Slice(ctx, words, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+		{Entry: "compact.Slice", Input: msg, Want: want, Msg: msg, Call: func() error {
+			_, _, err := compact.Slice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}},
-		{"compact.ScanSlice", msg, want, msg, func() error { _, _, err := compact.ScanSlice(ctx, words, compact.Scan{}); return err }},
-		{"radix.SortSlice", msg, want, msg, func() error { _, err := radix.SortSlice(ctx, words, radix.Sort{}); return err }},
+		{Entry: "scan.Slice", Input: msg, Want: want, Msg: msg, Call: func() error { _, _, err := scan.Slice(ctx, words, scan.Sum{}); return err }},
+		{Entry: "radix.SortSlice", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := radix.SortSlice(ctx, words, radix.Sort{}); return err }},
 	}
 }
 
@@ -308,15 +297,15 @@ func TestReliabilityDeviceLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+	sel, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	scan, err := compact.NewScanPlan(ctx, 16, compact.Scan{})
+	prefix, err := scan.NewPlan(ctx, 16, scan.Sum{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort, err := radix.NewPlan(ctx, 16, radix.Sort{Key: compact.Uint32})
+	sort, err := radix.NewPlan(ctx, 16, radix.Sort{Key: vkcompact.Uint32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,24 +314,24 @@ func TestReliabilityDeviceLost(t *testing.T) {
 	}
 	cases := afterCases(ctx, buf, timer, buf.Handle(), vk.ErrDeviceLost, "device lost")
 	cases = append(cases,
-		badCase{"compact.Plan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
+		badinput.Case{Entry: "compact.Plan.Run", Input: "plan made before the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
 			_, err := sel.Run(compact.Buffers{Src: buf.Range(0, 64), Dst: buf.Range(0, 64)})
 			return err
 		}},
-		badCase{"compact.ScanPlan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
-			_, err := scan.Run(compact.ScanBuffers{Src: buf.Range(0, 64), Dst: buf.Range(0, 64)})
+		badinput.Case{Entry: "scan.Plan.Run", Input: "plan made before the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
+			_, err := prefix.Run(scan.Buffers{Src: buf.Range(0, 64), Dst: buf.Range(0, 64)})
 			return err
 		}},
-		badCase{"radix.Plan.Run", "plan made before the loss", vk.ErrDeviceLost, "device lost", func() error {
+		badinput.Case{Entry: "radix.Plan.Run", Input: "plan made before the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
 			return sort.Run(radix.Buffers{Keys: buf.Range(0, 64), KeysOut: buf.Range(0, 64)})
 		}},
-		badCase{"radix.SortPairs", "after the loss", vk.ErrDeviceLost, "device lost", func() error {
+		badinput.Case{Entry: "radix.SortPairs", Input: "after the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
 			_, _, err := radix.SortPairs(ctx, []uint32{3, 1}, []uint32{0, 1}, radix.Sort{})
 			return err
 		}},
 	)
 	for _, c := range cases {
-		checkBad(t, c)
+		badinput.Check(t, c)
 	}
 	// Release still works, and frees everything.
 	ctx.Release()
@@ -381,7 +370,7 @@ func testOutOfMemory(t *testing.T) {
 	}
 	want := slices.DeleteFunc(slices.Clone(data), func(v uint32) bool { return v == 0 })
 	compactOnce := func(when string) {
-		got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: compact.Plain(compact.Uint32)})
+		got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 		if err != nil {
 			t.Fatalf("compaction %s: %v", when, err)
 		}
@@ -449,7 +438,7 @@ func testTimeout(t *testing.T) {
 		run  func() error
 	}{
 		{"compact.Slice", func() error {
-			got, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1)})
+			got, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
 			if err == nil && !slices.Equal(got, odd) {
 				return errors.New("the kept keys differ from the reference")
 			}

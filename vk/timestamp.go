@@ -1,7 +1,5 @@
 package vk
 
-import ()
-
 // Timer is a timestamp query pool: record Reset, then Stamp at points in a
 // command buffer; after the submission completes, Nanoseconds gives the
 // time between two stamps.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
@@ -316,7 +316,7 @@ func TestSubmitTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx.SetTimeout(0)
-	err = compact.Copy(ctx, dst.All(), src.All(), compact.CopyOptions{})
+	err = vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{})
 	ctx.SetTimeout(time.Minute)
 	if !errors.Is(err, vk.ErrTimeout) {
 		t.Fatalf("copy with a zero timeout: %v, want ErrTimeout", err)
@@ -437,7 +437,7 @@ func TestBorrow(t *testing.T) {
 	if err := vk.Upload(src.All(), want); err != nil {
 		t.Fatal(err)
 	}
-	if err := compact.Copy(b, dst.All(), src.All(), compact.CopyOptions{}); err != nil {
+	if err := vkcompact.Copy(b, dst.All(), src.All(), vkcompact.CopyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]uint32, 256)
@@ -555,7 +555,7 @@ func TestConcurrentUseAndRelease(t *testing.T) {
 				}
 				err = vk.Upload(a.All(), data)
 				if err == nil {
-					err = compact.Copy(ctx, b.All(), a.All(), compact.CopyOptions{})
+					err = vkcompact.Copy(ctx, b.All(), a.All(), vkcompact.CopyOptions{})
 				}
 				got := make([]uint32, n)
 				if err == nil {
@@ -669,7 +669,7 @@ func TestReleaseWithWorkInFlight(t *testing.T) {
 	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	dst, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	ctx.SetTimeout(0)
-	if err := compact.Copy(ctx, dst.All(), src.All(), compact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+	if err := vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
 		t.Fatalf("copy with a zero timeout: %v", err)
 	}
 	src.Release() // retired: the copy still reads it
@@ -843,7 +843,7 @@ func TestReleaseVersusPending(t *testing.T) {
 	ctx.SetTimeout(0)
 	for i := range dsts {
 		dsts[i], _ = ctx.NewBuffer(4*n, vk.DeviceLocal)
-		if err := compact.Copy(ctx, dsts[i].All(), src.All(), compact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+		if err := vkcompact.Copy(ctx, dsts[i].All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
 			t.Fatalf("copy with a zero timeout: %v", err)
 		}
 	}

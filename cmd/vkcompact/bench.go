@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -45,10 +47,10 @@ func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
 type benchConfig struct {
 	reps, warmup int
 	warmupFor    time.Duration // least wall time of back-to-back warm-up runs
-	copyOpts     compact.CopyOptions
+	copyOpts     vkcompact.CopyOptions
 	selectOpts   compact.Options
 	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
-	scanOpts     compact.Options
+	scanOpts     scan.Options
 	sortOpts     radix.Options
 	phases       io.Writer // where per-phase times go, or nil
 	pool         *benchPool
@@ -94,7 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	kernelStats := fs.String("kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
 	alloc := fs.String("alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	wg := fs.Uint("copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
-	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", compact.MaxCopyLoadsPerLane))
+	vecs := fs.Uint("copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", vkcompact.MaxCopyLoadsPerLane))
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -132,17 +134,17 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	default:
 		return usagef("-select-write: %q is not auto, scattered or staged", *write)
 	}
-	var selPath, scanPath, sortPath compact.Path
+	var selPath, scanPath, sortPath vkcompact.Path
 	for _, f := range []struct {
 		flag, name string
-		path       *compact.Path
+		path       *vkcompact.Path
 	}{{"-select-path", *path, &selPath}, {"-scan-path", *scanPathName, &scanPath}, {"-sort-path", *sortPathName, &sortPath}} {
 		switch f.name {
 		case "auto":
 		case "three-phase":
-			*f.path = compact.PathThreePhase
+			*f.path = vkcompact.PathThreePhase
 		case "single-pass":
-			*f.path = compact.PathSinglePass
+			*f.path = vkcompact.PathSinglePass
 		default:
 			return usagef("%s: %q is not auto, three-phase or single-pass", f.flag, f.name)
 		}
@@ -179,8 +181,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	if *wg > 1<<16 {
 		return usagef("-copy-wg %d: beyond any device's workgroup size", *wg)
 	}
-	if *vecs > compact.MaxCopyLoadsPerLane {
-		return usagef("-copy-vecs %d: at most %d", *vecs, compact.MaxCopyLoadsPerLane)
+	if *vecs > vkcompact.MaxCopyLoadsPerLane {
+		return usagef("-copy-vecs %d: at most %d", *vecs, vkcompact.MaxCopyLoadsPerLane)
 	}
 	var extra []benchRow
 	if *plotPath != "" {
@@ -223,11 +225,11 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", ctx.Info().Name)
 	}
 	cfg := benchConfig{reps: *reps, warmup: *warmup, warmupFor: time.Duration(*warmupMs) * time.Millisecond,
-		copyOpts: compact.CopyOptions{WorkgroupSize: uint32(*wg), LoadsPerLane: uint32(*vecs)},
+		copyOpts: vkcompact.CopyOptions{WorkgroupSize: uint32(*wg), LoadsPerLane: uint32(*vecs)},
 		selectOpts: compact.Options{Processors: uint32(*procs), LoadsPerLane: uint32(*loads), WorkgroupSize: uint32(*selWG), Write: selWrite,
 			Path: selPath, Spins: int32(*spins)},
 		reversed: *order == "reversed",
-		scanOpts: compact.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
+		scanOpts: scan.Options{Processors: uint32(*scanProcs), LoadsPerLane: uint32(*scanLoads), WorkgroupSize: uint32(*scanWG),
 			Path: scanPath, Spins: int32(*spins)},
 		sortOpts: radix.Options{Path: sortPath, Spins: int32(*spins), Processors: uint32(*sortProcs), WorkgroupSize: uint32(*sortWG), DigitBits: uint32(*sortBits), KeysPerLane: uint32(*sortKPL), Counts: sortCounts, Tails: sortTails}}
 	if *phases {
@@ -235,7 +237,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	cfg.pool = &benchPool{ctx: ctx, reuse: *alloc == "size"}
 	defer cfg.pool.drain()
-	if err := compact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
+	if err := vkcompact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
 		return usageError{err}
 	}
 	info := ctx.Info()
@@ -320,7 +322,7 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	ms, _, err := timeRuns(ctx, cfg, len(pairs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
 		t.Stamp(r.CommandBuffer(), 0)
-		compact.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
+		vkcompact.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
 		t.Stamp(r.CommandBuffer(), 1)
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -26,7 +27,7 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		// partition_if reverses the rejected elements by default, as CUB's
 		// DevicePartition::If does (they are all zero here, so the check
 		// below holds either way).
-		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepNonZero(), Split: split,
+		sel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: split,
 			ReverseRejected: split && cfg.reversed, Options: cfg.selectOpts}
 		plan, err := compact.NewPlan(ctx, n, sel)
 		if err != nil {
@@ -78,7 +79,7 @@ func benchSelect(split bool) func(ctx *vk.Context, n uint64, keep float64, cfg b
 		}
 		if cfg.phases != nil {
 			t := plan.Tuning()
-			if t.Path == compact.PathSinglePass {
+			if t.Path == vkcompact.PathSinglePass {
 				fmt.Fprintf(cfg.phases, "# %s n=%d keep=%.3f: single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d, workgroup %d, %d loads per lane, %d spins, tiles by %s\n",
 					op, n, keep, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins, map[bool]string{true: "index", false: "counter"}[t.TilesByIndex])
 			} else {

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -161,7 +162,7 @@ func setsFor(bytes uint64) int { return int(min(max(rotateBytes/bytes, 1), 16)) 
 // benchScan times the exclusive prefix sum of n random uint32 and checks
 // every set's output and total.
 func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
-	plan, err := compact.NewScanPlan(ctx, n, compact.Scan{Type: compact.Uint32, Options: cfg.scanOpts})
+	plan, err := scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32, Options: cfg.scanOpts})
 	if err != nil {
 		return benchRow{}, err
 	}
@@ -176,13 +177,13 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	sets := bufferSets{pool: cfg.pool}
 	defer sets.release()
-	var bs []compact.ScanBuffers
+	var bs []scan.Buffers
 	for range setsFor(8 * n) {
-		var b compact.ScanBuffers
+		var b scan.Buffers
 		for _, x := range []struct {
 			r    *vk.Range
 			size uint64
-		}{{&b.Src, 4 * n}, {&b.Dst, 4 * n}, {&b.Total, compact.ScanTotalSize}, {&b.Scratch, plan.ScratchSize()}} {
+		}{{&b.Src, 4 * n}, {&b.Dst, 4 * n}, {&b.Total, scan.TotalSize}, {&b.Scratch, plan.ScratchSize()}} {
 			if *x.r, err = sets.alloc(x.size); err != nil {
 				return benchRow{}, err
 			}
@@ -201,7 +202,7 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	if cfg.phases != nil {
 		t := plan.Tuning()
-		if t.Path == compact.PathSinglePass {
+		if t.Path == vkcompact.PathSinglePass {
 			fmt.Fprintf(cfg.phases, "# scan_exclusive_u32 n=%d single pass: clear %.5f, pass %.5f ms (medians); %d tiles of %d (workgroup %d, %d loads per lane), spins %d\n",
 				n, median(phases[0]), median(phases[1]), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins)
 		} else {
@@ -239,7 +240,7 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 		if pairs {
 			op = "sort_pairs_u32"
 		}
-		plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: compact.Uint32, Values: pairs, Options: cfg.sortOpts})
+		plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: pairs, Options: cfg.sortOpts})
 		if err != nil {
 			return benchRow{}, err
 		}
@@ -303,7 +304,7 @@ func benchSort(pairs bool) func(ctx *vk.Context, n uint64, _ float64, cfg benchC
 		}
 		if cfg.phases != nil {
 			t := plan.Tuning()
-			if t.Path == compact.PathSinglePass {
+			if t.Path == vkcompact.PathSinglePass {
 				fmt.Fprintf(cfg.phases, "# %s n=%d: single pass: %d passes of %d bits, %d tiles of %d keys, workgroup %d, %d keys per lane, %d spins; histogram by %d processors of %d keys\n",
 					op, n, t.Passes, t.DigitBits, t.Tiles, t.Tile, t.WorkgroupSize, t.KeysPerLane, t.Spins, t.Processors, t.Chunk)
 			} else {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 )
 
 // npyVersion returns a .npy file of format version major.0 with the header
@@ -179,18 +179,18 @@ func TestNpyCorrupt(t *testing.T) {
 
 // TestNpyElements: which dtypes and shapes hold which elements.
 func TestNpyElements(t *testing.T) {
-	st := compact.Struct(32, 28, compact.Float32)
+	st := vkcompact.Struct(32, 28, vkcompact.Float32)
 	for _, tc := range []struct {
 		dict string
-		e    compact.Elem
+		e    vkcompact.Elem
 		n    uint64
 		want string // error, or "" for n elements
 	}{
-		{"{'descr': '<f4', 'fortran_order': False, 'shape': (6,)}", compact.Plain(compact.Float32), 6, ""},
-		{"{'descr': '<i8', 'fortran_order': False, 'shape': (3,)}", compact.Plain(compact.Int64), 3, ""},
-		{"{'descr': '<u4', 'fortran_order': False, 'shape': (6,)}", compact.Plain(compact.Int32), 0, "does not match -type i32 (want '<i4')"},
-		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}", compact.Plain(compact.Float32), 0, "want a 1-D array"},
-		{"{'descr': '<f4', 'fortran_order': True, 'shape': (6,)}", compact.Plain(compact.Float32), 0, "fortran_order is True"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (6,)}", vkcompact.Plain(vkcompact.Float32), 6, ""},
+		{"{'descr': '<i8', 'fortran_order': False, 'shape': (3,)}", vkcompact.Plain(vkcompact.Int64), 3, ""},
+		{"{'descr': '<u4', 'fortran_order': False, 'shape': (6,)}", vkcompact.Plain(vkcompact.Int32), 0, "does not match -type i32 (want '<i4')"},
+		{"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}", vkcompact.Plain(vkcompact.Float32), 0, "want a 1-D array"},
+		{"{'descr': '<f4', 'fortran_order': True, 'shape': (6,)}", vkcompact.Plain(vkcompact.Float32), 0, "fortran_order is True"},
 		{"{'descr': '|V32', 'fortran_order': False, 'shape': (3,)}", st, 3, ""},
 		{"{'descr': '|u1', 'fortran_order': False, 'shape': (3, 32)}", st, 3, ""},
 		{"{'descr': '|u1', 'fortran_order': False, 'shape': (96,)}", st, 3, ""},
@@ -252,8 +252,8 @@ func FuzzReadNpy(f *testing.F) {
 			t.Fatalf("accepted %+v for a file of %d bytes", *h, len(file))
 		}
 		_ = h.shapeString()
-		for _, e := range []compact.Elem{compact.Plain(compact.Uint32), compact.Plain(compact.Float64),
-			compact.Struct(8, 4, compact.Int32), compact.Struct(32, 28, compact.Float32)} {
+		for _, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Float64),
+			vkcompact.Struct(8, 4, vkcompact.Int32), vkcompact.Struct(32, 28, vkcompact.Float32)} {
 			if n, err := npyElements(h, e); err == nil && n*uint64(e.Size()) != h.count*h.itemSize {
 				t.Fatalf("%d elements of %d bytes in %d bytes of data (%+v)", n, e.Size(), h.count*h.itemSize, *h)
 			}

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -29,7 +30,7 @@ type scanOutput struct {
 
 // scanJob is a checked invocation of scan.
 type scanJob struct {
-	scan   compact.Scan
+	scan   scan.Sum
 	in     *inputFile
 	n      uint64
 	out    string
@@ -72,7 +73,7 @@ func runScan(args []string, stdout, stderr io.Writer) (err error) {
 	total := formatTotal(j.scan.Type, res.total)
 	if j.asJSON {
 		raw := total
-		if f := float64(math.Float32frombits(res.total)); j.scan.Type == compact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		if f := float64(math.Float32frombits(res.total)); j.scan.Type == vkcompact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
 			raw = strconv.Quote(total)
 		}
 		return encodeJSON(stdout, scanOutput{
@@ -108,15 +109,15 @@ func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
 	case *typ == "":
 		return nil, usagef("missing -type T: u32, i32 or f32")
 	}
-	t, err := parseTypeOf("scan", *typ, compact.Uint32, compact.Int32, compact.Float32)
+	t, err := parseTypeOf("scan", *typ, vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32)
 	if err != nil {
 		return nil, err
 	}
-	j := &scanJob{scan: compact.Scan{Type: t, Inclusive: *inclusive}, out: *out, device: *device, asJSON: *asJSON}
+	j := &scanJob{scan: scan.Sum{Type: t, Inclusive: *inclusive}, out: *out, device: *device, asJSON: *asJSON}
 	if j.in, err = openInput("-in", *in); err != nil {
 		return nil, err
 	}
-	if j.n, err = j.in.elements(compact.Plain(t)); err != nil {
+	if j.n, err = j.in.elements(vkcompact.Plain(t)); err != nil {
 		j.in.f.Close()
 		return nil, err
 	}
@@ -125,13 +126,13 @@ func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
 
 // parseTypeOf parses the -type of the command op: one of the types
 // allowed.
-func parseTypeOf(op, s string, allowed ...compact.Type) (compact.Type, error) {
+func parseTypeOf(op, s string, allowed ...vkcompact.Type) (vkcompact.Type, error) {
 	names := make([]string, len(allowed))
 	for i, a := range allowed {
 		names[i] = a.String()
 	}
 	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	t, err := compact.ParseType(s)
+	t, err := vkcompact.ParseType(s)
 	if err != nil {
 		return 0, usagef("-type: unknown type %q (want %s)", s, want)
 	}
@@ -151,7 +152,7 @@ func (j *scanJob) run(stderr io.Writer) (r scanResult, err error) {
 	}
 	defer func() { err = releaseChecked(ctx, err, stderr) }()
 	r.device = ctx.Info().Name
-	plan, err := compact.NewScanPlan(ctx, j.n, j.scan)
+	plan, err := scan.NewPlan(ctx, j.n, j.scan)
 	if err != nil {
 		return r, err
 	}
@@ -160,7 +161,7 @@ func (j *scanJob) run(stderr io.Writer) (r scanResult, err error) {
 	a := &allocator{ctx: ctx}
 	defer a.release()
 	size := 4 * j.n
-	b := compact.ScanBuffers{Src: a.alloc(size), Dst: a.alloc(size), Total: a.alloc(compact.ScanTotalSize), Scratch: a.alloc(plan.ScratchSize())}
+	b := scan.Buffers{Src: a.alloc(size), Dst: a.alloc(size), Total: a.alloc(scan.TotalSize), Scratch: a.alloc(plan.ScratchSize())}
 	if a.err != nil {
 		return r, a.err
 	}
@@ -185,11 +186,11 @@ func (j *scanJob) run(stderr io.Writer) (r scanResult, err error) {
 
 // formatTotal writes a total's bits as its type's value: a float32 in
 // its shortest form, always with a point or an exponent ("6.0", "1e+06").
-func formatTotal(t compact.Type, bits uint32) string {
+func formatTotal(t vkcompact.Type, bits uint32) string {
 	switch t {
-	case compact.Int32:
+	case vkcompact.Int32:
 		return strconv.FormatInt(int64(int32(bits)), 10)
-	case compact.Float32:
+	case vkcompact.Float32:
 		f := math.Float32frombits(bits)
 		s := strconv.FormatFloat(float64(f), 'g', -1, 32)
 		if !strings.ContainsAny(s, ".eIN") {
@@ -278,7 +279,7 @@ func gpuTimeText(gpuMs *float64, device string) string {
 
 // npyHeaderFor returns the .npy header of n elements of t when path ends
 // in .npy, else nil (a raw file).
-func npyHeaderFor(path string, t compact.Type, n uint64) []byte {
+func npyHeaderFor(path string, t vkcompact.Type, n uint64) []byte {
 	if !strings.HasSuffix(path, ".npy") {
 		return nil
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 )
 
 // cliElems writes element bits as little-endian bytes of size 4 or 8.
@@ -83,7 +83,7 @@ func cliCheckJSON(t *testing.T, name string, js map[string]any, want map[string]
 
 // cliNpyDescr is the .npy dtype an output file gets: "" (raw) unless its
 // name ends in .npy.
-func cliNpyDescr(path string, t compact.Type) string {
+func cliNpyDescr(path string, t vkcompact.Type) string {
 	if strings.HasSuffix(path, ".npy") {
 		return npyTypes[t]
 	}
@@ -93,7 +93,7 @@ func cliNpyDescr(path string, t compact.Type) string {
 // cliScanRef is the reference prefix sum of element bits: exact wrapping
 // sums for integers; for float32, float64 sums and the running sum of the
 // magnitudes, for the tolerance.
-func cliScanRef(typ compact.Type, data []uint64, inclusive bool) (sums []uint32, f64, abs []float64, total uint32, ftotal, fabs float64) {
+func cliScanRef(typ vkcompact.Type, data []uint64, inclusive bool) (sums []uint32, f64, abs []float64, total uint32, ftotal, fabs float64) {
 	n := len(data)
 	sums, f64, abs = make([]uint32, n), make([]float64, n), make([]float64, n)
 	var run uint32
@@ -103,7 +103,7 @@ func cliScanRef(typ compact.Type, data []uint64, inclusive bool) (sums []uint32,
 			sums[i], f64[i], abs[i] = run, frun, arun
 		}
 		run += uint32(x)
-		if typ == compact.Float32 {
+		if typ == vkcompact.Float32 {
 			v := float64(math.Float32frombits(uint32(x)))
 			frun += v
 			arun += math.Abs(v)
@@ -131,16 +131,16 @@ func cliFloatClose(got, want, abs float64) bool {
 
 // cliScanData returns n elements of t: full-range wrapping integers with
 // their extremes, or floats of mixed signs and magnitudes.
-func cliScanData(rng *rand.Rand, t compact.Type, n int) []uint64 {
+func cliScanData(rng *rand.Rand, t vkcompact.Type, n int) []uint64 {
 	d := make([]uint64, n)
 	for i := range d {
 		switch t {
-		case compact.Uint32:
+		case vkcompact.Uint32:
 			d[i] = uint64(rng.Uint32())
 			if i%97 == 5 {
 				d[i] = math.MaxUint32
 			}
-		case compact.Int32:
+		case vkcompact.Int32:
 			v := rng.Int32N(2001) - 1000
 			switch i % 101 {
 			case 3:
@@ -165,7 +165,7 @@ func TestScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	formats := [][2]bool{{false, false}, {true, true}, {false, true}, {true, false}} // in .npy, out .npy
 	type scanRun struct {
-		typ       compact.Type
+		typ       vkcompact.Type
 		n         int
 		inclusive bool
 		inNpy     bool
@@ -173,7 +173,7 @@ func TestScan(t *testing.T) {
 	}
 	var runs []scanRun
 	i := 0
-	for _, typ := range []compact.Type{compact.Uint32, compact.Int32, compact.Float32} {
+	for _, typ := range []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32} {
 		for _, incl := range []bool{false, true} {
 			f := formats[i%len(formats)]
 			runs = append(runs, scanRun{typ, 1000 + 7*i, incl, f[0], f[1]})
@@ -184,7 +184,7 @@ func TestScan(t *testing.T) {
 		runs = append(runs, scanRun{typ, 300007, i%2 == 0, f[0], f[1]})
 		i++
 	}
-	runs = append(runs, scanRun{compact.Uint32, 0, false, true, true}, scanRun{compact.Float32, 1, true, false, false})
+	runs = append(runs, scanRun{vkcompact.Uint32, 0, false, true, true}, scanRun{vkcompact.Float32, 1, true, false, false})
 	for _, r := range runs {
 		name := fmt.Sprintf("%v n=%d inclusive=%v in.npy=%v out.npy=%v", r.typ, r.n, r.inclusive, r.inNpy, r.outNpy)
 		data := cliScanData(rng, r.typ, r.n)
@@ -212,11 +212,11 @@ func TestScan(t *testing.T) {
 		cliCheckJSON(t, name, js, map[string]any{"op": "scan", "type": r.typ.String(), "inclusive": r.inclusive, "n": strconv.Itoa(r.n)})
 		gotTotal, _ := js["total"].(json.Number)
 		switch r.typ {
-		case compact.Uint32:
+		case vkcompact.Uint32:
 			if gotTotal.String() != strconv.FormatUint(uint64(total), 10) {
 				t.Errorf("%s: total %v, want %d", name, js["total"], total)
 			}
-		case compact.Int32:
+		case vkcompact.Int32:
 			if gotTotal.String() != strconv.Itoa(int(int32(total))) {
 				t.Errorf("%s: total %v, want %d", name, js["total"], int32(total))
 			}
@@ -233,7 +233,7 @@ func TestScan(t *testing.T) {
 		for k := range r.n {
 			g := binary.LittleEndian.Uint32(got[4*k:])
 			ok := g == sums[k]
-			if r.typ == compact.Float32 {
+			if r.typ == vkcompact.Float32 {
 				ok = cliFloatClose(float64(math.Float32frombits(g)), f64[k], abs[k])
 			}
 			if !ok {
@@ -300,11 +300,11 @@ func TestScanSummary(t *testing.T) {
 // cliMapped is the order-preserving map of a key's bits, written
 // independently of the shaders: the key's value order, float32 in IEEE
 // totalOrder.
-func cliMapped(t compact.Type, bits uint64) uint64 {
+func cliMapped(t vkcompact.Type, bits uint64) uint64 {
 	switch t {
-	case compact.Int32:
+	case vkcompact.Int32:
 		return uint64(uint32(bits) ^ 1<<31)
-	case compact.Float32:
+	case vkcompact.Float32:
 		if bits&(1<<31) != 0 {
 			return uint64(^uint32(bits))
 		}
@@ -315,7 +315,7 @@ func cliMapped(t compact.Type, bits uint64) uint64 {
 
 // cliSortRef returns the permutation a stable sort by bits [lo, hi) of
 // the mapped keys gives.
-func cliSortRef(t compact.Type, keys []uint64, descending bool, lo, hi uint32) []uint32 {
+func cliSortRef(t vkcompact.Type, keys []uint64, descending bool, lo, hi uint32) []uint32 {
 	mask := uint64(0)
 	if hi > lo {
 		mask = (math.MaxUint64 >> (64 - (hi - lo))) << lo
@@ -336,15 +336,15 @@ func cliSortRef(t compact.Type, keys []uint64, descending bool, lo, hi uint32) [
 
 // cliSortKeys returns n keys of t with many duplicates, so that
 // stability shows, and each type's edge cases.
-func cliSortKeys(rng *rand.Rand, t compact.Type, n int) []uint64 {
+func cliSortKeys(rng *rand.Rand, t vkcompact.Type, n int) []uint64 {
 	f32 := func(v float64) uint64 { return uint64(math.Float32bits(float32(v))) }
 	var specials []uint64
 	switch t {
-	case compact.Uint32:
+	case vkcompact.Uint32:
 		specials = []uint64{0, 1, math.MaxUint32, 1 << 31, 1<<31 - 1}
-	case compact.Int32:
+	case vkcompact.Int32:
 		specials = []uint64{1 << 31, math.MaxInt32, 0, uint64(uint32(0xffffffff)), 1}
-	case compact.Float32:
+	case vkcompact.Float32:
 		specials = []uint64{0x7fc00000, 0xffc00000, 0x7f800001, f32(math.Inf(1)), f32(math.Inf(-1)), 0, 1 << 31, 1, 0x80000001,
 			f32(math.MaxFloat32), f32(-math.MaxFloat32), f32(0.5), f32(-0.5)}
 	default:
@@ -357,18 +357,18 @@ func cliSortKeys(rng *rand.Rand, t compact.Type, n int) []uint64 {
 			keys[i] = specials[rng.IntN(len(specials))]
 		case r < 4: // few distinct keys: equal keys must keep their order
 			keys[i] = uint64(rng.IntN(8)) * 0x01010101
-			if t == compact.Float32 {
+			if t == vkcompact.Float32 {
 				keys[i] = f32(float64(rng.IntN(8)) - 3.5)
 			}
-			if t == compact.Uint64 {
+			if t == vkcompact.Uint64 {
 				keys[i] = uint64(rng.IntN(8)) << (8 * rng.IntN(8))
 			}
 		default:
 			keys[i] = rng.Uint64()
 			switch t {
-			case compact.Float32:
+			case vkcompact.Float32:
 				keys[i] = f32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
-			case compact.Uint32, compact.Int32:
+			case vkcompact.Uint32, vkcompact.Int32:
 				keys[i] &= math.MaxUint32
 			}
 		}
@@ -384,7 +384,7 @@ func TestSort(t *testing.T) {
 	requireDevice(t)
 	rng := rand.New(rand.NewPCG(9, 13))
 	type sortRun struct {
-		typ        compact.Type
+		typ        vkcompact.Type
 		n          int
 		descending bool
 		values     bool
@@ -393,7 +393,7 @@ func TestSort(t *testing.T) {
 	}
 	var runs []sortRun
 	i := 0
-	for _, typ := range []compact.Type{compact.Uint32, compact.Int32, compact.Float32, compact.Uint64} {
+	for _, typ := range []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64} {
 		w := 8 * typ.Size()
 		for _, bits := range []string{"", fmt.Sprintf("4:%d", w/2+3), fmt.Sprintf("%d:%d", w-9, w)} {
 			for _, desc := range []bool{false, true} {
@@ -403,12 +403,12 @@ func TestSort(t *testing.T) {
 		}
 	}
 	runs = append(runs,
-		sortRun{compact.Uint32, 200003, false, true, "", true},     // many chunks
-		sortRun{compact.Uint64, 100001, true, true, "0:64", false}, // many chunks, 8 passes
-		sortRun{compact.Int32, 1000, false, true, "0:0", true},     // no bits: the input order
-		sortRun{compact.Float32, 1000, true, true, "7:7", false},
-		sortRun{compact.Uint32, 0, false, true, "", true},
-		sortRun{compact.Float32, 1, true, false, "", false})
+		sortRun{vkcompact.Uint32, 200003, false, true, "", true},     // many chunks
+		sortRun{vkcompact.Uint64, 100001, true, true, "0:64", false}, // many chunks, 8 passes
+		sortRun{vkcompact.Int32, 1000, false, true, "0:0", true},     // no bits: the input order
+		sortRun{vkcompact.Float32, 1000, true, true, "7:7", false},
+		sortRun{vkcompact.Uint32, 0, false, true, "", true},
+		sortRun{vkcompact.Float32, 1, true, false, "", false})
 	for i, r := range runs {
 		size := int(r.typ.Size())
 		lo, hi := uint32(0), 8*r.typ.Size()
@@ -477,7 +477,7 @@ func TestSort(t *testing.T) {
 		wantFiles := 1
 		if r.values {
 			wantFiles = 2
-			got := readOutput(t, valuesOut, cliNpyDescr(valuesOut, compact.Uint32), r.n)
+			got := readOutput(t, valuesOut, cliNpyDescr(valuesOut, vkcompact.Uint32), r.n)
 			if len(got) != 4*r.n {
 				t.Fatalf("%s: %d bytes of values, want %d", name, len(got), 4*r.n)
 			}
@@ -524,7 +524,7 @@ func FuzzParseBits(f *testing.F) {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(3))
 	}
-	types := []compact.Type{compact.Uint32, compact.Int32, compact.Float32, compact.Uint64}
+	types := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64}
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		typ := types[int(which)%len(types)]
 		width := 8 * typ.Size()

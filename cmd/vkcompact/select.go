@@ -15,15 +15,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
 // npyTypes is the .npy dtype of each key type.
-var npyTypes = map[compact.Type]string{
-	compact.Uint32: "<u4", compact.Int32: "<i4", compact.Float32: "<f4",
-	compact.Uint64: "<u8", compact.Int64: "<i8", compact.Float64: "<f8",
+var npyTypes = map[vkcompact.Type]string{
+	vkcompact.Uint32: "<u4", vkcompact.Int32: "<i4", vkcompact.Float32: "<f4",
+	vkcompact.Uint64: "<u8", vkcompact.Int64: "<i8", vkcompact.Float64: "<f8",
 }
 
 // selectOutput is the JSON of `vkcompact compact -json` and `split -json`.
@@ -167,36 +168,36 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 }
 
 // parseElem returns the elements -type, or -stride and -key, describe.
-func parseElem(set map[string]bool, typ string, stride uint, key string) (compact.Elem, error) {
+func parseElem(set map[string]bool, typ string, stride uint, key string) (vkcompact.Elem, error) {
 	switch {
 	case set["type"] && (set["stride"] || set["key"]):
-		return compact.Elem{}, usagef("give -type T for plain elements, or -stride BYTES and -key OFFSET:T for structs, not both")
+		return vkcompact.Elem{}, usagef("give -type T for plain elements, or -stride BYTES and -key OFFSET:T for structs, not both")
 	case set["type"]:
-		t, err := compact.ParseType(typ)
+		t, err := vkcompact.ParseType(typ)
 		if err != nil {
-			return compact.Elem{}, usagef("-type: %v", err)
+			return vkcompact.Elem{}, usagef("-type: %v", err)
 		}
-		return compact.Plain(t), nil
+		return vkcompact.Plain(t), nil
 	case !set["stride"] && !set["key"]:
-		return compact.Elem{}, usagef("missing -type T, or -stride BYTES and -key OFFSET:T: the element type")
+		return vkcompact.Elem{}, usagef("missing -type T, or -stride BYTES and -key OFFSET:T: the element type")
 	case !set["stride"] || !set["key"]:
-		return compact.Elem{}, usagef("struct elements need both -stride BYTES and -key OFFSET:T")
+		return vkcompact.Elem{}, usagef("struct elements need both -stride BYTES and -key OFFSET:T")
 	}
-	if stride < 4 || stride > compact.MaxStride || stride%4 != 0 {
-		return compact.Elem{}, usagef("-stride %d: want a multiple of 4 from 4 to %d", stride, compact.MaxStride)
+	if stride < 4 || stride > vkcompact.MaxStride || stride%4 != 0 {
+		return vkcompact.Elem{}, usagef("-stride %d: want a multiple of 4 from 4 to %d", stride, vkcompact.MaxStride)
 	}
 	offText, typText, ok := strings.Cut(key, ":")
 	off, err := strconv.ParseUint(offText, 10, 32)
 	if !ok || err != nil {
-		return compact.Elem{}, usagef("-key %q: want OFFSET:T, a byte offset and a type (e.g. 28:f32)", key)
+		return vkcompact.Elem{}, usagef("-key %q: want OFFSET:T, a byte offset and a type (e.g. 28:f32)", key)
 	}
-	t, err := compact.ParseType(typText)
+	t, err := vkcompact.ParseType(typText)
 	if err != nil {
-		return compact.Elem{}, usagef("-key %q: %v", key, err)
+		return vkcompact.Elem{}, usagef("-key %q: %v", key, err)
 	}
-	e := compact.Struct(uint32(stride), uint32(off), t)
+	e := vkcompact.Struct(uint32(stride), uint32(off), t)
 	if err := e.Check(); err != nil {
-		return compact.Elem{}, usagef("-stride %d -key %s: %v", stride, key, err)
+		return vkcompact.Elem{}, usagef("-stride %d -key %s: %v", stride, key, err)
 	}
 	return e, nil
 }
@@ -395,7 +396,7 @@ func openInput(flagName, path string) (*inputFile, error) {
 }
 
 // elements returns how many elements of e the input holds.
-func (in *inputFile) elements(e compact.Elem) (uint64, error) {
+func (in *inputFile) elements(e vkcompact.Elem) (uint64, error) {
 	n := in.bytes / uint64(e.Size())
 	if in.npy != nil {
 		var err error
@@ -425,7 +426,7 @@ func (in *inputFile) read(size uint64) ([]byte, error) {
 // elements take a 1-D array of the key's dtype. Structs of S bytes take a
 // 1-D array of void items '|VS', or bytes ('|u1'): S*n of them in 1-D, or n
 // rows of S in 2-D.
-func npyElements(h *npyHeader, e compact.Elem) (uint64, error) {
+func npyElements(h *npyHeader, e vkcompact.Elem) (uint64, error) {
 	if h.fortran {
 		return 0, errors.New("fortran_order is True: save a C-order array")
 	}

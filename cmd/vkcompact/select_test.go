@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 )
 
 // selectCase is one input for compact and split: a file, the flags that
@@ -289,7 +289,7 @@ func readOutput(t *testing.T, path, descr string, n int) []byte {
 }
 
 // parseTypeArg returns the key type a case's -type flag names.
-func parseTypeArg(args []string) compact.Type {
-	t, _ := compact.ParseType(args[slices.Index(args, "-type")+1])
+func parseTypeArg(args []string) vkcompact.Type {
+	t, _ := vkcompact.ParseType(args[slices.Index(args, "-type")+1])
 	return t
 }

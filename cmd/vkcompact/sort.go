@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -84,7 +84,7 @@ func runSort(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if valuesOut != nil {
-		if err := valuesOut.write(npyHeaderFor(j.valuesOut, compact.Uint32, j.n), res.valuesOut); err != nil {
+		if err := valuesOut.write(npyHeaderFor(j.valuesOut, vkcompact.Uint32, j.n), res.valuesOut); err != nil {
 			return err
 		}
 	}
@@ -146,7 +146,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	case *valuesOut != "" && sameFile(*out, *valuesOut):
 		return nil, usagef("-out and -values-out name the same file %s", *out)
 	}
-	t, err := parseTypeOf("sort", *typ, compact.Uint32, compact.Int32, compact.Float32, compact.Uint64)
+	t, err := parseTypeOf("sort", *typ, vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	if j.in, err = openInput("-in", *in); err != nil {
 		return nil, err
 	}
-	if j.n, err = j.in.elements(compact.Plain(t)); err == nil && *values != "" {
+	if j.n, err = j.in.elements(vkcompact.Plain(t)); err == nil && *values != "" {
 		err = j.openValues(*values)
 	}
 	if err != nil {
@@ -175,7 +175,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 }
 
 // parseBits parses -bits LO:HI for keys of type t; empty means all bits.
-func parseBits(s string, t compact.Type) (lo, hi uint32, err error) {
+func parseBits(s string, t vkcompact.Type) (lo, hi uint32, err error) {
 	width := 8 * t.Size()
 	if s == "" {
 		return 0, width, nil

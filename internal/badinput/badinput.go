@@ -5,10 +5,13 @@
 package badinput
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // Case is one bad input: Call must return an error matching Want whose
@@ -81,4 +84,19 @@ func Mentions(err error, msg string) bool {
 		}
 	}
 	return false
+}
+
+// Unchanged fails t when a buffer no longer holds the bytes bufs gives
+// for it: a bad input must leave the caller's buffers alone.
+func Unchanged(t *testing.T, what string, bufs map[*vk.Buffer][]byte) {
+	t.Helper()
+	for b, want := range bufs {
+		got := make([]byte, len(want))
+		if err := vk.Download(b.All(), got); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: a caller's buffer was modified", what)
+		}
+	}
 }

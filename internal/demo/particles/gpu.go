@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -75,7 +76,7 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 		}
 	}()
 	s.plan, err = compact.NewPlan(ctx, uint64(p.Capacity), compact.Selection{
-		Elem:    compact.Struct(Size, 0, compact.Float32), // the key is unused: flags decide
+		Elem:    vkcompact.Struct(Size, 0, vkcompact.Float32), // the key is unused: flags decide
 		Keep:    compact.KeepFlagged(4),
 		InPlace: true,
 	})

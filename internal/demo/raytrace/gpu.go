@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -113,7 +114,7 @@ func NewRenderer(ctx *vk.Context, p Params) (r *Renderer, err error) {
 		}
 	}()
 	r.plan, err = compact.NewPlan(ctx, n, compact.Selection{
-		Elem:    compact.Struct(RaySize, 0, compact.Uint32), // the key is the path
+		Elem:    vkcompact.Struct(RaySize, 0, vkcompact.Uint32), // the key is the path
 		Keep:    compact.KeepIf(compact.NotEqual, compact.Uint(dead)),
 		Options: compact.Options{GroupSize: ShadeGroup},
 	})

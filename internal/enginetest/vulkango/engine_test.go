@@ -13,6 +13,7 @@ import (
 
 	vkb "github.com/vulkan-go/vulkan"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/enginetest"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -204,7 +205,7 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 		t.Fatalf("the live-count word's offset %d is not a multiple of minStorageBufferOffsetAlignment %d", liveOffset, e.minAlign)
 	}
 	plan, err := compact.NewPlan(ctx, uint64(n), compact.Selection{
-		Elem:    compact.Struct(32, 28, compact.Float32),
+		Elem:    vkcompact.Struct(32, 28, vkcompact.Float32),
 		Keep:    compact.KeepIf(compact.Greater, compact.Float(0)),
 		InPlace: true,
 		Options: compact.Options{GroupSize: enginetest.ConsumeGroupSize},
@@ -468,7 +469,7 @@ func TestSyncValidation(t *testing.T) {
 	k := e.newKernels(t)
 	const n = 256
 	plan, err := compact.NewPlan(ctx, n, compact.Selection{
-		Elem: compact.Struct(32, 28, compact.Float32),
+		Elem: vkcompact.Struct(32, 28, vkcompact.Float32),
 		Keep: compact.KeepIf(compact.Greater, compact.Float(0)),
 	})
 	if err != nil {

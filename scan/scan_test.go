@@ -1,4 +1,4 @@
-package compact_test
+package scan_test
 
 import (
 	"bytes"
@@ -9,15 +9,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // scanCase is one prefix sum to run and check.
 type scanCase struct {
-	scan           compact.Scan
+	scan           scan.Sum
 	data           []uint32 // element bits
 	srcOff, dstOff uint64
 	// gpuCount passes count through ScanBuffers.Count.
@@ -53,7 +54,7 @@ func refScan(c scanCase) (sums []uint32, f64, abs []float64, total uint32, ftota
 			sums[i], f64[i], abs[i] = run, frun, arun
 		}
 	}
-	if c.scan.Type == compact.Float32 {
+	if c.scan.Type == vkcompact.Float32 {
 		sums, run = refFloatBits(c.data, c.scan.Inclusive)
 	}
 	return sums, f64, abs, run, frun
@@ -112,7 +113,7 @@ func exactSums(data []uint32) bool {
 // chunk's elements one after another (at most Chunk additions), the
 // processors' totals are summed in a tree (log2 Processors), and the
 // carry and the element meet in two more.
-func floatBound(tn compact.Tuning) (gamma, denormal float64) {
+func floatBound(tn scan.Tuning) (gamma, denormal float64) {
 	depth := float64(tn.Chunk) + math.Ceil(math.Log2(float64(max(tn.Processors, 1)))) + 2
 	u := 0x1p-24
 	return depth * u / (1 - depth*u), depth * 0x1p-126
@@ -141,28 +142,28 @@ func runScan(t *testing.T, ctx *vk.Context, c scanCase) {
 
 func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	n := uint64(len(c.data))
-	p, err := compact.NewScanPlan(ctx, n, c.scan)
+	p, err := scan.NewPlan(ctx, n, c.scan)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
 	const guard = 64
-	src := newBuf(t, ctx, c.srcOff+4*n+guard)
-	b := compact.ScanBuffers{Src: src.Range(c.srcOff, 4*n)}
+	src := vktest.NewPoisoned(t, ctx, c.srcOff+4*n+guard)
+	b := scan.Buffers{Src: src.Range(c.srcOff, 4*n)}
 	if err := vk.Upload(b.Src, c.data); err != nil {
 		return err
 	}
 	dst, off := src, c.srcOff
 	if !c.scan.InPlace {
-		dst, off = newBuf(t, ctx, c.dstOff+4*n+guard), c.dstOff
+		dst, off = vktest.NewPoisoned(t, ctx, c.dstOff+4*n+guard), c.dstOff
 		b.Dst = dst.Range(off, 4*n)
 	}
-	total := newBuf(t, ctx, 16)
-	b.Total = total.Range(0, compact.ScanTotalSize)
-	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	total := vktest.NewPoisoned(t, ctx, 16)
+	b.Total = total.Range(0, scan.TotalSize)
+	b.Scratch = vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
 	nEff := n // the elements the prefix sum covers
 	if c.gpuCount {
 		nEff = min(n, uint64(c.count))
-		cb := newBuf(t, ctx, 16)
+		cb := vktest.NewPoisoned(t, ctx, 16)
 		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
 			return err
 		}
@@ -182,7 +183,7 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	counted := c
 	counted.data = c.data[:nEff]
 	want, f64, abs, wantTotal, fTotal := refScan(counted)
-	float := c.scan.Type == compact.Float32
+	float := c.scan.Type == vkcompact.Float32
 	exact := exactSums(counted.data)
 	gamma, denormal := floatBound(p.Tuning())
 	for i := range nEff {
@@ -201,8 +202,8 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	if float && (!floatClose(tot[0], fTotal, absAll, exact, gamma, denormal) || exact && tot[0] != wantTotal) || !float && tot[0] != wantTotal {
 		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
 	}
-	// Past the count: the input in place, poison otherwise.
-	tail := poisonBytes(4 * (n - nEff))
+	// Past the count: the input in place, vktest.Poison otherwise.
+	tail := vktest.PoisonBytes(4 * (n - nEff))
 	if c.scan.InPlace {
 		tail = tail[:0]
 		for _, x := range c.data[nEff:] {
@@ -212,7 +213,7 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	if !bytes.Equal(raw[off+4*nEff:off+4*n], tail) {
 		return fmt.Errorf("elements past the count of %d were written", nEff)
 	}
-	if !bytes.Equal(raw[:off], poisonBytes(off)) || !bytes.Equal(raw[off+4*n:], poisonBytes(uint64(len(raw))-off-4*n)) {
+	if !bytes.Equal(raw[:off], vktest.PoisonBytes(off)) || !bytes.Equal(raw[off+4*n:], vktest.PoisonBytes(uint64(len(raw))-off-4*n)) {
 		return fmt.Errorf("bytes around the output were written")
 	}
 	return nil
@@ -221,11 +222,11 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 // scanData draws n elements of type t: integers over the whole range, or
 // float32 values that are small integers (so that every order of adding
 // them is exact), or of mixed magnitudes and signs.
-func scanData(rng *rand.Rand, t compact.Type, n int, exact bool) []uint32 {
+func scanData(rng *rand.Rand, t vkcompact.Type, n int, exact bool) []uint32 {
 	d := make([]uint32, n)
 	for i := range d {
 		switch {
-		case t != compact.Float32:
+		case t != vkcompact.Float32:
 			d[i] = rng.Uint32()
 		case exact:
 			d[i] = math.Float32bits(float32(rng.IntN(5) - 2))
@@ -239,7 +240,7 @@ func scanData(rng *rand.Rand, t compact.Type, n int, exact bool) []uint32 {
 	return d
 }
 
-var scanTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32}
+var scanTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32}
 
 // TestScanSizes runs the sizes for every type, exclusive and
 // inclusive, in place and out of place. The float32 data are small
@@ -247,11 +248,11 @@ var scanTypes = []compact.Type{compact.Uint32, compact.Int32, compact.Float32}
 // bit (as numbers).
 func TestScanSizes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, typ := range scanTypes {
 			for _, mode := range []int{0, 1, 2, 3} {
-				s := compact.Scan{Type: typ, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+				s := scan.Sum{Type: typ, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
 				runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true)})
 			}
 		}
@@ -263,10 +264,10 @@ func TestScanSizes(t *testing.T) {
 // +Inf + -Inf is NaN), NaN, denormals.
 func TestScanFloat(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{1000, 100003, 1<<20 + 7} {
 		for _, incl := range []bool{false, true} {
-			runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl}, data: scanData(rng, compact.Float32, n, false)})
+			runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl}, data: scanData(rng, vkcompact.Float32, n, false)})
 		}
 	}
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1.5, -2.25}
@@ -288,7 +289,7 @@ func TestScanFloat(t *testing.T) {
 			for j, v := range tail {
 				d[n/2+j*97] = math.Float32bits(v)
 			}
-			runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl}, data: d})
+			runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl}, data: d})
 		}
 	}
 }
@@ -300,7 +301,7 @@ func TestScanFloat(t *testing.T) {
 // first exclusive element, an empty total) is +0.0, with a GPU count too.
 func TestScanSignedZeros(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	negZero, one := uint32(1<<31), math.Float32bits(1)
 	data := func(lead, n int, rest func(i int) uint32) []uint32 {
 		d := make([]uint32, n)
@@ -321,7 +322,7 @@ func TestScanSignedZeros(t *testing.T) {
 	}
 	for i, d := range cases {
 		for _, incl := range []bool{false, true} {
-			c := scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: incl, InPlace: i%2 == 1}, data: d}
+			c := scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl, InPlace: i%2 == 1}, data: d}
 			runScan(t, ctx, c)
 			if len(d) < 5000 {
 				c.gpuCount, c.count = true, uint32(i%3)
@@ -329,7 +330,7 @@ func TestScanSignedZeros(t *testing.T) {
 			}
 		}
 	}
-	sums, total, err := compact.ScanSlice(ctx, []float32{float32(math.Copysign(0, -1)), 1}, compact.Scan{Inclusive: true})
+	sums, total, err := scan.Slice(ctx, []float32{float32(math.Copysign(0, -1)), 1}, scan.Sum{Inclusive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,10 +343,10 @@ func TestScanSignedZeros(t *testing.T) {
 // edges, with ranges at nonzero offsets.
 func TestScanTuning(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	align := ctx.Info().MinStorageBufferOffsetAlignment
-	for _, o := range []compact.Options{
+	for _, o := range []scan.Options{
 		{Processors: 1},
 		{Processors: 2, LoadsPerLane: 1},
 		{Processors: 3000},
@@ -355,7 +356,7 @@ func TestScanTuning(t *testing.T) {
 	} {
 		for _, typ := range scanTypes {
 			n := 300000 + rng.IntN(1000)
-			s := compact.Scan{Type: typ, Inclusive: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
+			s := scan.Sum{Type: typ, Inclusive: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
 			runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true),
 				srcOff: align * uint64(rng.IntN(4)), dstOff: align * uint64(rng.IntN(4))})
 		}
@@ -373,28 +374,28 @@ func TestScanAboveMaxRange(t *testing.T) {
 	if uint64(info.MaxStorageBufferRange) > 1<<28 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
 	}
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	n := int(info.MaxStorageBufferRange)/4 + 1234567
-	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Uint32}, data: scanData(rng, compact.Uint32, n, true)})
-	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Float32, Inclusive: true, InPlace: true}, data: scanData(rng, compact.Float32, n, true)})
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32}, data: scanData(rng, vkcompact.Uint32, n, true)})
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: true, InPlace: true}, data: scanData(rng, vkcompact.Float32, n, true)})
 }
 
 // TestScanSlice runs the host-slice helper for each type.
 func TestScanSlice(t *testing.T) {
 	ctx := vktest.Open(t)
-	u, tu, err := compact.ScanSlice(ctx, []uint32{1, 2, 3, math.MaxUint32}, compact.Scan{})
+	u, tu, err := scan.Slice(ctx, []uint32{1, 2, 3, math.MaxUint32}, scan.Sum{})
 	if err != nil || fmt.Sprint(u, tu) != "[0 1 3 6] 5" {
 		t.Errorf("uint32: %v %v %v, want [0 1 3 6] 5 (wrapping)", u, tu, err)
 	}
-	i, ti, err := compact.ScanSlice(ctx, []int32{-5, 2, math.MaxInt32, 1}, compact.Scan{Inclusive: true, InPlace: true})
+	i, ti, err := scan.Slice(ctx, []int32{-5, 2, math.MaxInt32, 1}, scan.Sum{Inclusive: true, InPlace: true})
 	if err != nil || fmt.Sprint(i, ti) != "[-5 -3 2147483644 2147483645] 2147483645" {
 		t.Errorf("int32: %v %v %v", i, ti, err)
 	}
-	f, tf, err := compact.ScanSlice(ctx, []float32{0.5, 0.25, -1}, compact.Scan{})
+	f, tf, err := scan.Slice(ctx, []float32{0.5, 0.25, -1}, scan.Sum{})
 	if err != nil || fmt.Sprint(f, tf) != "[0 0.5 0.75] -0.25" {
 		t.Errorf("float32: %v %v %v", f, tf, err)
 	}
-	e, te, err := compact.ScanSlice(ctx, []float32{}, compact.Scan{})
+	e, te, err := scan.Slice(ctx, []float32{}, scan.Sum{})
 	if err != nil || len(e) != 0 || te != 0 {
 		t.Errorf("empty: %v %v %v", e, te, err)
 	}
@@ -405,50 +406,48 @@ func TestScanBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		n    uint64
-		s    compact.Scan
+		s    scan.Sum
 	}{
-		{"u64 elements", 10, compact.Scan{Type: compact.Uint64}},
-		{"f64 elements", 10, compact.Scan{Type: compact.Float64}},
-		{"unknown type", 10, compact.Scan{Type: compact.Type(9)}},
-		{"too many elements", 1 << 32, compact.Scan{}},
-		{"a write strategy", 10, compact.Scan{Options: compact.Options{Write: compact.WriteStaged}}},
-		{"a group size", 10, compact.Scan{Options: compact.Options{GroupSize: 64}}},
-		{"workgroup not a subgroup multiple", 10, compact.Scan{Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
-		{"too many loads", 10, compact.Scan{Options: compact.Options{LoadsPerLane: 5}}},
+		{"u64 elements", 10, scan.Sum{Type: vkcompact.Uint64}},
+		{"f64 elements", 10, scan.Sum{Type: vkcompact.Float64}},
+		{"unknown type", 10, scan.Sum{Type: vkcompact.Type(9)}},
+		{"too many elements", 1 << 32, scan.Sum{}},
+		{"workgroup not a subgroup multiple", 10, scan.Sum{Options: scan.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
+		{"too many loads", 10, scan.Sum{Options: scan.Options{LoadsPerLane: 5}}},
 	} {
-		_, err := compact.NewScanPlan(ctx, c.n, c.s)
+		_, err := scan.NewPlan(ctx, c.n, c.s)
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
 		} else {
 			t.Logf("%s: %v", c.name, err)
 		}
 	}
-	if _, err := compact.NewScanPlan(nil, 10, compact.Scan{}); !errors.Is(err, vk.ErrInvalid) {
+	if _, err := scan.NewPlan(nil, 10, scan.Sum{}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("nil context: %v", err)
 	}
 
-	p, err := compact.NewScanPlan(ctx, 100, compact.Scan{})
+	p, err := scan.NewPlan(ctx, 100, scan.Sum{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := newBuf(t, ctx, 4096)
-	other := newBuf(t, ctx, p.ScratchSize())
-	good := compact.ScanBuffers{Src: buf.Range(0, 400), Dst: buf.Range(1024, 400), Total: buf.Range(2048, 4), Scratch: other.Range(0, p.ScratchSize())}
+	buf := vktest.NewPoisoned(t, ctx, 4096)
+	other := vktest.NewPoisoned(t, ctx, p.ScratchSize())
+	good := scan.Buffers{Src: buf.Range(0, 400), Dst: buf.Range(1024, 400), Total: buf.Range(2048, 4), Scratch: other.Range(0, p.ScratchSize())}
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, c := range []struct {
 		name string
-		edit func(b *compact.ScanBuffers)
+		edit func(b *scan.Buffers)
 	}{
-		{"no source", func(b *compact.ScanBuffers) { b.Src = vk.Range{} }},
-		{"source too small", func(b *compact.ScanBuffers) { b.Src.Size = 396 }},
-		{"no destination", func(b *compact.ScanBuffers) { b.Dst = vk.Range{} }},
-		{"destination too small", func(b *compact.ScanBuffers) { b.Dst.Size = 100 }},
-		{"no total", func(b *compact.ScanBuffers) { b.Total = vk.Range{} }},
-		{"scratch too small", func(b *compact.ScanBuffers) { b.Scratch.Size = 4 }},
-		{"overlap", func(b *compact.ScanBuffers) { b.Dst = buf.Range(256, 400) }},
-		{"total in the output", func(b *compact.ScanBuffers) { b.Total = buf.Range(1024, 4) }},
-		{"range past the end", func(b *compact.ScanBuffers) { b.Dst = buf.Range(4000, 400) }},
-		{"unaligned offset", func(b *compact.ScanBuffers) { b.Dst = buf.Range(1024+align/2, 400) }},
+		{"no source", func(b *scan.Buffers) { b.Src = vk.Range{} }},
+		{"source too small", func(b *scan.Buffers) { b.Src.Size = 396 }},
+		{"no destination", func(b *scan.Buffers) { b.Dst = vk.Range{} }},
+		{"destination too small", func(b *scan.Buffers) { b.Dst.Size = 100 }},
+		{"no total", func(b *scan.Buffers) { b.Total = vk.Range{} }},
+		{"scratch too small", func(b *scan.Buffers) { b.Scratch.Size = 4 }},
+		{"overlap", func(b *scan.Buffers) { b.Dst = buf.Range(256, 400) }},
+		{"total in the output", func(b *scan.Buffers) { b.Total = buf.Range(1024, 4) }},
+		{"range past the end", func(b *scan.Buffers) { b.Dst = buf.Range(4000, 400) }},
+		{"unaligned offset", func(b *scan.Buffers) { b.Dst = buf.Range(1024+align/2, 400) }},
 	} {
 		if align < 2 && c.name == "unaligned offset" {
 			continue
@@ -466,7 +465,7 @@ func TestScanBadInput(t *testing.T) {
 		t.Fatalf("the good buffers: %v", err)
 	}
 	// In place with a different destination.
-	ip, err := compact.NewScanPlan(ctx, 100, compact.Scan{InPlace: true})
+	ip, err := scan.NewPlan(ctx, 100, scan.Sum{InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,7 +484,7 @@ func FuzzScan(f *testing.F) {
 		n %= 1 << 18
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		ty := scanTypes[int(typ)%len(scanTypes)]
-		s := compact.Scan{Type: ty, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+		s := scan.Sum{Type: ty, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
 		if mode&4 != 0 {
 			s.Processors = 1 + rng.Uint32N(4000)
 		}
@@ -500,13 +499,13 @@ func FuzzScan(f *testing.F) {
 // and above the plan's n, in place and not.
 func TestScanGPUCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
-	types := []compact.Type{compact.Uint32, compact.Int32, compact.Float32}
+	rng := vktest.Rand(t)
+	types := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32}
 	i := 0
 	for _, n := range []int{0, 1, 100, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
 			typ := types[i%len(types)]
-			c := scanCase{scan: compact.Scan{Type: typ, Inclusive: i%3 == 0, InPlace: i%2 == 1},
+			c := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 0, InPlace: i%2 == 1},
 				data: scanData(rng, typ, n, true), gpuCount: true, count: count}
 			runScan(t, ctx, c)
 			i++

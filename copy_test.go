@@ -1,4 +1,4 @@
-package compact_test
+package vkcompact_test
 
 import (
 	"errors"
@@ -6,35 +6,17 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-const poison = 0xDEADBEEF
-
-// poisonedWords returns n words of poison, to upload over an output first.
-func poisonedWords(n int) []uint32 {
-	w := make([]uint32, n)
-	for i := range w {
-		w[i] = poison
-	}
-	return w
-}
-
-func newRand(t *testing.T) *rand.Rand {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	return rand.New(rand.NewPCG(seed, 11))
-}
-
 // copyCase copies n random words from srcOff into a poisoned buffer at
 // dstOff (offsets in words) and checks every word of the destination
 // buffer: the copied range against the source, the rest still poisoned.
-func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff int, opts compact.CopyOptions) {
+func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff int, opts vkcompact.CopyOptions) {
 	t.Helper()
 	const guard = 8 // poisoned words after the range
 	src, err := ctx.NewBuffer(uint64(4*max(srcOff+n, 1)), vk.DeviceLocal)
@@ -56,20 +38,20 @@ func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff i
 			t.Fatal(err)
 		}
 	}
-	out := poisonedWords(dstOff + n + guard)
+	out := vktest.PoisonWords(dstOff + n + guard)
 	if err := vk.Upload(dst.All(), out); err != nil {
 		t.Fatal(err)
 	}
 	s := src.Range(uint64(4*srcOff), uint64(4*n))
 	d := dst.Range(uint64(4*dstOff), uint64(4*n))
-	if err := compact.Copy(ctx, d, s, opts); err != nil {
+	if err := vkcompact.Copy(ctx, d, s, opts); err != nil {
 		t.Fatalf("copy of %d words: %v", n, err)
 	}
 	if err := vk.Download(dst.All(), out); err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range out {
-		want := uint32(poison)
+		want := uint32(vktest.Poison)
 		if i >= dstOff && i < dstOff+n {
 			want = in[srcOff+i-dstOff]
 		}
@@ -82,32 +64,32 @@ func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff i
 
 func TestCopySizes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 31, 32, 33, 127, 128, 129, 1021, 1024, 4095, 4097, 65537, 1<<20 + 12345} {
-		copyCase(t, ctx, rng, n, 0, 0, compact.CopyOptions{})
+		copyCase(t, ctx, rng, n, 0, 0, vkcompact.CopyOptions{})
 	}
 	for range 20 {
-		copyCase(t, ctx, rng, rng.IntN(300000), 0, 0, compact.CopyOptions{})
+		copyCase(t, ctx, rng, rng.IntN(300000), 0, 0, vkcompact.CopyOptions{})
 	}
 }
 
 func TestCopyOffsets(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	align := int(max(ctx.Info().MinStorageBufferOffsetAlignment, 4) / 4) // in words
 	for _, off := range [][2]int{{align, 0}, {0, align}, {3 * align, 5 * align}, {64 * align, align}} {
 		for _, n := range []int{1, 6, 257, 10003} {
-			copyCase(t, ctx, rng, n, off[0], off[1], compact.CopyOptions{})
+			copyCase(t, ctx, rng, n, off[0], off[1], vkcompact.CopyOptions{})
 		}
 	}
 }
 
 func TestCopyTuning(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	maxWG := ctx.Info().MaxWorkgroupInvocations // 256 on SwiftShader
-	for _, o := range []compact.CopyOptions{
+	for _, o := range []vkcompact.CopyOptions{
 		{WorkgroupSize: max(sg, 32), LoadsPerLane: 1},
 		{WorkgroupSize: max(sg, 64), LoadsPerLane: 3},
 		{WorkgroupSize: 256, LoadsPerLane: 4},
@@ -130,8 +112,8 @@ func TestCopyAboveMaxRange(t *testing.T) {
 	if maxWords > 1<<26 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed in a test", ctx.Info().MaxStorageBufferRange)
 	}
-	rng := newRand(t)
-	copyCase(t, ctx, rng, maxWords+12345, 0, 4, compact.CopyOptions{})
+	rng := vktest.Rand(t)
+	copyCase(t, ctx, rng, maxWords+12345, 0, 4, vkcompact.CopyOptions{})
 }
 
 func TestCopyBadInput(t *testing.T) {
@@ -143,7 +125,7 @@ func TestCopyBadInput(t *testing.T) {
 	released, _ := ctx.NewBuffer(64, vk.DeviceLocal)
 	released.Release()
 	if ctx.Info().MinStorageBufferOffsetAlignment > 4 {
-		err := compact.Copy(ctx, b.Range(0, 64), a.Range(4, 64), compact.CopyOptions{})
+		err := vkcompact.Copy(ctx, b.Range(0, 64), a.Range(4, 64), vkcompact.CopyOptions{})
 		if err == nil || !strings.Contains(err.Error(), "minStorageBufferOffsetAlignment") {
 			t.Errorf("misaligned offset: %v", err)
 		}
@@ -160,13 +142,13 @@ func TestCopyBadInput(t *testing.T) {
 		{"released source", b.Range(0, 64), released.All(), "after Release"},
 		{"nil destination", vk.Range{Size: 64}, a.Range(0, 64), "nil buffer"},
 	} {
-		err := compact.Copy(ctx, tc.dst, tc.src, compact.CopyOptions{})
+		err := vkcompact.Copy(ctx, tc.dst, tc.src, vkcompact.CopyOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	for _, o := range []compact.CopyOptions{{LoadsPerLane: compact.MaxCopyLoadsPerLane + 1}, {WorkgroupSize: 1 << 20}} {
-		err := compact.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
+	for _, o := range []vkcompact.CopyOptions{{LoadsPerLane: vkcompact.MaxCopyLoadsPerLane + 1}, {WorkgroupSize: 1 << 20}} {
+		err := vkcompact.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("copy with options %+v: %v, want vk.ErrInvalid", o, err)
 		}
@@ -187,7 +169,7 @@ func BenchmarkCopy(b *testing.B) {
 			defer dst.Release()
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
-				if err := compact.Copy(ctx, dst.All(), src.All(), compact.CopyOptions{}); err != nil {
+				if err := vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -201,7 +183,7 @@ func BenchmarkCopy(b *testing.B) {
 // count ranges are errors.
 func TestCopyCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, elem := range []uint32{4, 8, 12, 32} {
 		for _, n := range []int{1, 77, 5000} {
 			for _, count := range []uint32{0, 1, uint32(n / 3), uint32(n), uint32(n + 1), 0xffffffff} {
@@ -210,9 +192,9 @@ func TestCopyCount(t *testing.T) {
 				for i := range in {
 					in[i] = rng.Uint32()
 				}
-				src := newBuf(t, ctx, uint64(4*words))
-				dst := newBuf(t, ctx, uint64(4*words+64))
-				cnt := newBuf(t, ctx, 16)
+				src := vktest.NewPoisoned(t, ctx, uint64(4*words))
+				dst := vktest.NewPoisoned(t, ctx, uint64(4*words+64))
+				cnt := vktest.NewPoisoned(t, ctx, 16)
 				if err := vk.Upload(src.Range(0, uint64(4*words)), in); err != nil {
 					t.Fatal(err)
 				}
@@ -220,7 +202,7 @@ func TestCopyCount(t *testing.T) {
 					t.Fatal(err)
 				}
 				err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-					compact.RecordCopyCount(r, dst.Range(0, uint64(4*words)), src.Range(0, uint64(4*words)), cnt.Range(0, 4), elem, compact.CopyOptions{})
+					vkcompact.RecordCopyCount(r, dst.Range(0, uint64(4*words)), src.Range(0, uint64(4*words)), cnt.Range(0, 4), elem, vkcompact.CopyOptions{})
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -231,7 +213,7 @@ func TestCopyCount(t *testing.T) {
 				}
 				copied := min(int(count), n) * int(elem/4)
 				for i, v := range out {
-					want := uint32(poison)
+					want := uint32(vktest.Poison)
 					if i < copied {
 						want = in[i]
 					}
@@ -242,7 +224,7 @@ func TestCopyCount(t *testing.T) {
 			}
 		}
 	}
-	buf := newBuf(t, ctx, 256)
+	buf := vktest.NewPoisoned(t, ctx, 256)
 	for _, c := range []struct {
 		name  string
 		elem  uint32
@@ -256,7 +238,7 @@ func TestCopyCount(t *testing.T) {
 	} {
 		size := uint64(64)
 		err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-			compact.RecordCopyCount(r, buf.Range(0, size), buf.Range(64, size), c.count, c.elem, compact.CopyOptions{})
+			vkcompact.RecordCopyCount(r, buf.Range(0, size), buf.Range(64, size), c.count, c.elem, vkcompact.CopyOptions{})
 		})
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", c.name, err)

@@ -1,4 +1,4 @@
-package compact
+package vkcompact
 
 import (
 	"fmt"
@@ -15,6 +15,19 @@ var copyKernel = &pipeline.Kernel{
 	PushWords: 1,
 	// The copy uses no subgroup operations, so any workgroup size works.
 }
+
+// fillKernel sets words to a value (RecordFill).
+var fillKernel = &pipeline.Kernel{
+	Name:      "fill",
+	SPIRV:     shaders.MustSPIRV("fill"),
+	Bindings:  []pipeline.Use{pipeline.Write},
+	PushWords: 2,
+}
+
+// fillGroup is the fill kernel's workgroup size.
+const fillGroup = 256
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // copyCountKernel is the copy cut to a GPU-side element count.
 var copyCountKernel = &pipeline.Kernel{
@@ -41,11 +54,11 @@ type CopyOptions struct {
 // copyKernel or copyCountKernel.
 func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
 	if ctx == nil {
-		return nil, opts, invalid("compact: nil context")
+		return nil, opts, vk.Invalidf("vkcompact: nil context")
 	}
 	o := opts.withDefaults(ctx.Info())
 	if o.LoadsPerLane > MaxCopyLoadsPerLane {
-		return nil, o, vk.Invalidf("compact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
+		return nil, o, vk.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
 	}
 	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.LoadsPerLane)
 	return p, o, err
@@ -94,23 +107,23 @@ func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 
 // RecordCopyCount is RecordCopy of the first min(count, src.Size/elemBytes)
 // elements of elemBytes bytes (a multiple of 4), count being the uint32
-// at the 4-byte range count, written on the GPU (see Buffers.Count): the
+// at the 4-byte range count, written on the GPU (compact.Buffers.Count explains): the
 // rest of dst is not written. count is read in the compute-shader stage.
 func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
 	if elemBytes == 0 || elemBytes%4 != 0 {
-		r.Fail(invalid("compact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
+		r.Fail(vk.Invalidf("vkcompact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
 		return
 	}
 	if err := count.Check(); err != nil {
-		r.Fail(fmt.Errorf("compact: counted copy: count: %w", err))
+		r.Fail(fmt.Errorf("vkcompact: counted copy: count: %w", err))
 		return
 	}
 	if count.Size < 4 {
-		r.Fail(invalid("compact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
+		r.Fail(vk.Invalidf("vkcompact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
 		return
 	}
 	if src.Size%uint64(elemBytes) != 0 {
-		r.Fail(invalid("compact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
+		r.Fail(vk.Invalidf("vkcompact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
 		return
 	}
 	recordCopy(r, dst, src, count.Sub(0, 4), elemBytes, opts)
@@ -163,19 +176,19 @@ func Copy(ctx *vk.Context, dst, src vk.Range, opts CopyOptions) error {
 
 func checkCopy(dst, src vk.Range) error {
 	if err := src.Check(); err != nil {
-		return fmt.Errorf("compact: copy source: %w", err)
+		return fmt.Errorf("vkcompact: copy source: %w", err)
 	}
 	if err := dst.Check(); err != nil {
-		return fmt.Errorf("compact: copy destination: %w", err)
+		return fmt.Errorf("vkcompact: copy destination: %w", err)
 	}
 	if src.Size%4 != 0 {
-		return invalid("compact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+		return vk.Invalidf("vkcompact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
 	}
 	if dst.Size != src.Size {
-		return invalid("compact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
+		return vk.Invalidf("vkcompact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
 	}
 	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
-		return invalid("compact: copy source [%d, %d) and destination [%d, %d) overlap",
+		return vk.Invalidf("vkcompact: copy source [%d, %d) and destination [%d, %d) overlap",
 			src.Offset, src.Offset+src.Size, dst.Offset, dst.Offset+dst.Size)
 	}
 	return nil
@@ -184,8 +197,8 @@ func checkCopy(dst, src vk.Range) error {
 // RecordFill records every 32-bit word of dst set to value: dst.Size a
 // multiple of 4, its offset a multiple of the device's
 // minStorageBufferOffsetAlignment. Fills larger than
-// maxStorageBufferRange are split as copies are. radix zeroes its single
-// pass's digit counts and tile status with it. Errors are kept by r.
+// maxStorageBufferRange are split as copies are. The single passes zero their
+// tile status with it. Errors are kept by r.
 //
 // Synchronisation: dst is written in the compute-shader stage
 // (VK_ACCESS_SHADER_WRITE_BIT); the caller orders other accesses to it.
@@ -194,11 +207,11 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 		return
 	}
 	if err := dst.Check(); err != nil {
-		r.Fail(fmt.Errorf("compact: fill: %w", err))
+		r.Fail(fmt.Errorf("vkcompact: fill: %w", err))
 		return
 	}
 	if dst.Size%4 != 0 {
-		r.Fail(invalid("compact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
+		r.Fail(vk.Invalidf("vkcompact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
 		return
 	}
 	ctx := r.CommandBuffer().Context()

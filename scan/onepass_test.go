@@ -1,4 +1,4 @@
-package compact_test
+package scan_test
 
 import (
 	"errors"
@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -15,8 +16,23 @@ import (
 // smallTiles, on a CPU device, makes the single pass's tiles as small as
 // they go (one subgroup, one load per lane), so that modest inputs cross
 // many tiles and the look-back walks far.
-func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
-	if ctx.Info().Type == "cpu" {
+// pathConfigs are the ways a prefix sum can run: the three phases, the
+// single pass with the device's default spins, and the single pass with
+// its fallback taken at the first unpublished predecessor.
+var pathConfigs = []struct {
+	name  string
+	path  vkcompact.Path
+	spins int32
+}{
+	{"three-phase", vkcompact.PathThreePhase, 0},
+	{"single-pass", vkcompact.PathSinglePass, 0},
+	{"single-pass-fallback", vkcompact.PathSinglePass, -1},
+}
+
+// smallTiles makes a CPU device's tiles small (one subgroup, one load per
+// lane), so that a single pass has many of them.
+func smallTiles(ctx *vk.Context, o scan.Options) scan.Options {
+	if ctx.Info().CPU() {
 		o.WorkgroupSize, o.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1
 	}
 	return o
@@ -27,21 +43,21 @@ func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
 // inclusive, at buffer offsets.
 func TestScanPaths(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	sizes := []int{1, 2, 3, 5, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4095, 4096, 4097, 65537, 1<<20 + 12345}
 	for _, pc := range pathConfigs {
 		t.Run(pc.name, func(t *testing.T) {
 			for _, tiles := range []string{"default", "small"} {
 				for i, n := range sizes {
-					typ := []compact.Type{compact.Uint32, compact.Int32}[i%2]
-					o := compact.Options{Path: pc.path, Spins: pc.spins}
+					typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
+					o := scan.Options{Path: pc.path, Spins: pc.spins}
 					if tiles == "small" {
 						o = smallTiles(ctx, o)
 					}
 					for _, incl := range []bool{false, true} {
-						s := compact.Scan{Type: typ, Inclusive: incl, Options: o}
-						p, err := compact.NewScanPlan(ctx, uint64(n), s)
+						s := scan.Sum{Type: typ, Inclusive: incl, Options: o}
+						p, err := scan.NewPlan(ctx, uint64(n), s)
 						if err != nil {
 							t.Fatalf("%v n=%d: %v", s, n, err)
 						}
@@ -62,14 +78,14 @@ func TestScanPaths(t *testing.T) {
 // must stay poisoned and the total cover the counted elements only.
 func TestScanSinglePassGPUCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{1, 100, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n - 1), uint32(n), uint32(n + 5), 0xffffffff} {
 			for _, spins := range []int32{0, -1} {
-				o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass, Spins: spins})
-				typ := []compact.Type{compact.Uint32, compact.Int32}[i%2]
-				c := scanCase{scan: compact.Scan{Type: typ, Inclusive: i%3 == 0, Options: o},
+				o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass, Spins: spins})
+				typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
+				c := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 0, Options: o},
 					data: scanData(rng, typ, n, true), gpuCount: true, count: count}
 				runScan(t, ctx, c)
 				i++
@@ -82,20 +98,20 @@ func TestScanSinglePassGPUCount(t *testing.T) {
 // not apply: NewScanPlan names the reason.
 func TestScanSinglePassNotApplicable(t *testing.T) {
 	ctx := vktest.Open(t)
-	one := compact.Options{Path: compact.PathSinglePass}
+	one := scan.Options{Path: vkcompact.PathSinglePass}
 	for _, c := range []struct {
-		s    compact.Scan
+		s    scan.Sum
 		n    uint64
 		want string
 	}{
-		{compact.Scan{Type: compact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
-		{compact.Scan{Type: compact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
-		{compact.Scan{Type: compact.Int32, Options: one}, 0, "no elements"},
-		{compact.Scan{Type: compact.Uint32, Options: one}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "exceed one binding"},
-		{compact.Scan{Type: compact.Uint32, Options: compact.Options{Path: 9}}, 1000, "unknown path 9"},
-		{compact.Scan{Type: compact.Uint32, Options: compact.Options{Path: compact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
+		{scan.Sum{Type: vkcompact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
+		{scan.Sum{Type: vkcompact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
+		{scan.Sum{Type: vkcompact.Int32, Options: one}, 0, "no elements"},
+		{scan.Sum{Type: vkcompact.Uint32, Options: one}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "exceed one binding"},
+		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: 9}}, 1000, "unknown path 9"},
+		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
 	} {
-		_, err := compact.NewScanPlan(ctx, c.n, c.s)
+		_, err := scan.NewPlan(ctx, c.n, c.s)
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v n=%d: %v, want ErrInvalid naming %q", c.s, c.n, err, c.want)
 		}
@@ -110,30 +126,30 @@ func TestScanAutoPath(t *testing.T) {
 	// The largest workgroup the device allows, up to 1024: the single
 	// pass takes at most 512.
 	bigWG := min(1024, ctx.Info().MaxWorkgroupInvocations)
-	bigWant := compact.PathSinglePass
+	bigWant := vkcompact.PathSinglePass
 	if bigWG > 512 {
-		bigWant = compact.PathThreePhase
+		bigWant = vkcompact.PathThreePhase
 	}
 	for _, c := range []struct {
-		s    compact.Scan
+		s    scan.Sum
 		n    uint64
-		want compact.Path
+		want vkcompact.Path
 	}{
-		{compact.Scan{Type: compact.Uint32}, 1000, compact.PathSinglePass},
-		{compact.Scan{Type: compact.Int32, Inclusive: true}, 1 << 20, compact.PathSinglePass},
-		{compact.Scan{Type: compact.Float32}, 1000, compact.PathThreePhase},
-		{compact.Scan{Type: compact.Uint32, InPlace: true}, 1000, compact.PathThreePhase},
-		{compact.Scan{Type: compact.Uint32, Options: compact.Options{WorkgroupSize: bigWG}}, 1000, bigWant},
-		{compact.Scan{Type: compact.Uint32}, 0, compact.PathThreePhase},
-		{compact.Scan{Type: compact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, compact.PathThreePhase},
+		{scan.Sum{Type: vkcompact.Uint32}, 1000, vkcompact.PathSinglePass},
+		{scan.Sum{Type: vkcompact.Int32, Inclusive: true}, 1 << 20, vkcompact.PathSinglePass},
+		{scan.Sum{Type: vkcompact.Float32}, 1000, vkcompact.PathThreePhase},
+		{scan.Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
+		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{WorkgroupSize: bigWG}}, 1000, bigWant},
+		{scan.Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
+		{scan.Sum{Type: vkcompact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
 	} {
-		p, err := compact.NewScanPlan(ctx, c.n, c.s)
+		p, err := scan.NewPlan(ctx, c.n, c.s)
 		if err != nil {
 			t.Fatalf("%v n=%d: %v", c.s, c.n, err)
 		}
 		want := c.want
 		if !gpu {
-			want = compact.PathThreePhase // the faster there
+			want = vkcompact.PathThreePhase // the faster there
 		}
 		if got := p.Tuning().Path; got != want {
 			t.Errorf("%v n=%d: path %v, want %v", c.s, c.n, got, want)
@@ -149,35 +165,35 @@ func TestScanAutoPath(t *testing.T) {
 // device's); scripts/bench-h100.sh -stress runs it on the H100.
 func TestScanSinglePassRepeated(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
-	runs, n := envInt(t, "VKCOMPACT_REPEAT", 25), envInt(t, "VKCOMPACT_REPEAT_N", 100003)
-	in := scanData(rng, compact.Uint32, n, true)
-	want, _, _, wantTotal, _ := refScan(scanCase{scan: compact.Scan{}, data: in})
+	rng := vktest.Rand(t)
+	runs, n := vktest.EnvInt(t, "VKCOMPACT_REPEAT", 25), vktest.EnvInt(t, "VKCOMPACT_REPEAT_N", 100003)
+	in := scanData(rng, vkcompact.Uint32, n, true)
+	want, _, _, wantTotal, _ := refScan(scanCase{scan: scan.Sum{}, data: in})
 	nb := uint64(4 * n)
-	src, dst, tot := newBuf(t, ctx, nb), newBuf(t, ctx, nb), newBuf(t, ctx, 16)
+	src, dst, tot := vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, 16)
 	if err := vk.Upload(src.Range(0, nb), in); err != nil {
 		t.Fatal(err)
 	}
-	poisoned := poisonedWords(n)
+	poisoned := vktest.PoisonWords(n)
 	got := make([]uint32, n)
-	wg := uint32(envInt(t, "VKCOMPACT_REPEAT_WG", 0))
+	wg := uint32(vktest.EnvInt(t, "VKCOMPACT_REPEAT_WG", 0))
 	for _, spins := range []int32{0, -1} {
-		o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass, Spins: spins})
+		o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass, Spins: spins})
 		if wg != 0 {
 			o.WorkgroupSize = wg
 		}
-		p, err := compact.NewScanPlan(ctx, uint64(n), compact.Scan{Type: compact.Uint32, Options: o})
+		p, err := scan.NewPlan(ctx, uint64(n), scan.Sum{Type: vkcompact.Uint32, Options: o})
 		if err != nil {
 			t.Fatal(err)
 		}
-		scratch := newBuf(t, ctx, p.ScratchSize())
-		b := compact.ScanBuffers{Src: src.Range(0, nb), Dst: dst.Range(0, nb), Total: tot.Range(0, compact.ScanTotalSize), Scratch: scratch.Range(0, p.ScratchSize())}
+		scratch := vktest.NewPoisoned(t, ctx, p.ScratchSize())
+		b := scan.Buffers{Src: src.Range(0, nb), Dst: dst.Range(0, nb), Total: tot.Range(0, scan.TotalSize), Scratch: scratch.Range(0, p.ScratchSize())}
 		tu := p.Tuning()
 		for r := 0; r < runs; r++ {
 			if err := vk.Upload(b.Dst, poisoned); err != nil {
 				t.Fatal(err)
 			}
-			if err := vk.Upload(b.Total, []uint32{poison}); err != nil {
+			if err := vk.Upload(b.Total, []uint32{vktest.Poison}); err != nil {
 				t.Fatal(err)
 			}
 			if err := pipeline.Run(ctx, func(rec *pipeline.Recorder) { p.Record(rec, b) }); err != nil {
@@ -203,17 +219,15 @@ func TestScanSinglePassRepeated(t *testing.T) {
 	}
 }
 
-// TestSinglePassManyTiles runs the single passes (compaction, split,
-// prefix sum) over more tiles than maxComputeWorkGroupCount[0], so that
-// the dispatch is a 2D grid. On lavapipe, whose workgroups of such a grid
-// do not run in index order, tiles by index once made a compaction fall
-// back over tens of thousands of predecessors, past lavapipe's loop guard,
-// and write wrong output; see tilesByIndex.
+// TestSinglePassManyTiles runs the single pass over more tiles than
+// maxComputeWorkGroupCount[0], so that the dispatch is a 2D grid
+// (compact's TestSelectSinglePassManyTiles does the same for a selection;
+// tiling.TilesByIndex says why it matters on lavapipe).
 func TestSinglePassManyTiles(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
-	o := smallTiles(ctx, compact.Options{Path: compact.PathSinglePass})
-	probe, err := compact.NewScanPlan(ctx, 1<<20, compact.Scan{Type: compact.Uint32, Options: o})
+	rng := vktest.Rand(t)
+	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
+	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,39 +236,5 @@ func TestSinglePassManyTiles(t *testing.T) {
 	if n > 1<<26 {
 		t.Skipf("%d tiles of %d: too many elements to test here", tiles, probe.Tuning().Tile)
 	}
-	runScan(t, ctx, scanCase{scan: compact.Scan{Type: compact.Uint32, Options: o}, data: scanData(rng, compact.Uint32, int(n), true)})
-	in := make([]uint32, n)
-	for i := range in {
-		if rng.IntN(2) == 0 {
-			in[i] = rng.Uint32() | 1
-		} else {
-			in[i] = uint32(i) << 1
-		}
-	}
-	for _, split := range []bool{false, true} {
-		sel := compact.Selection{Elem: compact.Plain(compact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split, Options: o}
-		got, res, err := compact.Slice(ctx, in, sel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want, rejected []uint32
-		for _, x := range in {
-			if x&1 != 0 {
-				want = append(want, x)
-			} else {
-				rejected = append(rejected, x)
-			}
-		}
-		if split {
-			slices.Reverse(rejected)
-			want = append(want, rejected...)
-		}
-		if !slices.Equal(got, want) {
-			i := 0
-			for i < len(want) && i < len(got) && got[i] == want[i] {
-				i++
-			}
-			t.Fatalf("split %v, %d elements: %d out (result %+v), want %d; first difference at %d", split, n, len(got), res, len(want), i)
-		}
-	}
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
 }

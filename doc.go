@@ -1,0 +1,94 @@
+// Package vkcompact holds what every operation of the module shares: the
+// element types and layouts (Type, Elem, StructOf), the choice of
+// algorithm (Path), and the vectorised copy and fill that the operations
+// and their callers record between them.
+//
+// The operations are packages of their own, each with the same shape (a
+// description, a Plan made once per size, Buffers, Record into a command
+// buffer, Run on the context's queue, and host-slice helpers):
+// compact (stream compaction and split), scan (prefix sums) and radix
+// (sorts). Package vk opens or borrows a Vulkan device and holds its
+// buffers; package pipeline records the dispatches.
+// # Embedding in an engine
+//
+// An engine that creates its own device asks vk.DeviceRequirements what to
+// enable (Vulkan 1.1 with subgroup ballot and arithmetic; optionally
+// subgroup size control; no extension, no 64-bit shader features), hands its handles to vk.Borrow and
+// its buffers to Context.WrapBuffer, and records into its own command
+// buffer through pipeline.Record(ctx.Wrap(cmd)). Releasing the context
+// destroys only what the library created. compact's Example_particles shows it.
+//
+// # Recording contract
+//
+// compact.Plan.Record, scan.Plan.Record, radix.Plan.Record,
+// radix.StructPlan.Record, RecordCopy, RecordCopyCount and RecordFill
+// append compute dispatches to the recorder's command
+// buffer and submit nothing. For each:
+//
+//   - First access to every input range (Src, Flags, Count, and the
+//     Keys, Values of a sort): a read in VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+//     with VK_ACCESS_SHADER_READ_BIT. First access to every written range
+//     (Dst, Result, Total, Scratch, Src in place): a write in the same
+//     stage with VK_ACCESS_SHADER_WRITE_BIT.
+//   - Before: the caller records a barrier making its earlier writes of
+//     the inputs available to that stage and access (for instance
+//     COMPUTE_SHADER/SHADER_WRITE to COMPUTE_SHADER/SHADER_READ after its
+//     own update shader, or TRANSFER/TRANSFER_WRITE after an upload), and
+//     orders its earlier reads of the written ranges before them (an
+//     execution dependency).
+//   - Last access to every output (Dst, or Src in place, Result, Total,
+//     Scratch): a compute-shader write. After: the caller records a
+//     barrier from COMPUTE_SHADER/SHADER_WRITE to the stage and access
+//     of its next use: COMPUTE_SHADER/SHADER_READ for a shader,
+//     DRAW_INDIRECT/INDIRECT_COMMAND_READ to use the result block's
+//     dispatch or draw arguments (ResultDispatchOffset,
+//     ResultDrawOffset), VERTEX_INPUT/VERTEX_ATTRIBUTE_READ to draw the
+//     kept elements as vertices, TRANSFER/TRANSFER_READ to copy them.
+//   - Between the library's own dispatches the Recorder inserts the
+//     buffer barriers itself, also across Record calls on the same
+//     Recorder (a compaction then a sort of its survivors needs none from
+//     the caller). Commands the caller records in between, outside the
+//     Recorder, are not tracked: order them with barriers of its own.
+//   - Every range's offset must be a multiple of the device's
+//     minStorageBufferOffsetAlignment; each binding is at most
+//     maxStorageBufferRange bytes (larger inputs are bound piecewise by
+//     the library itself).
+//   - Bound state: recording binds compute pipelines, descriptor sets (or
+//     push descriptors, with vk.Options.PushDescriptors or
+//     vk.Handles.PushDescriptor) and push constants. The caller's bound
+//     compute pipeline, descriptor sets and push constants are not
+//     preserved: bind them again afterwards. Graphics state is untouched.
+//   - Errors (a range too small, overlapping ranges, a plan of another
+//     context) are kept by the Recorder, which then records nothing more:
+//     check Recorder.Err before submitting the command buffer.
+//
+// # Counts from the GPU
+//
+// Every Record call can take its element count from a GPU buffer instead
+// of from the host: compact.Buffers.Count, scan.Buffers.Count,
+// radix.Buffers.Count, radix.StructBuffers.Count and RecordCopyCount read
+// a uint32 count (for instance the kept count a compaction left at
+// Result + compact.ResultKeptOffset) when the command buffer runs. The plan's n is then a capacity; elements past the count are not
+// read, and outputs past it are not written (in place, they keep their
+// values). So compact, then sort the survivors, then draw them with
+// compact.ResultDrawOffset's arguments chains on the GPU with no read back.
+//
+// # Concurrency
+//
+// Plans (compact.Plan, scan.Plan, radix.Plan, radix.StructPlan) are immutable and may be shared and
+// recorded from several goroutines at once, each into its own command
+// buffer with its own Recorder. A Recorder, and the command buffer it
+// records into, belongs to one goroutine at a time. The calls that submit
+// (every Run, compact.Select, the Slice helpers, Copy, vk.Upload and
+// vk.Download) may be called concurrently: the context serialises
+// its use of the queue. On a borrowed context that queue is the engine's
+// (Handles.Queue): the engine must not submit to it from another
+// goroutine while such a call runs, or hand the library a queue of its
+// own. Concurrent operations must not share written buffers (Scratch,
+// Result, outputs). Two plans (of any operation) may share one scratch
+// range when their recordings are ordered: one after the other in one
+// Recorder (which puts the barrier between them), or in submissions that
+// do not overlap; a plan keeps nothing in its scratch from one recording
+// to the next. The pipeline cache (pipeline.For) is safe for concurrent
+// first use.
+package vkcompact

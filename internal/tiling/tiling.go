@@ -1,0 +1,151 @@
+// Package tiling holds the tuning the operations built on Billeter's
+// chunks and on the single pass's tiles share (package compact's
+// selection, package scan's prefix sum, and package radix where it says
+// so): the per-device defaults of their options, the cut of an input into
+// chunks and segments, and the single pass's choices. Every function is a
+// pure function of its arguments. Errors wrap vk.ErrInvalid and leave the
+// operation's name to the caller.
+package tiling
+
+import (
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// ChunkAlign is the granularity of chunks, in elements: it keeps every
+// segment's offset a multiple of 256 bytes.
+const ChunkAlign = 256
+
+// Chunks is Billeter's cut of the input: NChunks chunks of Chunk elements
+// (the last shorter), each walked by one subgroup, bound SegElems elements
+// (whole chunks) at a time so that no binding exceeds
+// maxStorageBufferRange; Procs is the processor count, raised to the
+// chunk count where chunks had to be smaller.
+type Chunks struct {
+	Procs, Chunk, NChunks, SegElems uint32
+}
+
+// Cut cuts n elements of size bytes for about procs processors, with
+// chunks of at most limit elements (more processors where needed).
+func Cut(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (Chunks, error) {
+	maxSeg := (uint64(info.MaxStorageBufferRange) / size) &^ (ChunkAlign - 1)
+	if maxSeg == 0 {
+		return Chunks{}, vk.Invalidf("%d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
+	}
+	chunk := max(alignUp(ceilDiv(n, uint64(procs)), ChunkAlign), ChunkAlign)
+	chunk = min(chunk, maxSeg, limit)
+	nChunks := ceilDiv(n, chunk)
+	return Chunks{
+		Procs:    max(procs, uint32(nChunks)),
+		Chunk:    uint32(chunk),
+		NChunks:  uint32(nChunks),
+		SegElems: uint32((maxSeg / chunk) * chunk),
+	}, nil
+}
+
+// MaxChunk bounds a chunk so that one subgroup's walk stays under
+// pipeline.LoopBudget loop iterations, the staged write-out's inner
+// iterations included. lavapipe stops a shader's loops after 65535
+// iterations (its guard against endless loops): a longer walk silently
+// lost the end of its output there. Longer inputs get more processors
+// instead.
+func MaxChunk(info vk.DeviceInfo, loads, epv, words uint32, staged bool) uint64 {
+	perStep := uint64(1)
+	if staged {
+		perStep += uint64(loads * epv * words)
+	}
+	steps := pipeline.LoopBudget / perStep
+	step := uint64(max(info.MinSubgroupSize, 1) * loads * epv)
+	return max((steps*step)&^(ChunkAlign-1), ChunkAlign)
+}
+
+// Resolve applies the per-device defaults to the options the selection
+// and the prefix sum share (a zero value asks for the default) and checks
+// them, for elements of words 32-bit words.
+func Resolve(info vk.DeviceInfo, wg, loads, procs, words uint32) (uint32, uint32, uint32, error) {
+	if wg == 0 {
+		wg = max(256, info.MaxSubgroupSize)
+	}
+	if wg%info.MaxSubgroupSize != 0 {
+		return 0, 0, 0, vk.Invalidf("workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
+	}
+	if loads == 0 {
+		loads = defaultLoads(words)
+	}
+	if loads > vkcompact.MaxLoadsPerLane {
+		return 0, 0, 0, vk.Invalidf("%d loads per lane: at most %d", loads, vkcompact.MaxLoadsPerLane)
+	}
+	if procs == 0 {
+		procs = DefaultProcessors(info, wg)
+	}
+	// The counts of all processors, and two words more, are one binding.
+	if limit := info.MaxStorageBufferRange/4 - 2; procs > limit {
+		return 0, 0, 0, vk.Invalidf("%d processors: at most %d (their counts must fit one binding)", procs, limit)
+	}
+	return wg, loads, procs, nil
+}
+
+// defaultLoads is the loads per lane per step: enough to keep several
+// requests in flight per lane.
+func defaultLoads(words uint32) uint32 {
+	if words <= 4 {
+		return 2
+	}
+	return 4
+}
+
+// DefaultProcessors is P for a device: enough subgroups to fill it.
+func DefaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
+	perGroup := max(wg/info.MaxSubgroupSize, 1)
+	switch {
+	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
+		// Two subgroups per resident slot: on the H100 (132 x 64) 16896
+		// ran faster than 4224 or 8448 at 2^28 (BENCHMARKS.md).
+		return max(info.ComputeUnits*info.SubgroupsPerUnit*2, perGroup)
+	case info.ComputeUnits > 0:
+		return info.ComputeUnits * 4 * perGroup
+	}
+	return 64 * perGroup
+}
+
+// AutoSinglePass is PathAuto's choice for a selection or an integer prefix
+// sum where the single pass applies: on every GPU, where it measured
+// faster than the three phases at every size (BENCHMARKS.md); not on CPU
+// devices, where the three phases were the faster.
+func AutoSinglePass(info vk.DeviceInfo) bool {
+	return !info.CPU()
+}
+
+// Spins resolves a single pass's Options.Spins for a device: the
+// re-reads of an unpublished predecessor before the fallback counts it.
+func Spins(info vk.DeviceInfo, spins int32) uint32 {
+	switch {
+	case spins < 0:
+		return 0
+	case spins > 0:
+		return uint32(spins)
+	case info.CPU():
+		// lavapipe ends any loop after 65535 iterations: count a late
+		// predecessor at once rather than wait for it.
+		return 0
+	}
+	return 64
+}
+
+// TilesByIndex says whether the single pass's tiles go by workgroup index:
+// for a compaction or prefix sum on a GPU. A split, and any single pass
+// on a CPU device, takes tiles from the counter. lavapipe ends a shader's
+// loops after 65535 iterations in all (a guard against endless loops),
+// and it does not run the workgroups of a 2D grid in index order: by
+// index, a tile of the grid's second row ran before most of its
+// predecessors and fell back over tens of thousands of them, past that
+// guard, and wrote wrong output (2^20 uint32 at subgroup size 4 with
+// tiles of 16). From the counter, a tile's unpublished predecessors are
+// only those still running beside it.
+func TilesByIndex(info vk.DeviceInfo, split bool) bool {
+	return !split && !info.CPU()
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }

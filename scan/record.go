@@ -1,0 +1,167 @@
+package scan
+
+import (
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The prefix sum's three phases: the same chunking as the selection, with
+// sums in place of counts.
+var (
+	reduceKernel = &pipeline.Kernel{
+		Name:          "scan_reduce",
+		SPIRV:         shaders.MustSPIRV("scan_reduce"),
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
+		PushWords:     5,
+		FullSubgroups: true,
+	}
+	sumsKernel = &pipeline.Kernel{
+		Name:          "scan_sums",
+		SPIRV:         shaders.MustSPIRV("scan_sums"),
+		Bindings:      []pipeline.Use{pipeline.ReadWrite, pipeline.Write},
+		PushWords:     1,
+		FullSubgroups: true,
+	}
+	applyKernel = &pipeline.Kernel{
+		Name:          "scan_apply",
+		SPIRV:         shaders.MustSPIRV("scan_apply"),
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     5,
+		FullSubgroups: true,
+	}
+	// The single pass (scan_onepass.comp), for integer sums out of place.
+	scanOnepassKernel = &pipeline.Kernel{
+		Name:          "scan_onepass",
+		SPIRV:         shaders.MustSPIRV("scan_onepass"),
+		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
+		PushWords:     4,
+		FullSubgroups: true,
+	}
+)
+
+// Record records the prefix sum into r's command buffer: on the three
+// phases reduce, scan of the chunk sums, and apply, with a buffer barrier
+// between each; on the single pass the clear of its status words and the
+// pass. Errors are kept by r.
+//
+// Synchronisation contract, as for compact.Plan.Record: the first accesses are
+// compute-shader reads of Src and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch, Total
+// and Dst (Src in place); the last are compute-shader writes of Dst (Src
+// in place) and Total. The caller orders its earlier writes of Src before
+// the recording and its later reads of Dst and Total after it. Recording
+// binds pipelines, descriptors and push constants.
+func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, nil)
+}
+
+// RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
+// are written before the reduce, after it, after the scan of the sums and
+// at the end (the single pass: before the clear, after it, and twice after
+// the pass). t needs 4 queries, reset earlier in the command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
+		return
+	}
+	p.record(r, b, func(i uint32) {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), i)
+		}
+	})
+}
+
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+	if stamp == nil {
+		stamp = func(uint32) {}
+	}
+	if r.Err() != nil {
+		return
+	}
+	if p == nil {
+		r.Fail(vk.Invalidf("scan: nil Plan"))
+		return
+	}
+	if err := p.check(r, &b); err != nil {
+		r.Fail(err)
+		return
+	}
+	if p.onepass {
+		p.recordSinglePass(r, b, stamp)
+		return
+	}
+	info := p.ctx.Info()
+	n := uint64(p.n)
+	sums := b.Scratch.Sub(0, uint64(p.NChunks+1)*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = sums, 0 // bound, never read
+	}
+	seg := uint64(p.SegElems)
+	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
+	stamp(0)
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.Chunk))
+		src := b.Src.Sub(first*4, elems*4)
+		r.Dispatch(p.reduce, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.Chunk)), uint32(nc), p.Chunk, uint32(elems), countOn},
+			src, src, sums, count)
+	}
+	stamp(1)
+	// With n == 0 this writes a zero total (nChunks is 0).
+	r.Dispatch(p.sums, 1, []uint32{p.NChunks}, sums, b.Total.Sub(0, TotalSize))
+	stamp(2)
+	for first := uint64(0); first < n; first += seg {
+		elems := min(seg, n-first)
+		nc := ceilDiv(elems, uint64(p.Chunk))
+		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
+		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.Chunk)), uint32(nc), p.Chunk, uint32(elems), countOn},
+			src, src, sums, dst, dst, count)
+	}
+	stamp(3)
+}
+
+// recordSinglePass records the clear of the tile counter and status
+// words, then one dispatch of a workgroup per tile.
+func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+	words := 1 + 2*uint64(p.tiles)
+	status := b.Scratch.Sub(0, words*4)
+	count, countOn := b.Count, uint32(1)
+	if count.Buffer == nil {
+		count, countOn = status, 0 // bound, never read
+	}
+	n := uint64(p.n)
+	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
+	stamp(0)
+	vkcompact.RecordFill(r, status, 0)
+	stamp(1)
+	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, countOn, p.spins},
+		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+	stamp(2)
+	stamp(3)
+}
+
+func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return vk.Invalidf("scan: the plan was made for another context")
+	}
+	n := uint64(p.n) * 4
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n, Write: p.sum.InPlace},
+		{Name: "total", Range: b.Total, Need: TotalSize, Write: true},
+		{Name: "scratch", Range: b.Scratch, Need: p.ScratchSize(), Write: true}}
+	if p.sum.InPlace {
+		if b.Dst.Buffer != nil && b.Dst != b.Src {
+			return vk.Invalidf("scan: in place, the destination must be the source or left empty")
+		}
+		b.Dst = b.Src
+	} else {
+		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n, Write: true})
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+	}
+	return bufcheck.Check("scan", p.ctx, list)
+}

@@ -1,0 +1,249 @@
+package scan
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/tiling"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// TotalSize is the size of the total a prefix sum writes: one element.
+const TotalSize = 4
+
+// MaxElements is the largest element count a prefix sum takes: element
+// indices are 32-bit on the GPU.
+const MaxElements = math.MaxUint32
+
+// Sum describes a prefix sum of uint32, int32 or float32 elements.
+//
+// Integer sums wrap modulo 2^32 (int32 in two's complement). float32 sums
+// are computed in float32 in a tree order (per lane, per subgroup, per
+// chunk), not left to right, so they differ from a serial float32 loop by
+// rounding: the error bound is that of pairwise summation, usually
+// smaller than the serial loop's. Infinities and NaNs propagate as in any
+// order of IEEE additions. Zeros keep their sign as IEEE 754 and NumPy's
+// cumsum give it: a sum of nothing but -0.0 is -0.0 (inclusive [-0.0, 1.0]
+// is [-0.0, 1.0]), any other zero sum +0.0, and the sum of nothing (the
+// first exclusive element, the total of no elements) +0.0.
+type Sum struct {
+	Type vkcompact.Type // Uint32, Int32 or Float32
+	// Inclusive makes element i the sum of elements 0..i; otherwise
+	// (exclusive) of 0..i-1, with element 0 zero.
+	Inclusive bool
+	// InPlace writes the sums over the source; Dst stays empty.
+	InPlace bool
+	Options
+}
+
+// Options tunes a prefix sum. Zero values take per-device defaults.
+type Options struct {
+	// Path picks the three phases (reduce, scan of the chunk sums, apply:
+	// the input read twice) or the single pass (a chained scan over tiles
+	// with decoupled look-back and fallback: read once). The single pass
+	// sums uint32 and int32 out of place, when the source and destination
+	// each fit one binding (maxStorageBufferRange), in workgroups of at
+	// most 512 invocations (a workgroup of 1024 hung on the H100, cause
+	// not found). float32 sums keep the three phases: the fallback sums a
+	// late tile again in another order, so a float total would depend on
+	// timing. PathAuto takes the single pass where it applies, on GPUs.
+	Path vkcompact.Path
+	// Spins is, on the single pass, how many times a tile re-reads a
+	// predecessor that has not published before summing that
+	// predecessor's tile itself. 0 takes the device's default (64 on a
+	// GPU, none on a CPU device); a negative value never waits.
+	Spins int32
+	// Processors is, on the three phases, the number of chunks the input
+	// is cut into, each summed by one subgroup. Default: enough subgroups
+	// to fill the device twice over.
+	Processors uint32
+	// WorkgroupSize is the invocations per workgroup, a multiple of the
+	// largest subgroup size. Default 256.
+	WorkgroupSize uint32
+	// LoadsPerLane is the uvec4 loads each lane issues per step, 1 to
+	// vkcompact.MaxLoadsPerLane. Default 2 on the three phases, 4 (a tile
+	// of 16 elements per lane) on the single pass.
+	LoadsPerLane uint32
+}
+
+// Buffers are the ranges a recorded prefix sum uses. Every offset must
+// be a multiple of the device's minStorageBufferOffsetAlignment.
+type Buffers struct {
+	Src     vk.Range // n elements, read (and written in place)
+	Dst     vk.Range // n elements, written; empty in place
+	Total   vk.Range // TotalSize bytes, written: the sum of all n elements
+	Scratch vk.Range // Plan.ScratchSize bytes
+	// Count, when set, is a 4-byte range holding the element count as a
+	// uint32 written on the GPU (compact.Buffers.Count explains): the prefix sum then
+	// covers the first min(count, n) elements, Total is their sum, and
+	// the destination past them is not written.
+	Count vk.Range
+}
+
+// Plan is a prefix sum of n elements checked, tuned and sized for one
+// context. It is immutable and safe for concurrent use.
+type Plan struct {
+	ctx   *vk.Context
+	sum   Sum
+	n     uint32
+	wg    uint32
+	loads uint32
+	tiling.Chunks
+	reduce, sums, apply *pipeline.Pipeline
+
+	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
+	tile, tiles uint32
+	spins       uint32
+	byIndex     bool // tiles go by workgroup index (tiling.TilesByIndex)
+	pass        *pipeline.Pipeline
+}
+
+// NewPlan checks s for n elements on ctx, picks its tuning and creates
+// its pipelines.
+func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
+	if ctx == nil {
+		return nil, vk.Invalidf("scan: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	info := ctx.Info()
+	p, err := tune(info, n, s)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = ctx
+	if p.onepass {
+		return p, p.singlePassPipelines(info)
+	}
+	return p, p.threePhasePipelines(info)
+}
+
+// N returns the element count the plan was made for.
+func (p *Plan) N() uint64 { return uint64(p.n) }
+
+// ScratchSize returns the bytes of scratch Record needs: one sum per chunk
+// and the total, or on the single pass the status words of its tiles.
+func (p *Plan) ScratchSize() uint64 {
+	if p.onepass {
+		return alignUp((1+2*uint64(p.tiles))*4, 256)
+	}
+	return alignUp(uint64(p.NChunks+1)*4, 256)
+}
+
+// Total is a prefix sum's total as the GPU wrote it: read it as the
+// plan's element type.
+type Total uint32
+
+// Uint32 is the total of uint32 elements (wrapped modulo 2^32).
+func (t Total) Uint32() uint32 { return uint32(t) }
+
+// Int32 is the total of int32 elements (wrapped modulo 2^32).
+func (t Total) Int32() int32 { return int32(t) }
+
+// Float32 is the total of float32 elements.
+func (t Total) Float32() float32 { return math.Float32frombits(uint32(t)) }
+
+// Run records the prefix sum on the context's own queue and waits. A zero
+// Total or Scratch range is allocated for the call and released after it.
+// It returns the total.
+func (p *Plan) Run(b Buffers) (Total, error) {
+	if p == nil {
+		return 0, vk.Invalidf("scan: nil Plan")
+	}
+	var temps []*vk.Buffer
+	defer func() {
+		for _, t := range temps {
+			t.Release()
+		}
+	}()
+	for _, x := range []struct {
+		r    *vk.Range
+		size uint64
+	}{{&b.Total, TotalSize}, {&b.Scratch, p.ScratchSize()}} {
+		if x.r.Buffer != nil {
+			continue
+		}
+		buf, err := p.ctx.NewBuffer(max(x.size, 16), vk.DeviceLocal)
+		if err != nil {
+			return 0, err
+		}
+		temps = append(temps, buf)
+		*x.r = buf.Range(0, x.size)
+	}
+	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return 0, err
+	}
+	var total [1]uint32
+	if err := vk.Download(b.Total.Sub(0, TotalSize), total[:]); err != nil {
+		return 0, err
+	}
+	return Total(total[0]), nil
+}
+
+// Slice runs a prefix sum of data on the GPU and returns the sums and
+// the total. T decides the element type (s.Type is ignored). InPlace is
+// honoured on the GPU; data is not modified.
+func Slice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Sum) ([]T, T, error) {
+	var zero T
+	var t vkcompact.Type
+	switch any(zero).(type) {
+	case uint32:
+		t = vkcompact.Uint32
+	case int32:
+		t = vkcompact.Int32
+	default:
+		t = vkcompact.Float32
+	}
+	s.Type = t
+	n := uint64(len(data))
+	p, err := NewPlan(ctx, n, s)
+	if err != nil {
+		return nil, zero, err
+	}
+	src, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
+	if err != nil {
+		return nil, zero, err
+	}
+	defer src.Release()
+	b := Buffers{Src: src.Range(0, n*4)}
+	if err := vk.Upload(b.Src, data); err != nil {
+		return nil, zero, err
+	}
+	if !s.InPlace {
+		dst, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
+		if err != nil {
+			return nil, zero, err
+		}
+		defer dst.Release()
+		b.Dst = dst.Range(0, n*4)
+	}
+	total, err := p.Run(b)
+	if err != nil {
+		return nil, zero, err
+	}
+	out := make([]T, n)
+	dst := b.Dst
+	if s.InPlace {
+		dst = b.Src
+	}
+	if err := vk.Download(dst, out); err != nil {
+		return nil, zero, err
+	}
+	return out, *(*T)(unsafe.Pointer(&total)), nil
+}
+
+// String names the scan ("exclusive u32").
+func (s Sum) String() string {
+	kind := "exclusive"
+	if s.Inclusive {
+		kind = "inclusive"
+	}
+	return fmt.Sprintf("%s %v", kind, s.Type)
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }

@@ -1,0 +1,155 @@
+package scan
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/tiling"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The tuning of a prefix sum: a pure function of the device's information,
+// the element count and the Sum, which creates nothing; then the pipelines
+// it names.
+
+// Tuning reports the choices a plan made.
+type Tuning struct {
+	Path vkcompact.Path
+	// The three phases: processors, elements per chunk, chunks, and the
+	// elements bound at once (maxStorageBufferRange).
+	Processors, Chunk, Chunks, SegmentElems uint32
+	WorkgroupSize, LoadsPerLane             uint32
+	// The single pass: elements per tile, tiles, re-reads of a late
+	// predecessor before the fallback sums it, and whether a workgroup's
+	// tile is its index in the dispatch (rather than the next number of a
+	// tile counter).
+	Tile, Tiles, Spins uint32
+	TilesByIndex       bool
+}
+
+// tune checks s for n elements on a device with info and picks the
+// plan's tuning and sizes: a pure function of its arguments, which creates
+// nothing (the plan it returns has no context and no pipelines).
+func tune(info vk.DeviceInfo, n uint64, s Sum) (*Plan, error) {
+	switch s.Type {
+	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32:
+	default:
+		return nil, vk.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", s.Type)
+	}
+	if n > MaxElements {
+		return nil, vk.Invalidf("scan: %d elements: at most %d", n, uint64(MaxElements))
+	}
+	if s.Path > vkcompact.PathSinglePass {
+		return nil, vk.Invalidf("scan: unknown path %d", s.Path)
+	}
+	p := &Plan{sum: s, n: uint32(n)}
+	var procs uint32
+	var err error
+	if p.wg, p.loads, procs, err = tiling.Resolve(info, s.WorkgroupSize, s.LoadsPerLane, s.Processors, 1); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	if s.Path == vkcompact.PathSinglePass || (s.Path == vkcompact.PathAuto && tiling.AutoSinglePass(info)) {
+		why := p.planSinglePass(info, n)
+		if why == "" {
+			return p, nil
+		}
+		if s.Path == vkcompact.PathSinglePass {
+			return nil, vk.Invalidf("scan: the single pass does not apply to this prefix sum: %s", why)
+		}
+	}
+	if p.Chunks, err = tiling.Cut(info, n, 4, procs, tiling.MaxChunk(info, p.loads, 4, 1, false)); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	return p, nil
+}
+
+// threePhasePipelines creates the three phases' pipelines.
+func (p *Plan) threePhasePipelines(info vk.DeviceInfo) error {
+	s := p.sum
+	float := uint32(0)
+	if s.Type == vkcompact.Float32 {
+		float = 1
+	}
+	inclusive := uint32(0)
+	if s.Inclusive {
+		inclusive = 1
+	}
+	cache := pipeline.For(p.ctx)
+	// Constants as select.glsl numbers them: 1 PROCS, 2 STRIDE, ..., 7
+	// VECS; 11 the float flag, 12 inclusive.
+	common := []uint32{p.wg, p.Procs, 1, 0, 0, 0, 4, p.loads, 0, 0, 0, float}
+	var err error
+	if p.reduce, err = cache.Get(reduceKernel, common...); err != nil {
+		return err
+	}
+	if p.apply, err = cache.Get(applyKernel, append(common, inclusive)...); err != nil {
+		return err
+	}
+	p.sums, err = cache.Get(sumsKernel, pipeline.ScanWorkgroup(info), float)
+	return err
+}
+
+// maxScanPassWorkgroup is the largest workgroup the single-pass prefix
+// sum takes (see planSinglePass).
+const maxScanPassWorkgroup = 512
+
+// planSinglePass sizes the single pass, or says why it does not apply.
+func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
+	s := p.sum
+	switch {
+	case s.Type == vkcompact.Float32:
+		return "float32 sums keep the three phases (the fallback would sum a late tile in another order, so the total would depend on timing)"
+	case s.InPlace:
+		return "it does not run in place"
+	case n == 0:
+		return "there are no elements"
+	case n*4 > uint64(info.MaxStorageBufferRange):
+		return fmt.Sprintf("%d bytes of elements exceed one binding (maxStorageBufferRange %d)", n*4, info.MaxStorageBufferRange)
+	case p.wg > maxScanPassWorkgroup:
+		// On the H100 a workgroup of 1024 (tiles of 16384) never finished:
+		// the wait timed out after a minute, every time, while 512 and 256
+		// passed 600 runs each. The cause is not found; until it is, the
+		// single pass is not offered there.
+		return fmt.Sprintf("workgroups above %d invocations are not proven on the single pass (%d asked)", maxScanPassWorkgroup, p.wg)
+	}
+	p.loads = s.LoadsPerLane
+	if p.loads == 0 {
+		// Tiles of 4 uvec4 loads per lane, as the compaction's.
+		p.loads = vkcompact.MaxLoadsPerLane
+	}
+	p.onepass = true
+	p.tile = p.wg * p.loads * 4
+	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	p.spins = tiling.Spins(info, s.Spins)
+	p.byIndex = tiling.TilesByIndex(info, false)
+	return ""
+}
+
+// singlePassPipelines creates the single pass's pipelines.
+func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
+	inclusive := uint32(0)
+	if p.sum.Inclusive {
+		inclusive = 1
+	}
+	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
+	cache := pipeline.For(p.ctx)
+	// Constants as select.glsl numbers them (1 PROCS, 2 STRIDE, ..., 7
+	// VECS), then 8 inclusive, 9 the most subgroups, 10 tiles by index
+	// (tiling.TilesByIndex).
+	var err error
+	byIndex := uint32(0)
+	if p.byIndex {
+		byIndex = 1
+	}
+	p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.loads, inclusive, maxSubgroups, byIndex)
+	return err
+}
+
+// Tuning reports the choices the plan made.
+func (p *Plan) Tuning() Tuning {
+	if p.onepass {
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+	}
+	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.Procs, Chunk: p.Chunk, Chunks: p.NChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, SegmentElems: p.SegElems}
+}
