@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -426,12 +427,10 @@ func (in *inputFile) read(size uint64) ([]byte, error) {
 // 1-D array of void items '|VS', or bytes ('|u1'): S*n of them in 1-D, or n
 // rows of S in 2-D.
 func npyElements(h *npyHeader, e compact.Elem) (uint64, error) {
-	if h.fortran {
-		return 0, errors.New("fortran_order is True: save a C-order array")
-	}
 	if e.Stride == 0 {
-		if want := npyTypes[e.Key]; h.descr != want {
-			return 0, fmt.Errorf("dtype '%s' does not match -type %s (want '%s')", h.descr, e.Key, want)
+		want := npyTypes[e.Key]
+		if err := npyDtype(h, fmt.Sprintf(" does not match -type %s (want '%s')", e.Key, want), want); err != nil {
+			return 0, err
 		}
 		if len(h.shape) != 1 {
 			return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
@@ -440,9 +439,10 @@ func npyElements(h *npyHeader, e compact.Elem) (uint64, error) {
 	}
 	stride := uint64(e.Stride)
 	void := fmt.Sprintf("|V%d", stride)
+	if err := npyDtype(h, fmt.Sprintf(" does not match -stride %d (want '%s', or bytes '|u1')", stride, void), void, "|u1"); err != nil {
+		return 0, err
+	}
 	switch {
-	case h.descr != void && h.descr != "|u1":
-		return 0, fmt.Errorf("dtype '%s' does not match -stride %d (want '%s', or bytes '|u1')", h.descr, stride, void)
 	case h.descr == void && len(h.shape) == 1:
 		return h.count, nil
 	case h.descr == "|u1" && len(h.shape) == 1 && h.count%stride == 0,
@@ -456,21 +456,45 @@ func npyElements(h *npyHeader, e compact.Elem) (uint64, error) {
 // npyFlags returns the bytes per flag of a .npy flags array: a 1-D array
 // of bool or uint8 (1) or uint32 (4).
 func npyFlags(h *npyHeader) (uint32, error) {
-	if h.fortran {
-		return 0, errors.New("fortran_order is True: save a C-order array")
-	}
-	width := uint32(4)
-	switch h.descr {
-	case "|b1", "|u1":
-		width = 1
-	case "<u4":
-	default:
-		return 0, fmt.Errorf("dtype '%s': flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')", h.descr)
+	if err := npyDtype(h, ": flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')", "|b1", "|u1", "<u4"); err != nil {
+		return 0, err
 	}
 	if len(h.shape) != 1 {
 		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
 	}
-	return width, nil
+	if h.descr == "<u4" {
+		return 4, nil
+	}
+	return 1, nil
+}
+
+// npyValues returns how many values a .npy array of sort's values holds:
+// a 1-D array of uint32.
+func npyValues(h *npyHeader) (uint64, error) {
+	if err := npyDtype(h, ": values must be uint32 ('<u4')", "<u4"); err != nil {
+		return 0, err
+	}
+	if len(h.shape) != 1 {
+		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+	}
+	return h.count, nil
+}
+
+// npyDtype checks that a .npy array is in C order and of one of the
+// dtypes want. Another dtype is the error "dtype 'X'" followed by wrong,
+// which names the dtypes wanted; a big-endian one whose little-endian
+// form is wanted says so.
+func npyDtype(h *npyHeader, wrong string, want ...string) error {
+	if h.fortran {
+		return errors.New("fortran_order is True: save a C-order array")
+	}
+	if slices.Contains(want, h.descr) {
+		return nil
+	}
+	if le := "<" + h.descr[min(1, len(h.descr)):]; strings.HasPrefix(h.descr, ">") && slices.Contains(want, le) {
+		return fmt.Errorf("big-endian dtype '%s' is not supported: want '%s' (save the array little-endian: a.astype('%s'))", h.descr, le, le)
+	}
+	return fmt.Errorf("dtype '%s'%s", h.descr, wrong)
 }
 
 // outputFile is an output being written: a temporary file beside the

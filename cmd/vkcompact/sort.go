@@ -214,16 +214,10 @@ func (j *sortJob) openValues(path string) error {
 	}
 	j.values = f
 	var n uint64
-	if h := f.npy; h != nil {
-		switch {
-		case h.fortran:
-			return usagef("%s: fortran_order is True: save a C-order array", f.name)
-		case h.descr != "<u4":
-			return usagef("%s: dtype '%s': values must be uint32 ('<u4')", f.name, h.descr)
-		case len(h.shape) != 1:
-			return usagef("%s: shape %s: want a 1-D array", f.name, h.shapeString())
+	if f.npy != nil {
+		if n, err = npyValues(f.npy); err != nil {
+			return usagef("%s: %v", f.name, err)
 		}
-		n = h.count
 	} else {
 		if f.bytes%4 != 0 {
 			return usagef("%s: %d bytes is not a whole number of 4-byte values", f.name, f.bytes)
