@@ -198,17 +198,3 @@ func parse(fs *flags, args []string) error {
 	}
 	return nil
 }
-
-// releaseChecked releases ctx and, when the validation layer is on
-// (VKCOMPACT_VALIDATE=1), turns its messages into an error.
-func releaseChecked(ctx *vk.Context, err error, stderr io.Writer) error {
-	ctx.Release()
-	msgs := ctx.Messages()
-	if len(msgs) == 0 || err != nil {
-		return err
-	}
-	for _, m := range msgs {
-		fmt.Fprintln(stderr, "vkcompact: validation:", m)
-	}
-	return fmt.Errorf("the validation layer reported %d message(s)", len(msgs))
-}
