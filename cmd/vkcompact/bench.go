@@ -86,7 +86,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	reps := fs.Int("reps", 30, "timed runs per measurement (median reported)")
 	warmup := fs.Int("warmup", 3, "untimed runs first, at least")
 	warmupMs := fs.Int("warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
+	device := fs.String("device", "", deviceHelp)
 	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
 	plotPath := fs.String("plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
 	plotWith := fs.String("plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")

@@ -126,8 +126,8 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, at least 1)")
 	seed := fs.Int64("seed", demoDefaultSeed, "`SEED` of the spawn hash, 0 to 4294967295")
 	pngPath := fs.String("png", "", "draw the final particles to `FILE` (PNG)")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	device := fs.String("device", "", deviceHelp)
+	asJSON := fs.Bool("json", false, jsonHelp)
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -158,21 +158,18 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 
 // runGPU runs the frames on the device and reads the state back.
 func (j *demoJob) runGPU(stderr io.Writer) (st particles.State, t *particles.Timing, device string, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return st, nil, "", err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
-	device = ctx.Info().Name
-	sim, err := particles.NewSim(ctx, j.params)
-	if err != nil {
-		return st, nil, device, err
-	}
-	defer sim.Release()
-	if t, err = sim.Run(); err != nil {
-		return st, nil, device, err
-	}
-	st, err = sim.Read()
+	device, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
+		sim, err := particles.NewSim(ctx, j.params)
+		if err != nil {
+			return err
+		}
+		defer sim.Release()
+		if t, err = sim.Run(); err != nil {
+			return err
+		}
+		st, err = sim.Read()
+		return err
+	})
 	return st, t, device, err
 }
 

@@ -18,7 +18,7 @@ type devicesOutput struct {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("devices", stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	asJSON := fs.Bool("json", false, jsonHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

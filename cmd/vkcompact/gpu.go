@@ -22,6 +22,22 @@ func releaseChecked(ctx *vk.Context, err error, stderr io.Writer) error {
 	return fmt.Errorf("the validation layer reported %d message(s)", len(msgs))
 }
 
+// onDevice opens the device opts names, runs f on it with an allocator of
+// device-local buffers, then frees the buffers and releases the device,
+// turning the validation layer's messages into an error when it is on
+// (releaseChecked). It returns the device's name, for the report. Every
+// command that uses a device opens it here.
+func onDevice(opts vk.Options, stderr io.Writer, f func(ctx *vk.Context, a *allocator) error) (device string, err error) {
+	ctx, err := vk.Open(opts)
+	if err != nil {
+		return "", err
+	}
+	defer func() { err = releaseChecked(ctx, err, stderr) }()
+	a := &allocator{ctx: ctx}
+	defer a.release()
+	return ctx.Info().Name, f(ctx, a)
+}
+
 // allocator allocates device-local buffers and keeps the first error.
 type allocator struct {
 	ctx  *vk.Context

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // npyTypes is the .npy dtype of each key type.
@@ -88,6 +89,16 @@ func (in *inputFile) read(size uint64) ([]byte, error) {
 	return buf, nil
 }
 
+// upload reads the data into a buffer of size bytes (read) and copies it
+// to r on the device. It returns the buffer, for the outputs to reuse.
+func (in *inputFile) upload(r vk.Range, size uint64) ([]byte, error) {
+	data, err := in.read(size)
+	if err != nil {
+		return nil, err
+	}
+	return data, vk.Upload(r, data)
+}
+
 // npyElements returns how many elements of e a .npy array holds. Plain
 // elements take a 1-D array of the key's dtype. Structs of S bytes take a
 // 1-D array of void items '|VS', or bytes ('|u1'): S*n of them in 1-D, or n
@@ -134,16 +145,16 @@ func npyFlags(h *npyHeader) (uint32, error) {
 	return 1, nil
 }
 
-// npyValues returns how many values a .npy array of sort's values holds:
+// npyValues returns the bytes per value of a .npy array of sort's values:
 // a 1-D array of uint32.
-func npyValues(h *npyHeader) (uint64, error) {
+func npyValues(h *npyHeader) (uint32, error) {
 	if err := npyDtype(h, ": values must be uint32 ('<u4')", "<u4"); err != nil {
 		return 0, err
 	}
 	if len(h.shape) != 1 {
 		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
 	}
-	return h.count, nil
+	return 4, nil
 }
 
 // npyDtype checks that a .npy array is in C order and of one of the

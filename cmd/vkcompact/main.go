@@ -81,10 +81,10 @@ var commands = []struct {
 }{
 	{"devices", "list Vulkan devices and mark the default", runDevices},
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
-	{"compact", "keep the elements of a file that pass a test, in order", runCompact},
-	{"split", "split a file's elements: those that pass a test first, in order", runSplit},
-	{"scan", "prefix sums of a file's u32, i32 or f32 elements", runScan},
-	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", runSort},
+	{"compact", "keep the elements of a file that pass a test, in order", fileCommandRun(parseCompact)},
+	{"split", "split a file's elements: those that pass a test first, in order", fileCommandRun(parseSplit)},
+	{"scan", "prefix sums of a file's u32, i32 or f32 elements", fileCommandRun(parseScan)},
+	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", fileCommandRun(parseSort)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", runDemo},
 	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", runRaytrace},
 }
@@ -166,6 +166,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	usage(stderr)
 	return 2
 }
+
+// Help texts of the flags several commands have.
+const (
+	deviceHelp = "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)"
+	jsonHelp   = "print one JSON object"
+)
 
 // newFlags makes a command's flag set. It prints nothing itself: parse
 // errors come back as usage errors (one "vkcompact:" line), and -h prints

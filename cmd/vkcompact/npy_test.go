@@ -348,8 +348,8 @@ func FuzzReadNpy(f *testing.F) {
 			t.Fatalf("accepted %+v for a file of %d bytes", *h, len(file))
 		}
 		_ = h.shapeString()
-		if n, err := npyValues(h); err == nil && 4*n != h.count*h.itemSize {
-			t.Fatalf("%d values in %d bytes of data (%+v)", n, h.count*h.itemSize, *h)
+		if w, err := npyValues(h); err == nil && uint64(w) != h.itemSize {
+			t.Fatalf("%d-byte values in %+v", w, *h)
 		}
 		if h.pickled {
 			// A pickle is no input: every input refuses it.

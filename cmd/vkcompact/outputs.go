@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/vkcompact/vkcompact/compact"
 )
 
 // outputFile is an output being written: a temporary file beside the
@@ -23,9 +21,6 @@ type outputFile struct {
 	flag string // the flag that names it, for messages: "-out"
 	path string
 }
-
-// createOutput creates the temporary file for the -out path.
-func createOutput(path string) (*outputFile, error) { return createOutputFor("-out", path) }
 
 // createOutputFor creates the temporary file for the path the flag
 // flagName gives, with the permissions a new file gets (0666 less the
@@ -130,13 +125,29 @@ func gpuTimeText(gpuMs *float64, device string) string {
 	return fmt.Sprintf("in %.3f ms GPU time on %s", *gpuMs, device)
 }
 
-// npyHeaderFor returns the .npy header of n elements of t when path ends
-// in .npy, else nil (a raw file).
-func npyHeaderFor(path string, t compact.Type, n uint64) []byte {
-	if !strings.HasSuffix(path, ".npy") {
-		return nil
+// commitAll writes each output's data, after a .npy header where its name
+// ends in .npy, and then renames them all to their names. Should a rename
+// fail, the outputs already renamed are removed: sort leaves no keys
+// without their values.
+func commitAll(outs []*outputFile, data []outputData) error {
+	for i, o := range outs {
+		var header []byte
+		if strings.HasSuffix(o.path, ".npy") {
+			header = npyHeaderBytes(data[i].descr, data[i].n)
+		}
+		if err := o.write(header, data[i].data); err != nil {
+			return err
+		}
 	}
-	return npyHeaderBytes(npyTypes[t], n)
+	for i, o := range outs {
+		if err := o.rename(); err != nil {
+			for _, done := range outs[:i] {
+				os.Remove(done.path)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // encodeJSON writes v as one line of JSON.

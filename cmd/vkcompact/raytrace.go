@@ -140,8 +140,8 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 	reps := fs.Int64("reps", rtDefaultReps, "time `R` renders of each mode and report the medians")
 	warmup := fs.Int64("warmup-ms", rtDefaultWarmupMs, "before timing, render for at least `MS` milliseconds (0: none)")
 	pngPath := fs.String("png", "", "write the compacted render to `FILE` (PNG, tone-mapped, sRGB)")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	device := fs.String("device", "", deviceHelp)
+	asJSON := fs.Bool("json", false, jsonHelp)
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -172,11 +172,15 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 // runGPU opens the device, runs the reference check and the timed
 // renders, and returns the report and the compacted render.
 func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace.Render, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
+	_, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
+		o, img, err = j.render(ctx)
+		return err
+	})
+	return o, img, err
+}
+
+// render runs the reference check and the timed renders on ctx.
+func (j *raytraceJob) render(ctx *vk.Context) (*raytraceOutput, *raytrace.Render, error) {
 	// The size is checked against the device first: a queue too large
 	// for one binding is refused before anything runs.
 	r, err := raytrace.NewRenderer(ctx, j.params)
@@ -185,7 +189,7 @@ func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace
 	}
 	defer r.Release()
 	p := j.params
-	o = &raytraceOutput{
+	o := &raytraceOutput{
 		Op: "raytrace", Width: p.Width, Height: p.Height, SPP: p.SPP, Bounces: p.Bounces, Reps: j.reps,
 		CompactionPath: r.Tuning().Path.String(), Device: ctx.Info().Name,
 	}
@@ -197,7 +201,7 @@ func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace
 	if o.Warmup, err = warmUp(r, j.warmupMs); err != nil {
 		return nil, nil, err
 	}
-	img, err = j.timedRenders(r, o, fail)
+	img, err := j.timedRenders(r, o, fail)
 	if err != nil {
 		return nil, nil, err
 	}

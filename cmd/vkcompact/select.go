@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -30,108 +29,50 @@ type selectOutput struct {
 
 // selectJob is a checked invocation of compact or split.
 type selectJob struct {
+	fileJob
+	op        string // "compact" or "split"
 	sel       compact.Selection
 	in, flags *inputFile // flags is nil with -keep
 	n         uint64     // elements
-	out       string
-	device    string
-	asJSON    bool
+	res       compact.Result
+	gpuMs     *float64 // nil where the device has no timestamps
 }
 
-func runCompact(args []string, stdout, stderr io.Writer) error {
-	return runSelect("compact", args, stdout, stderr)
+// parseCompact and parseSplit parse and check an invocation of compact
+// and of split (parseSelect).
+func parseCompact(args []string, stderr io.Writer) (*selectJob, error) {
+	return parseSelect("compact", args, stderr)
 }
 
-func runSplit(args []string, stdout, stderr io.Writer) error {
-	return runSelect("split", args, stdout, stderr)
-}
-
-// runSelect runs compact or split: every check of the invocation and its
-// input files first, then the GPU, then the output file, which appears
-// under its name only once complete.
-func runSelect(op string, args []string, stdout, stderr io.Writer) (err error) {
-	j, err := parseSelect(op, args, stderr)
-	if err != nil {
-		return err
-	}
-	defer j.close()
-	out, err := createOutput(j.out)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			out.abort()
-		}
-	}()
-	res, err := j.run(stderr)
-	if err != nil {
-		return err
-	}
-	var header []byte
-	if strings.HasSuffix(j.out, ".npy") {
-		descr := npyTypes[j.sel.Elem.Key]
-		if j.sel.Elem.Stride != 0 {
-			descr = fmt.Sprintf("|V%d", j.sel.Elem.Stride)
-		}
-		header = npyHeaderBytes(descr, uint64(len(res.out))/uint64(j.sel.Elem.Size()))
-	}
-	if err := out.commit(header, res.out); err != nil {
-		return err
-	}
-	if j.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(selectOutput{
-			Op: op, Type: j.sel.Elem.Key.String(), Stride: j.sel.Elem.Size(), KeyOffset: j.sel.Elem.KeyOffset,
-			Keep: j.sel.Keep.String(), InPlace: j.sel.InPlace,
-			Kept: res.Kept, Rejected: res.Rejected, Total: res.Total, GPUms: res.gpuMs, Device: res.device,
-		})
-	}
-	pct := 0.0
-	if res.Total > 0 {
-		pct = 100 * float64(res.Kept) / float64(res.Total)
-	}
-	if res.gpuMs == nil {
-		fmt.Fprintf(stdout, "kept %d of %d (%.2f%%), GPU time n/a (no timestamps), on %s\n", res.Kept, res.Total, pct, res.device)
-	} else {
-		fmt.Fprintf(stdout, "kept %d of %d (%.2f%%) in %.3f ms GPU time on %s\n", res.Kept, res.Total, pct, *res.gpuMs, res.device)
-	}
-	return nil
+func parseSplit(args []string, stderr io.Writer) (*selectJob, error) {
+	return parseSelect("split", args, stderr)
 }
 
 // parseSelect parses and checks the flags, and opens and checks the input
 // files.
 func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error) {
-	fs := newFlags(op, stderr)
-	in := fs.String("in", "", "input `FILE`: raw little-endian elements, or a .npy array")
-	out := fs.String("out", "", "output `FILE`: .npy when the name ends in .npy, raw otherwise")
+	fs := newFileFlags(op, stderr, "input `FILE`: raw little-endian elements, or a .npy array",
+		"output `FILE`: .npy when the name ends in .npy, raw otherwise")
 	typ := fs.String("type", "", "element type `T`: u32, i32, f32, u64, i64 or f64")
 	stride := fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key)")
 	key := fs.String("key", "", "the structs' key: its byte offset and type, `OFFSET:T` (e.g. 28:f32)")
 	keep := fs.String("keep", "", "keep-if `EXPR`: nonzero, x OP VALUE (OP one of == != < <= > >=), or x & MASK")
 	flagsFile := fs.String("flags", "", "keep the elements whose flag is nonzero: `FILE` of one byte per element, or .npy of bool, uint8 or uint32")
 	inPlace := fs.Bool("inplace", false, "run in place on the GPU: the source buffer is the destination")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parse(fs, args); err != nil {
+	files, err := fs.parse(args)
+	if err != nil {
 		return nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
-	case *in == "":
-		return nil, usagef("missing -in FILE")
-	case *out == "":
-		return nil, usagef("missing -out FILE")
 	case set["keep"] && set["flags"]:
 		return nil, usagef("give -keep EXPR or -flags FILE, not both")
 	case !set["keep"] && !set["flags"]:
 		return nil, usagef("missing -keep EXPR or -flags FILE: which elements to keep")
 	}
-	j := &selectJob{out: *out, device: *device, asJSON: *asJSON}
+	j := &selectJob{fileJob: files, op: op}
 	j.sel.Split, j.sel.InPlace = op == "split", *inPlace
-	var err error
 	if j.sel.Elem, err = parseElem(set, *typ, *stride, *key); err != nil {
 		return nil, err
 	}
@@ -140,11 +81,14 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 			return nil, usageError{err}
 		}
 	}
-	if j.in, err = openInput("-in", *in); err != nil {
-		return nil, err
+	if j.in, err = j.open("-in", *fs.in); err == nil {
+		j.n, err = j.in.elements(j.sel.Elem)
 	}
-	if j.n, err = j.in.elements(j.sel.Elem); err == nil && set["flags"] {
-		err = j.openFlags(*flagsFile)
+	if err == nil && set["flags"] {
+		var width uint32
+		if j.flags, width, err = j.openPerElement(flagsInput, *flagsFile, j.n); err == nil {
+			j.sel.Keep = compact.KeepFlagged(width)
+		}
 	}
 	if err != nil {
 		j.close()
@@ -188,151 +132,77 @@ func parseElem(set map[string]bool, typ string, stride uint, key string) (compac
 	return e, nil
 }
 
-// openFlags opens the -flags file, checks it holds one flag per element
-// and sets the predicate to its flag width.
-func (j *selectJob) openFlags(path string) error {
-	f, err := openInput("-flags", path)
-	if err != nil {
-		return err
-	}
-	j.flags = f
-	width := uint32(1)
-	if f.npy != nil {
-		if width, err = npyFlags(f.npy); err != nil {
-			return usagef("%s: %v", f.name, err)
-		}
-	}
-	if n := f.bytes / uint64(width); n != j.n {
-		return usagef("%s holds %d flags for %d elements", f.name, n, j.n)
-	}
-	j.sel.Keep = compact.KeepFlagged(width)
-	return nil
-}
-
-// close closes the input files.
-func (j *selectJob) close() {
-	for _, f := range []*inputFile{j.in, j.flags} {
-		if f != nil {
-			f.f.Close()
-		}
-	}
-}
-
-// selectResult is what a run on the GPU produced.
-type selectResult struct {
-	compact.Result
-	gpuMs  *float64 // nil where the device has no timestamps
-	device string   // the device's name
-	out    []byte   // the output's elements
-}
-
-// run runs the selection on the device -device names.
-func (j *selectJob) run(stderr io.Writer) (r selectResult, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return r, err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
-	r.device = ctx.Info().Name
+// run runs the selection on the device, and returns the output: the kept
+// elements, or with split all of them.
+func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	plan, err := compact.NewPlan(ctx, j.n, j.sel)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	// Device memory first: a file too large for the device fails here,
-	// before it is read into host memory.
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	var allocErr error
-	alloc := func(size uint64) vk.Range {
-		if allocErr != nil {
-			return vk.Range{}
-		}
-		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			allocErr = err
-			return vk.Range{}
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, size)
-	}
+	// Device memory first, then host memory (fileCommand.run).
 	size := j.n * uint64(j.sel.Elem.Size())
-	b := compact.Buffers{Src: alloc(size), Result: alloc(compact.ResultSize), Scratch: alloc(plan.ScratchSize())}
+	b := compact.Buffers{Src: a.alloc(size), Result: a.alloc(compact.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
 	if !j.sel.InPlace {
-		b.Dst = alloc(size)
+		b.Dst = a.alloc(size)
 	}
 	if j.flags != nil {
 		// uint8 flags are read in 4-byte words: pad them with zeros.
-		b.Flags = alloc((j.flags.bytes + 3) &^ 3)
+		b.Flags = a.alloc((j.flags.bytes + 3) &^ 3)
 	}
-	if allocErr != nil {
-		return r, allocErr
+	if a.err != nil {
+		return nil, a.err
 	}
-	data, err := j.in.read(size)
+	data, err := j.in.upload(b.Src, size)
+	if err == nil && j.flags != nil {
+		_, err = j.flags.upload(b.Flags, b.Flags.Size)
+	}
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	if err := vk.Upload(b.Src, data); err != nil {
-		return r, err
+	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+		return nil, err
 	}
-	if j.flags != nil {
-		flags, err := j.flags.read(b.Flags.Size)
-		if err != nil {
-			return r, err
-		}
-		if err := vk.Upload(b.Flags, flags); err != nil {
-			return r, err
-		}
-	}
-	var timer *vk.Timer
-	if ctx.Info().TimestampValidBits > 0 {
-		if timer, err = ctx.NewTimer(2); err != nil {
-			return r, err
-		}
-		defer timer.Release()
-	}
-	err = ctx.Submit(func(cb vk.CommandBuffer) error {
-		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
-		if timer != nil {
-			timer.Reset(cb)
-			timer.Stamp(cb, 0)
-		}
-		rec := pipeline.Record(cb)
-		plan.Record(rec, b)
-		if timer != nil {
-			timer.Stamp(cb, 1)
-		}
-		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
-		return rec.Err()
-	})
+	r, err := compact.ReadResult(b.Result)
 	if err != nil {
-		return r, err
-	}
-	if timer != nil {
-		ns, err := timer.Nanoseconds(0, 1)
-		if err != nil {
-			return r, err
-		}
-		ms := ns / 1e6
-		r.gpuMs = &ms
-	}
-	if r.Result, err = compact.ReadResult(b.Result); err != nil {
-		return r, err
+		return nil, err
 	}
 	if uint64(r.Total) != j.n || r.Kept > r.Total || r.Kept+r.Rejected != r.Total {
-		return r, fmt.Errorf("the GPU reported %d kept and %d rejected of %d for %d elements", r.Kept, r.Rejected, r.Total, j.n)
+		return nil, fmt.Errorf("the GPU reported %d kept and %d rejected of %d for %d elements", r.Kept, r.Rejected, r.Total, j.n)
 	}
-	outLen := uint64(r.Kept) * uint64(j.sel.Elem.Size())
+	j.res = r
+	n := uint64(r.Kept)
 	if j.sel.Split {
-		outLen = size
+		n = j.n
 	}
 	dst := b.Dst
 	if j.sel.InPlace {
 		dst = b.Src
 	}
-	r.out = data[:outLen] // the input's memory, no longer needed
-	return r, vk.Download(dst.Sub(0, outLen), r.out)
+	out := outputData{data: data[:n*uint64(j.sel.Elem.Size())], descr: npyTypes[j.sel.Elem.Key], n: n} // the input's memory, no longer needed
+	if j.sel.Elem.Stride != 0 {
+		out.descr = fmt.Sprintf("|V%d", j.sel.Elem.Stride)
+	}
+	return []outputData{out}, vk.Download(dst.Sub(0, uint64(len(out.data))), out.data)
+}
+
+// report prints the counts and the GPU time.
+func (j *selectJob) report(stdout io.Writer, device string) error {
+	r := j.res
+	if j.asJSON {
+		e := j.sel.Elem
+		return encodeJSON(stdout, selectOutput{
+			Op: j.op, Type: e.Key.String(), Stride: e.Size(), KeyOffset: e.KeyOffset, Keep: j.sel.Keep.String(), InPlace: j.sel.InPlace,
+			Kept: r.Kept, Rejected: r.Rejected, Total: r.Total, GPUms: j.gpuMs, Device: device,
+		})
+	}
+	pct := 0.0
+	if r.Total > 0 {
+		pct = 100 * float64(r.Kept) / float64(r.Total)
+	}
+	sep := " " // "kept ... (50.00%) in 1.000 ms GPU time on D", or "(50.00%), GPU time n/a ..."
+	if j.gpuMs == nil {
+		sep = ", "
+	}
+	fmt.Fprintf(stdout, "kept %d of %d (%.2f%%)%s%s\n", r.Kept, r.Total, pct, sep, gpuTimeText(j.gpuMs, device))
+	return nil
 }
