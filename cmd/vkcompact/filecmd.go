@@ -138,24 +138,12 @@ func (j *fileJob) close() {
 	}
 }
 
-// fileCommandRun returns the run function of a file command, from the
-// function that parses and checks its invocation.
-func fileCommandRun[J fileCommand](parse func(args []string, stderr io.Writer) (J, error)) func(args []string, stdout, stderr io.Writer) error {
-	return func(args []string, stdout, stderr io.Writer) error {
-		j, err := parse(args, stderr)
-		if err != nil {
-			return err
-		}
-		return runFileCommand(j, stdout, stderr)
-	}
-}
-
 // runFileCommand runs a checked file command: it creates the outputs as
 // temporary files (so that a path that cannot be written fails before the
 // GPU runs), runs the operation, writes every output and only then renames
 // them all to their names, and reports. After a failure no output is left,
 // and a file that was there keeps its contents.
-func runFileCommand(c fileCommand, stdout, stderr io.Writer) (err error) {
+func runFileCommand[J fileCommand](c J, stdout, stderr io.Writer) (err error) {
 	j := c.files()
 	defer j.close()
 	var outs []*outputFile

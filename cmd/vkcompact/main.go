@@ -81,12 +81,25 @@ var commands = []struct {
 }{
 	{"devices", "list Vulkan devices and mark the default", runDevices},
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
-	{"compact", "keep the elements of a file that pass a test, in order", fileCommandRun(parseCompact)},
-	{"split", "split a file's elements: those that pass a test first, in order", fileCommandRun(parseSplit)},
-	{"scan", "prefix sums of a file's u32, i32 or f32 elements", fileCommandRun(parseScan)},
-	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", fileCommandRun(parseSort)},
-	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", runDemo},
-	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", runRaytrace},
+	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
+	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
+	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
+	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", command(parseSort, runFileCommand)},
+	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
+	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", command(parseRaytrace, runDrawing)},
+}
+
+// command returns a command's run function from the function that parses
+// and checks its invocation and the function that runs what it checked
+// (runFileCommand, runDrawing).
+func command[J any](parse func(args []string, stderr io.Writer) (J, error), run func(j J, stdout, stderr io.Writer) error) func(args []string, stdout, stderr io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
+		j, err := parse(args, stderr)
+		if err != nil {
+			return err
+		}
+		return run(j, stdout, stderr)
+	}
 }
 
 func usage(w io.Writer) {

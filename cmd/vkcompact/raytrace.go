@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image"
 	"io"
 	"strings"
 	"time"
@@ -80,12 +81,10 @@ type rtReference struct {
 
 // raytraceJob is a checked invocation of raytrace.
 type raytraceJob struct {
+	drawingJob
 	params   raytrace.Params
 	reps     int
 	warmupMs int
-	png      string
-	device   string
-	asJSON   bool
 }
 
 // raytraceTamper, when set (by tests), changes a render after it is read
@@ -93,41 +92,20 @@ type raytraceJob struct {
 // check must catch it.
 var raytraceTamper func(m raytrace.Mode, rep int, r *raytrace.Render)
 
-// runRaytrace runs `vkcompact raytrace`: the Go reference check at a
-// small size, then the renders with and without compaction, their checks,
-// the report and the picture.
-func runRaytrace(args []string, stdout, stderr io.Writer) (err error) {
-	j, err := parseRaytrace(args, stderr)
-	if err != nil {
-		return err
-	}
-	out, err := createOptionalOutput("-png", j.png)
-	if err != nil {
-		return err
-	}
-	defer out.abortOnError(&err)
+// run runs `vkcompact raytrace` (runDrawing): the Go reference check at
+// a small size, then the renders with and without compaction, their
+// checks and the report.
+func (j *raytraceJob) run(stderr io.Writer) (checkedRun, error) {
 	o, img, err := j.runGPU(stderr)
 	if err != nil {
-		return err
+		return checkedRun{}, err
 	}
-	if out != nil {
-		if err := out.commitPNG(raytrace.Image(img, rtExposure)); err != nil {
-			return err
-		}
-		o.PNG = j.png
-	}
-	if j.asJSON {
-		err = encodeJSON(stdout, o)
-	} else {
-		err = printRaytrace(stdout, o)
-	}
-	if err != nil {
-		return err
-	}
+	o.PNG = j.png
+	r := checkedRun{report: o, picture: func() image.Image { return raytrace.Image(img, rtExposure) }}
 	if !o.Verified {
-		return fmt.Errorf("raytrace: the check failed: %s", o.Mismatch)
+		r.failed = fmt.Errorf("raytrace: the check failed: %s", o.Mismatch)
 	}
-	return nil
+	return r, nil
 }
 
 // parseRaytrace parses and checks the flags.
@@ -139,9 +117,7 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 	bounces := fs.Int64("bounces", rtDefaultBounces, "at most `B` bounces per path")
 	reps := fs.Int64("reps", rtDefaultReps, "time `R` renders of each mode and report the medians")
 	warmup := fs.Int64("warmup-ms", rtDefaultWarmupMs, "before timing, render for at least `MS` milliseconds (0: none)")
-	pngPath := fs.String("png", "", "write the compacted render to `FILE` (PNG, tone-mapped, sRGB)")
-	device := fs.String("device", "", deviceHelp)
-	asJSON := fs.Bool("json", false, jsonHelp)
+	drawing := drawingFlags(fs, "write the compacted render to `FILE` (PNG, tone-mapped, sRGB)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -166,7 +142,7 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 	if err := p.Check(); err != nil {
 		return nil, usageError{err}
 	}
-	return &raytraceJob{params: p, reps: int(*reps), warmupMs: int(*warmup), png: *pngPath, device: *device, asJSON: *asJSON}, nil
+	return &raytraceJob{drawingJob: drawing(), params: p, reps: int(*reps), warmupMs: int(*warmup)}, nil
 }
 
 // runGPU opens the device, runs the reference check and the timed
@@ -333,8 +309,8 @@ func (o *raytraceOutput) setTimes(comp, uncomp []*raytrace.Timing) {
 	o.CompactionShare = ratio(*o.CompactionMs, *o.GPUms)
 }
 
-// printRaytrace writes the one-line report.
-func printRaytrace(w io.Writer, o *raytraceOutput) error {
+// printText writes the one-line report.
+func (o *raytraceOutput) printText(w io.Writer) error {
 	times := "GPU time n/a (no timestamps)"
 	if o.GPUms != nil {
 		times = fmt.Sprintf("%.3f ms GPU time compacted (%.1f%% of it compacting), %.3f ms uncompacted: %.2fx, %.1f Mrays/s",
