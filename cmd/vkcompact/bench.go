@@ -44,6 +44,9 @@ var benchOps = map[string]benchOp{
 // keeps reports whether an operation runs once per keep ratio.
 func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
 
+// benchConfig is how bench measures: the runs, the options each
+// operation's plan takes from the flags, and where its buffers and phase
+// times go.
 type benchConfig struct {
 	reps, warmup int
 	warmupFor    time.Duration // least wall time of back-to-back warm-up runs

@@ -96,6 +96,8 @@ type benchPool struct {
 	free  []*vk.Buffer
 }
 
+// take returns a buffer of at least size bytes (and at least 16): the
+// smallest free one of its size class, or a new one.
 func (p *benchPool) take(size uint64) (*vk.Buffer, error) {
 	size = max(size, 16)
 	best := -1
@@ -112,6 +114,8 @@ func (p *benchPool) take(size uint64) (*vk.Buffer, error) {
 	return p.ctx.NewBuffer(size, vk.DeviceLocal)
 }
 
+// give takes back a buffer: kept for the next request with reuse, freed
+// without.
 func (p *benchPool) give(b *vk.Buffer) {
 	if p.reuse {
 		p.free = append(p.free, b)
@@ -135,6 +139,8 @@ type bufferSets struct {
 	bufs []*vk.Buffer
 }
 
+// alloc takes a buffer of at least size bytes from the pool and returns
+// its first size bytes.
 func (s *bufferSets) alloc(size uint64) (vk.Range, error) {
 	b, err := s.pool.take(size)
 	if err != nil {
@@ -144,6 +150,7 @@ func (s *bufferSets) alloc(size uint64) (vk.Range, error) {
 	return b.Range(0, size), nil
 }
 
+// release gives every buffer back to the pool.
 func (s *bufferSets) release() {
 	for _, b := range s.bufs {
 		s.pool.give(b)
@@ -170,6 +177,8 @@ func poison(ctx *vk.Context, b vk.Range) error {
 	})
 }
 
+// firstDiff returns the first index where a and b differ, or -1; b is at
+// least as long as a.
 func firstDiff(a, b []uint32) int {
 	for i := range a {
 		if a[i] != b[i] {
@@ -179,6 +188,8 @@ func firstDiff(a, b []uint32) int {
 	return -1
 }
 
+// median returns the middle value of v (the upper one of an even count),
+// leaving v as it is.
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)

@@ -23,6 +23,7 @@ type drawingJob struct {
 	asJSON bool
 }
 
+// drawing returns j: drawingJob embedded in a job gives it the method.
 func (j *drawingJob) drawing() *drawingJob { return j }
 
 // drawingFlags defines -png, with the command's help text, -device and

@@ -83,6 +83,7 @@ type outputData struct {
 	n     uint64 // items
 }
 
+// files returns j: fileJob embedded in a job gives it the method.
 func (j *fileJob) files() *fileJob { return j }
 
 // open opens an input file (openInput) and keeps it to close.
@@ -105,6 +106,8 @@ type perElement struct {
 	npyWidth func(*npyHeader) (uint32, error)
 }
 
+// flagsInput and valuesInput are compact's and split's -flags, and
+// sort's -values.
 var (
 	flagsInput  = perElement{"-flags", "flags", "elements", 1, npyFlags}
 	valuesInput = perElement{"-values", "values", "keys", 4, npyValues}

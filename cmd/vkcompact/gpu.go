@@ -60,6 +60,7 @@ func (a *allocator) alloc(size uint64) vk.Range {
 	return b.Range(0, size)
 }
 
+// release frees the buffers.
 func (a *allocator) release() {
 	for _, b := range a.bufs {
 		b.Release()

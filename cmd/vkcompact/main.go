@@ -73,8 +73,11 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// commands are vkcompact's commands: the name, the line of the usage text,
+// and the function that runs the command on its arguments.
 var commands = []struct {
 	name, summary string
 	run           func(args []string, stdout, stderr io.Writer) error
@@ -102,6 +105,7 @@ func command[J any](parse func(args []string, stderr io.Writer) (J, error), run 
 	}
 }
 
+// usage writes the usage text: the commands.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: vkcompact COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
@@ -202,6 +206,9 @@ type flags struct {
 	help io.Writer
 }
 
+// parse parses a command's arguments: a bad flag is a usage error naming
+// the command's -h, -h prints the flags (and returns flag.ErrHelp, exit
+// status 0), and an argument that is not a flag is an error.
 func parse(fs *flags, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

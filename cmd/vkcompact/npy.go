@@ -215,7 +215,7 @@ func descrSize(d string) (size uint64, pickled bool, err error) {
 		}
 	}
 	if kind == 'O' && (digits == "" || digits == "4" || digits == "8") {
-		return 0, true, nil // '|O' now, '|O8' from older NumPy
+		return 0, true, nil // '|O', or '|O8' as older NumPy wrote it
 	}
 	n, err := strconv.ParseUint(digits, 10, 32)
 	if err != nil {

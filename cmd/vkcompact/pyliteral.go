@@ -24,6 +24,7 @@ type (
 // pyMaxDepth bounds the nesting of containers.
 const pyMaxDepth = 16
 
+// skipSpace skips spaces, tabs and line ends.
 func (p *pyParser) skipSpace() {
 	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
 		p.i++

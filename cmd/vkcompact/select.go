@@ -38,12 +38,12 @@ type selectJob struct {
 	gpuMs     *float64 // nil where the device has no timestamps
 }
 
-// parseCompact and parseSplit parse and check an invocation of compact
-// and of split (parseSelect).
+// parseCompact parses and checks an invocation of compact (parseSelect).
 func parseCompact(args []string, stderr io.Writer) (*selectJob, error) {
 	return parseSelect("compact", args, stderr)
 }
 
+// parseSplit parses and checks an invocation of split (parseSelect).
 func parseSplit(args []string, stderr io.Writer) (*selectJob, error) {
 	return parseSelect("split", args, stderr)
 }
