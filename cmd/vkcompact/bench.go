@@ -76,7 +76,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	var statsOut *outputFile
 	if j.kernelStats != "" {
 		// Created first, so that a path that cannot be written fails before the run.
-		if statsOut, err = createOutputFor("-kernel-stats", j.kernelStats); err != nil {
+		if statsOut, err = createOutput("-kernel-stats", j.kernelStats); err != nil {
 			return err
 		}
 		defer statsOut.abortOnError(&err)

@@ -158,7 +158,7 @@ func runFileCommand[J fileCommand](c J, stdout, stderr io.Writer) (err error) {
 		}
 	}()
 	for _, name := range j.outputs {
-		o, err := createOutputFor(name.flag, name.path)
+		o, err := createOutput(name.flag, name.path)
 		if err != nil {
 			return err
 		}

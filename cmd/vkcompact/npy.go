@@ -177,11 +177,10 @@ func parseNpyDict(text string) (*npyHeader, error) {
 	return h, nil
 }
 
-// npyKinds gives the item sizes NumPy has for each dtype kind: the sizes
-// a dtype string may name, in bytes. 'S' (bytes) and 'V' (void) take any
-// size; 'U' counts UCS-4 characters of 4 bytes; 'O' (Python objects) has
-// none (its data is a pickle); datetimes ('M', 'm') are 8 bytes, with an
-// optional unit.
+// npyKinds gives, for each dtype kind of fixed sizes, the sizes in bytes
+// NumPy has: bool, integers, floats, complex numbers, datetimes ('M') and
+// timedeltas ('m'). descrSize takes the other kinds: 'S' (bytes) and 'V'
+// (void) of any size, 'U' (UCS-4 strings) and 'O' (Python objects).
 var npyKinds = map[byte][]uint64{
 	'b': {1},
 	'i': {1, 2, 4, 8}, 'u': {1, 2, 4, 8},
@@ -193,7 +192,7 @@ var npyKinds = map[byte][]uint64{
 var npyTimeUnits = []string{"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as"}
 
 // descrSize checks a dtype string as NumPy writes one (dtype.str): a byte
-// order ('<', '>', '|', or '=' for the writer's own), a kind, and a size:
+// order ('<', '>' or '|'; '=', native, is read too), a kind, and a size:
 // '<f4', '|b1', '|S4', '|V12', '<U3' (3 characters, 12 bytes), '<c8',
 // '<M8[ns]', '|O'. It returns the item size in bytes, or pickled for
 // Python objects, whose data is a pickle. Every such dtype is accepted

@@ -22,10 +22,10 @@ type outputFile struct {
 	path string
 }
 
-// createOutputFor creates the temporary file for the path the flag
+// createOutput creates the temporary file for the path the flag
 // flagName gives, with the permissions a new file gets (0666 less the
 // umask).
-func createOutputFor(flagName, path string) (*outputFile, error) {
+func createOutput(flagName, path string) (*outputFile, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, usagef("%s %s: is a directory", flagName, path)
 	}
@@ -48,13 +48,13 @@ func createOutputFor(flagName, path string) (*outputFile, error) {
 	return nil, usagef("%s %s: no free temporary name in %s", flagName, path, filepath.Clean(dir))
 }
 
-// createOptionalOutput is createOutputFor for an optional output flag:
+// createOptionalOutput is createOutput for an optional output flag:
 // nil, and no file, when path is empty.
 func createOptionalOutput(flagName, path string) (*outputFile, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return createOutputFor(flagName, path)
+	return createOutput(flagName, path)
 }
 
 // commitPNG encodes img as PNG into the file and renames it to its name.
@@ -117,14 +117,6 @@ func (o *outputFile) abort() {
 	os.Remove(o.f.Name())
 }
 
-// gpuTimeText is the end of a summary line: the GPU time and the device.
-func gpuTimeText(gpuMs *float64, device string) string {
-	if gpuMs == nil {
-		return "GPU time n/a (no timestamps), on " + device
-	}
-	return fmt.Sprintf("in %.3f ms GPU time on %s", *gpuMs, device)
-}
-
 // commitAll writes each output's data, after a .npy header where its name
 // ends in .npy, and then renames them all to their names. Should a rename
 // fail, the outputs already renamed are removed: sort leaves no keys
@@ -148,6 +140,14 @@ func commitAll(outs []*outputFile, data []outputData) error {
 		}
 	}
 	return nil
+}
+
+// gpuTimeText is the end of a summary line: the GPU time and the device.
+func gpuTimeText(gpuMs *float64, device string) string {
+	if gpuMs == nil {
+		return "GPU time n/a (no timestamps), on " + device
+	}
+	return fmt.Sprintf("in %.3f ms GPU time on %s", *gpuMs, device)
 }
 
 // encodeJSON writes v as one line of JSON.
