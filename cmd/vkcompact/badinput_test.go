@@ -87,6 +87,16 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 		"short.npy":        npyFile(u4("(3,)"), f4(2)),
 		"long.npy":         npyFile(u4("(3,)"), f4(4)),
 		"structured.npy":   npyFile("{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (3,), }", f4(3)),
+		"unicode1.npy":     npyFile(dict("<U1", "False", "(3,)"), f4(3)),
+		"unicode3.npy":     npyFile(dict("<U3", "False", "(3,)"), f4(9)),
+		"unicodeshort.npy": npyFile(dict("<U1", "False", "(3,)"), make([]byte, 3)),
+		"bytes4.npy":       npyFile(dict("|S4", "False", "(3,)"), f4(3)),
+		"void12.npy":       npyFile(dict("|V12", "False", "(3,)"), f4(9)),
+		"complex.npy":      npyFile(dict("<c8", "False", "(3,)"), f4(6)),
+		"datetime.npy":     npyFile(dict("<M8[ns]", "False", "(3,)"), f4(6)),
+		"object.npy":       npyFile(dict("|O", "False", "(3,)"), []byte("\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00.")),
+		"bef4.npy":         npyFile(dict(">f4", "False", "(3,)"), f4(3)),
+		"dtypeu3.npy":      npyFile(dict("<u3", "False", "(3,)"), make([]byte, 9)),
 		"v16.npy":          npyFile(dict("|V16", "False", "(2,)"), f4(8)),
 		"rows31.npy":       npyFile(dict("|u1", "False", "(2, 31)"), make([]byte, 62)),
 		"bytes33.npy":      npyFile(dict("|u1", "False", "(33,)"), make([]byte, 33)),
@@ -138,8 +148,22 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 // devices, and output paths.
 func badInputCases(t *testing.T, dir string) []badCase {
 	p, sparse := badInputFiles(t, dir)
-	good, f32npy, u64npy, vals := p["good.u32"], p["f32.npy"], p["u64.npy"], p["v1000.npy"]
-	cases := []badCase{
+	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
+		scanBadCases(p), sortBadCases(dir, p, sparse), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]))
+}
+
+// forCommand sets the command of each case to cmd.
+func forCommand(cmd string, cases []badCase) []badCase {
+	for i := range cases {
+		cases[i].cmd = cmd
+	}
+	return cases
+}
+
+// commandBadCases are the bad invocations of vkcompact itself, of devices
+// and of bench.
+func commandBadCases(dir string, p map[string]string) []badCase {
+	return []badCase{
 		{cmd: "", name: "no command", want: "usage: vkcompact COMMAND", usage: true},
 		{cmd: "", name: "unknown command", args: []string{"frobnicate"}, want: `unknown command "frobnicate"`, usage: true},
 		{cmd: "", name: "a flag for a command", args: []string{"-json"}, want: `unknown command "-json"`, usage: true},
@@ -202,9 +226,13 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{cmd: "bench", name: "extra argument", args: []string{"extra"}, want: `unexpected argument "extra"`},
 		{cmd: "bench", name: "flag without its value", args: []string{"-n"}, want: "flag needs an argument: -n"},
 	}
+}
 
-	// The cases every file command shares: compact and split (u32 keys,
-	// keeping nonzero ones), scan and sort (u32).
+// fileBadCases are the bad invocations every file command shares: compact
+// and split (u32 keys, keeping nonzero ones), scan and sort (u32).
+func fileBadCases(dir string, p map[string]string, sparse bool) []badCase {
+	good := p["good.u32"]
+	var cases []badCase
 	for _, cmd := range []string{"compact", "split", "scan", "sort"} {
 		typ := []string{"-type", "u32"}
 		if cmd == "compact" || cmd == "split" {
@@ -250,7 +278,17 @@ func badInputCases(t *testing.T, dir string) []badCase {
 			{name: "npy string escape", args: in("escape.npy"), want: "escapes are not supported"},
 			{name: "npy unknown dtype", args: in("dtypebad.npy"), want: "dtype '<x4' is not supported"},
 			{name: "npy dtype of 0 bytes", args: in("dtypezero.npy"), want: "dtype '<u0' is not supported"},
-			{name: "npy big-endian", args: in("be.npy"), want: "big-endian dtype '>u4' is not supported"},
+			{name: "npy big-endian", args: in("be.npy"), want: "big-endian dtype '>u4' is not supported: want '<u4' (save the array little-endian"},
+			{name: "npy big-endian of another type", args: in("bef4.npy"), want: "dtype '>f4' does not match -type u32 (want '<u4')"},
+			{name: "npy dtype NumPy has no size for", args: in("dtypeu3.npy"), want: "dtype '<u3' is not supported: not a dtype as NumPy writes one"},
+			{name: "npy strings of 1 character", args: in("unicode1.npy"), want: "dtype '<U1' does not match -type u32 (want '<u4')"},
+			{name: "npy strings of 3 characters", args: in("unicode3.npy"), want: "dtype '<U3' does not match -type u32 (want '<u4')"},
+			{name: "npy strings shorter than the shape", args: in("unicodeshort.npy"), want: "corrupt .npy file: shape (3,) of '<U1' is 3 items of 4 bytes; the file has 3 bytes after its header"},
+			{name: "npy bytes strings", args: in("bytes4.npy"), want: "dtype '|S4' does not match -type u32 (want '<u4')"},
+			{name: "npy void items for plain elements", args: in("void12.npy"), want: "dtype '|V12' does not match -type u32 (want '<u4')"},
+			{name: "npy complex numbers", args: in("complex.npy"), want: "dtype '<c8' does not match -type u32 (want '<u4')"},
+			{name: "npy datetimes", args: in("datetime.npy"), want: "dtype '<M8[ns]' does not match -type u32 (want '<u4')"},
+			{name: "npy Python objects", args: in("object.npy"), want: "dtype '|O' does not match -type u32 (want '<u4')"},
 			{name: "npy wrong dtype", args: in("f32.npy"), want: "dtype '<f4' does not match -type u32 (want '<u4')"},
 			{name: "npy wrong dtype size", args: in("u64.npy"), want: "dtype '<u8' does not match -type u32"},
 			{name: "npy fortran order", args: in("fortran.npy"), want: "fortran_order is True: save a C-order array"},
@@ -272,20 +310,22 @@ func badInputCases(t *testing.T, dir string) []badCase {
 				badCase{name: "2^32 elements (raw)", args: in("huge.u32"), want: "4294967296 elements: at most 4294967295"},
 				badCase{name: "2^32 elements (.npy)", args: in("huge.npy"), want: "4294967296 elements: at most 4294967295"})
 		}
-		for _, c := range shared {
-			c.cmd = cmd
-			cases = append(cases, c)
-		}
+		cases = append(cases, forCommand(cmd, shared)...)
 	}
+	return cases
+}
 
-	// compact and split: element types, strides, key offsets, keep
-	// expressions and flags.
+// selectBadCases are compact's and split's: element types, strides, key
+// offsets, keep expressions and flags.
+func selectBadCases(dir string, p map[string]string, sparse bool) []badCase {
+	good, f32npy := p["good.u32"], p["f32.npy"]
+	var cases []badCase
 	for _, cmd := range []string{"compact", "split"} {
 		with := func(args ...string) []string { return append([]string{"-in", good, "-out", "$OUT"}, args...) }
 		keep := func(typ, expr string) []string { return with("-type", typ, "-keep", expr) }
 		st := func(stride, key string) []string { return with("-stride", stride, "-key", key, "-keep", "nonzero") }
 		fl := func(file string) []string { return with("-type", "u32", "-flags", p[file]) }
-		for _, c := range []badCase{
+		cases = append(cases, forCommand(cmd, slices.Concat([]badCase{
 			{name: "no -keep or -flags", args: with("-type", "u32"), want: "missing -keep EXPR or -flags FILE"},
 			{name: "-keep and -flags", args: with("-type", "u32", "-keep", "nonzero", "-flags", p["flags4000.raw"]), want: "give -keep EXPR or -flags FILE, not both"},
 			{name: "no element type", args: with("-keep", "nonzero"), want: "missing -type T, or -stride BYTES and -key OFFSET:T"},
@@ -321,51 +361,18 @@ func badInputCases(t *testing.T, dir string) []badCase {
 			{name: "npy byte rows of another stride", args: []string{"-in", p["rows31.npy"], "-out", "$OUT", "-stride", "32", "-key", "0:f32", "-keep", "nonzero"}, want: "shape (2, 31) of '|u1' is not 32-byte structs"},
 			{name: "npy bytes not whole structs", args: []string{"-in", p["bytes33.npy"], "-out", "$OUT", "-stride", "32", "-key", "0:f32", "-keep", "nonzero"}, want: "shape (33,) of '|u1' is not 32-byte structs"},
 			{name: "npy typed array for structs", args: []string{"-in", f32npy, "-out", "$OUT", "-stride", "4", "-key", "0:f32", "-keep", "nonzero"}, want: "dtype '<f4' does not match -stride 4"},
+			{name: "npy void of another size for structs", args: []string{"-in", p["void12.npy"], "-out", "$OUT", "-stride", "32", "-key", "0:f32", "-keep", "nonzero"}, want: "dtype '|V12' does not match -stride 32 (want '|V32', or bytes '|u1')"},
+			{name: "npy strings for structs", args: []string{"-in", p["unicode3.npy"], "-out", "$OUT", "-stride", "12", "-key", "0:u32", "-keep", "nonzero"}, want: "dtype '<U3' does not match -stride 12 (want '|V12', or bytes '|u1')"},
 			{name: "npy structured for structs", args: []string{"-in", p["structured.npy"], "-out", "$OUT", "-stride", "4", "-key", "0:u32", "-keep", "nonzero"}, want: "structured dtypes are not supported"},
-			{name: "empty expression", args: keep("u32", ""), want: `keep expression "": want nonzero, x OP VALUE`},
-			{name: "blank expression", args: keep("u32", "   "), want: `keep expression "   ": want nonzero`},
-			{name: "no value", args: keep("u32", "x >"), want: `keep expression "x >": want nonzero, x OP VALUE`},
-			{name: "no operator", args: keep("u32", "x 3"), want: `keep expression "x 3": want nonzero`},
-			{name: "unknown operator", args: keep("u32", "x = 1"), want: `keep expression "x = 1": want nonzero`},
-			{name: "operator reversed", args: keep("u32", "x => 1"), want: `keep expression "x => 1": want nonzero`},
-			{name: "another variable", args: keep("u32", "y > 3"), want: `keep expression "y > 3": want nonzero`},
-			{name: "constant first", args: keep("u32", "3 < x"), want: `keep expression "3 < x": want nonzero`},
-			{name: "garbage", args: keep("u32", "!!!"), want: `keep expression "!!!": want nonzero`},
-			{name: "nonzero with more", args: keep("u32", "nonzero x"), want: `keep expression "nonzero x": want nonzero`},
-			{name: "two values", args: keep("u32", "x > 1 2"), want: `keep expression "x > 1 2": "1 2" is not an integer`},
-			{name: "value not a number", args: keep("u32", "x > abc"), want: `"abc" is not an integer`},
-			{name: "negative garbage value", args: keep("u32", "x > -abc"), want: `"-abc" is not an integer`},
-			{name: "float value, integer key", args: keep("i32", "x == 1.5"), want: `"1.5" is not an integer, and the key is i32`},
-			{name: "exponent value, integer key", args: keep("u32", "x == 1e3"), want: `"1e3" is not an integer, and the key is u32`},
-			{name: "nan, integer key", args: keep("i64", "x != nan"), want: `"nan" is not an integer, and the key is i64`},
-			{name: "negative constant, u32 key", args: keep("u32", "x < -5"), want: "constant -5 is out of range for u32"},
-			{name: "constant above u32", args: keep("u32", "x < 4294967296"), want: "constant 4294967296 is out of range for u32"},
-			{name: "constant above i32", args: keep("i32", "x > 2147483648"), want: "constant 2147483648 is out of range for i32"},
-			{name: "constant below i32", args: keep("i32", "x > -2147483649"), want: "constant -2147483649 is out of range for i32"},
-			{name: "constant above 2^64, u32 key", args: keep("u32", "x < 99999999999999999999"), want: `"99999999999999999999" is out of range for u32`},
-			{name: "constant above 2^64, u64 key", args: keep("u64", "x < 18446744073709551616"), want: `"18446744073709551616" is out of range for u64`},
-			{name: "constant below -2^63, i64 key", args: keep("i64", "x > -9223372036854775809"), want: `"-9223372036854775809" is out of range for i64`},
-			{name: "hex constant above 2^64", args: keep("u64", "x == 0x10000000000000000"), want: `"0x10000000000000000" is out of range for u64`},
-			{name: "negative constant, u64 key", args: keep("u64", "x >= -1"), want: "constant -1 is out of range for u64"},
-			{name: "constant above f32", args: keep("f32", "x > 3.5e38"), want: "constant 3.5e+38 is out of range for f32"},
-			{name: "constant above f64", args: keep("f64", "x > 1e400"), want: `"1e400" is out of range for f64`},
-			{name: "hex constant above 2^64, float key", args: keep("f64", "x > 0x10000000000000000"), want: `"0x10000000000000000" is out of range for f64`},
-			{name: "integer not exact in f32", args: keep("f32", "x > 16777217"), want: "constant 16777217 is not exactly representable as f32"},
-			{name: "integer not exact in f64", args: keep("f64", "x > 9007199254740993"), want: "constant 9007199254740993 is not exactly representable as f64"},
-			{name: "hex float", args: keep("f32", "x == 0x1p3"), want: `"0x1p3" is not a number`},
-			{name: "negative hex float", args: keep("f64", "x == -0x1p3"), want: `"-0x1p3" is not a number`},
-			{name: "float garbage", args: keep("f32", "x < 1.5.5"), want: `"1.5.5" is not a number`},
-			{name: "mask on a float key", args: keep("f32", "x & 1"), want: "a mask (x & 1) needs an integer key, not f32"},
-			{name: "float mask", args: keep("u32", "x & 1.5"), want: `"1.5" is not an integer`},
-			{name: "mask wider than u32", args: keep("u32", "x & 0x100000000"), want: "mask 4294967296 is wider than u32"},
-			{name: "negative mask wider than i32", args: keep("i32", "x & -2147483649"), want: "mask -2147483649 is wider than i32"},
-			{name: "mask above 2^64", args: keep("u64", "x & 0x1ffffffffffffffff"), want: `"0x1ffffffffffffffff" is out of range for u64`},
-			{name: "mask without a value", args: keep("u32", "x &"), want: `keep expression "x &": want nonzero`},
+		}, keepBadCases(good), []badCase{
 			{name: "flags too few", args: fl("flags999.raw"), want: "-flags " + p["flags999.raw"] + " holds 999 flags for 1000 elements"},
 			{name: "flags too many", args: fl("flags4000.raw"), want: "holds 4000 flags for 1000 elements"},
 			{name: "flags empty", args: fl("empty.raw"), want: "holds 0 flags for 1000 elements"},
 			{name: "flags npy count", args: fl("flags999.npy"), want: "holds 999 flags for 1000 elements"},
 			{name: "flags npy dtype", args: fl("f32.npy"), want: "dtype '<f4': flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')"},
+			{name: "flags npy strings", args: fl("unicode1.npy"), want: "dtype '<U1': flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')"},
+			{name: "flags npy Python objects", args: fl("object.npy"), want: "dtype '|O': flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')"},
+			{name: "flags npy big-endian", args: fl("be.npy"), want: "-flags " + p["be.npy"] + ": big-endian dtype '>u4' is not supported: want '<u4'"},
 			{name: "flags npy 2-D", args: fl("flags2d.npy"), want: "shape (10, 100): want a 1-D array"},
 			{name: "flags npy fortran order", args: fl("flagsf.npy"), want: "fortran_order is True"},
 			{name: "flags npy corrupt", args: fl("trunc.npy"), want: "-flags " + p["trunc.npy"] + ": corrupt .npy file"},
@@ -375,19 +382,74 @@ func badInputCases(t *testing.T, dir string) []badCase {
 			{name: "empty -flags", args: with("-type", "u32", "-flags", ""), want: "-flags: open : no such file"},
 			{name: "bad -inplace", args: append(keep("u32", "nonzero"), "-inplace=2"), want: `invalid boolean value "2" for -inplace`},
 			{name: "scan's flag", args: append(keep("u32", "nonzero"), "-inclusive"), want: "flag provided but not defined: -inclusive"},
-		} {
-			c.cmd = cmd
-			cases = append(cases, c)
-		}
+		}))...)
 		if sparse {
 			cases = append(cases, badCase{cmd: cmd, name: "2^32 flags", args: fl("hugeflags.raw"), want: "holds 4294967296 flags for 1000 elements"})
 		}
 	}
+	return cases
+}
 
-	with := func(typ string, args ...string) []string {
-		return append([]string{"-in", good, "-out", "$OUT", "-type", typ}, args...)
+// keepBadCases are compact's and split's bad keep expressions, of the
+// good input's elements.
+func keepBadCases(good string) []badCase {
+	keep := func(typ, expr string) []string {
+		return []string{"-in", good, "-out", "$OUT", "-type", typ, "-keep", expr}
 	}
-	for _, c := range []badCase{
+	return []badCase{
+		{name: "empty expression", args: keep("u32", ""), want: `keep expression "": want nonzero, x OP VALUE`},
+		{name: "blank expression", args: keep("u32", "   "), want: `keep expression "   ": want nonzero`},
+		{name: "no value", args: keep("u32", "x >"), want: `keep expression "x >": want nonzero, x OP VALUE`},
+		{name: "no operator", args: keep("u32", "x 3"), want: `keep expression "x 3": want nonzero`},
+		{name: "unknown operator", args: keep("u32", "x = 1"), want: `keep expression "x = 1": want nonzero`},
+		{name: "operator reversed", args: keep("u32", "x => 1"), want: `keep expression "x => 1": want nonzero`},
+		{name: "another variable", args: keep("u32", "y > 3"), want: `keep expression "y > 3": want nonzero`},
+		{name: "constant first", args: keep("u32", "3 < x"), want: `keep expression "3 < x": want nonzero`},
+		{name: "garbage", args: keep("u32", "!!!"), want: `keep expression "!!!": want nonzero`},
+		{name: "nonzero with more", args: keep("u32", "nonzero x"), want: `keep expression "nonzero x": want nonzero`},
+		{name: "two values", args: keep("u32", "x > 1 2"), want: `keep expression "x > 1 2": "1 2" is not an integer`},
+		{name: "value not a number", args: keep("u32", "x > abc"), want: `"abc" is not an integer`},
+		{name: "negative garbage value", args: keep("u32", "x > -abc"), want: `"-abc" is not an integer`},
+		{name: "float value, integer key", args: keep("i32", "x == 1.5"), want: `"1.5" is not an integer, and the key is i32`},
+		{name: "exponent value, integer key", args: keep("u32", "x == 1e3"), want: `"1e3" is not an integer, and the key is u32`},
+		{name: "nan, integer key", args: keep("i64", "x != nan"), want: `"nan" is not an integer, and the key is i64`},
+		{name: "negative constant, u32 key", args: keep("u32", "x < -5"), want: "constant -5 is out of range for u32"},
+		{name: "constant above u32", args: keep("u32", "x < 4294967296"), want: "constant 4294967296 is out of range for u32"},
+		{name: "constant above i32", args: keep("i32", "x > 2147483648"), want: "constant 2147483648 is out of range for i32"},
+		{name: "constant below i32", args: keep("i32", "x > -2147483649"), want: "constant -2147483649 is out of range for i32"},
+		{name: "constant above 2^64, u32 key", args: keep("u32", "x < 99999999999999999999"), want: `"99999999999999999999" is out of range for u32`},
+		{name: "constant above 2^64, u64 key", args: keep("u64", "x < 18446744073709551616"), want: `"18446744073709551616" is out of range for u64`},
+		{name: "constant below -2^63, i64 key", args: keep("i64", "x > -9223372036854775809"), want: `"-9223372036854775809" is out of range for i64`},
+		{name: "hex constant above 2^64", args: keep("u64", "x == 0x10000000000000000"), want: `"0x10000000000000000" is out of range for u64`},
+		{name: "negative constant, u64 key", args: keep("u64", "x >= -1"), want: "constant -1 is out of range for u64"},
+		{name: "constant above f32", args: keep("f32", "x > 3.5e38"), want: "constant 3.5e+38 is out of range for f32"},
+		{name: "constant above f64", args: keep("f64", "x > 1e400"), want: `"1e400" is out of range for f64`},
+		{name: "hex constant above 2^64, float key", args: keep("f64", "x > 0x10000000000000000"), want: `"0x10000000000000000" is out of range for f64`},
+		{name: "integer not exact in f32", args: keep("f32", "x > 16777217"), want: "constant 16777217 is not exactly representable as f32"},
+		{name: "integer not exact in f64", args: keep("f64", "x > 9007199254740993"), want: "constant 9007199254740993 is not exactly representable as f64"},
+		{name: "hex float", args: keep("f32", "x == 0x1p3"), want: `"0x1p3" is not a number`},
+		{name: "negative hex float", args: keep("f64", "x == -0x1p3"), want: `"-0x1p3" is not a number`},
+		{name: "float garbage", args: keep("f32", "x < 1.5.5"), want: `"1.5.5" is not a number`},
+		{name: "mask on a float key", args: keep("f32", "x & 1"), want: "a mask (x & 1) needs an integer key, not f32"},
+		{name: "float mask", args: keep("u32", "x & 1.5"), want: `"1.5" is not an integer`},
+		{name: "mask wider than u32", args: keep("u32", "x & 0x100000000"), want: "mask 4294967296 is wider than u32"},
+		{name: "negative mask wider than i32", args: keep("i32", "x & -2147483649"), want: "mask -2147483649 is wider than i32"},
+		{name: "mask above 2^64", args: keep("u64", "x & 0x1ffffffffffffffff"), want: `"0x1ffffffffffffffff" is out of range for u64`},
+		{name: "mask without a value", args: keep("u32", "x &"), want: `keep expression "x &": want nonzero`},
+	}
+}
+
+// typedArgs returns the flags of a scan or sort of the good input as
+// keys of type typ, then args.
+func typedArgs(p map[string]string, typ string, args ...string) []string {
+	return append([]string{"-in", p["good.u32"], "-out", "$OUT", "-type", typ}, args...)
+}
+
+// scanBadCases are scan's.
+func scanBadCases(p map[string]string) []badCase {
+	good := p["good.u32"]
+	with := func(typ string, args ...string) []string { return typedArgs(p, typ, args...) }
+	return forCommand("scan", []badCase{
 		{name: "missing -type", args: []string{"-in", good, "-out", "$OUT"}, want: "missing -type T: u32, i32 or f32"},
 		{name: "unknown type", args: with("u16"), want: `-type: unknown type "u16" (want u32, i32 or f32)`},
 		{name: "u64", args: with("u64"), want: "-type u64: scan takes u32, i32 or f32"},
@@ -396,13 +458,15 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "sort's flag", args: with("u32", "-descending"), want: "flag provided but not defined: -descending"},
 		{name: "compact's flag", args: with("u32", "-keep", "nonzero"), want: "flag provided but not defined: -keep"},
 		{name: "bad -inclusive", args: with("u32", "-inclusive=maybe"), want: `invalid boolean value "maybe" for -inclusive`},
-	} {
-		c.cmd = "scan"
-		cases = append(cases, c)
-	}
+	})
+}
 
+// sortBadCases are sort's: key types, values and bit ranges.
+func sortBadCases(dir string, p map[string]string, sparse bool) []badCase {
+	good, f32npy, u64npy, vals := p["good.u32"], p["f32.npy"], p["u64.npy"], p["v1000.npy"]
+	with := func(typ string, args ...string) []string { return typedArgs(p, typ, args...) }
 	wv := func(file string) []string { return with("u32", "-values", p[file], "-values-out", "$VOUT") }
-	for _, c := range []badCase{
+	cases := forCommand("sort", []badCase{
 		{name: "missing -type", args: []string{"-in", good, "-out", "$OUT"}, want: "missing -type T: u32, i32, f32 or u64"},
 		{name: "unknown type", args: with("u8"), want: `-type: unknown type "u8" (want u32, i32, f32 or u64)`},
 		{name: "i64", args: with("i64"), want: "-type i64: sort takes u32, i32, f32 or u64"},
@@ -417,6 +481,9 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "values for u64 keys", args: []string{"-in", u64npy, "-out", "$OUT", "-type", "u64", "-values", vals, "-values-out", "$VOUT"}, want: "holds 1000 values for 500 keys"},
 		{name: "values not whole", args: wv("odd.raw"), want: "10 bytes is not a whole number of 4-byte values"},
 		{name: "values npy dtype", args: wv("f32.npy"), want: "dtype '<f4': values must be uint32 ('<u4')"},
+		{name: "values npy strings", args: wv("unicode1.npy"), want: "dtype '<U1': values must be uint32 ('<u4')"},
+		{name: "values npy bytes strings", args: wv("bytes4.npy"), want: "dtype '|S4': values must be uint32 ('<u4')"},
+		{name: "values npy big-endian", args: wv("be.npy"), want: "-values " + p["be.npy"] + ": big-endian dtype '>u4' is not supported: want '<u4'"},
 		{name: "values npy 2-D", args: wv("v2d.npy"), want: "shape (10, 100): want a 1-D array"},
 		{name: "values npy fortran order", args: wv("vfortran.npy"), want: "fortran_order is True"},
 		{name: "values npy corrupt", args: wv("trunc.npy"), want: "-values " + p["trunc.npy"] + ": corrupt .npy file"},
@@ -446,18 +513,19 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "bad -descending", args: with("u32", "-descending=no"), want: `invalid boolean value "no" for -descending`},
 		{name: "scan's flag", args: with("u32", "-inclusive"), want: "flag provided but not defined: -inclusive"},
 		{name: "no such device, with values", args: append(wv("v1000.npy"), "-device", "no-such-gpu"), want: `no device name contains "no-such-gpu"`, late: true},
-	} {
-		c.cmd = "sort"
-		cases = append(cases, c)
-	}
+	})
 	if sparse {
 		cases = append(cases,
 			badCase{cmd: "sort", name: "2^32 values", args: wv("huge.u32"), want: "holds 4294967296 values for 1000 keys"},
 			badCase{cmd: "sort", name: "2^32-1 keys: more than one binding", args: []string{"-in", p["max.u32"], "-out", "$OUT", "-type", "u32", "-values", p["max.u32"], "-values-out", "$VOUT"},
 				want: "exceed the device's maxStorageBufferRange", device: true, late: true})
 	}
+	return cases
+}
 
-	for _, c := range []badCase{
+// demoBadCases are demo's; good is a regular file.
+func demoBadCases(good string) []badCase {
+	return slices.Concat(forCommand("demo", []badCase{
 		{name: "no particles", args: []string{"-particles", "0"}, want: "-particles 0: want 1 to 4294967295"},
 		{name: "negative particles", args: []string{"-particles", "-5"}, want: "-particles -5: want 1 to 4294967295"},
 		{name: "particles above 2^32-1", args: []string{"-particles", "4294967296"}, want: "-particles 4294967296: want 1 to 4294967295"},
@@ -472,15 +540,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 		{name: "negative seed", args: []string{"-seed", "-1"}, want: "-seed -1: want 0 to 4294967295"},
 		{name: "seed above 2^32-1", args: []string{"-seed", "4294967296"}, want: "-seed 4294967296: want 0 to 4294967295"},
 		{name: "more particles than one binding", args: []string{"-particles", "4294967295", "-frames", "1", "-png", "$PNG"}, want: "maxStorageBufferRange", device: true, late: true},
-	} {
-		c.cmd = "demo"
-		cases = append(cases, c)
-	}
-	for _, c := range drawingBadCases(good, []string{"-frames", "1", "-png", "$PNG"}) {
-		c.cmd = "demo"
-		cases = append(cases, c)
-	}
-	return append(cases, raytraceBadCases(good)...)
+	}), forCommand("demo", drawingBadCases(good, []string{"-frames", "1", "-png", "$PNG"})))
 }
 
 // drawingBadCases are the bad invocations common to the commands that

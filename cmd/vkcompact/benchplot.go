@@ -69,7 +69,8 @@ func readBenchCSV(path string) ([]benchRow, error) {
 
 // writePlot draws throughput against n: one panel per operation of ops
 // that has rows, one line per implementation and keep ratio (the colour
-// tells the keep ratio, a dashed line the other implementations).
+// tells the keep ratio, a dashed line the other implementations), two
+// panels a row.
 func writePlot(path string, rows []benchRow, ops []string) error {
 	ext, err := plotFormat(path)
 	if err != nil {
@@ -77,62 +78,81 @@ func writePlot(path string, rows []benchRow, ops []string) error {
 	}
 	var plots []*plot.Plot
 	for _, op := range ops {
-		type line struct {
-			impl string
-			keep float64
-			xy   plotter.XYs
+		p, err := plotPanel(op, rows)
+		if err != nil {
+			return err
 		}
-		var lines []*line
-		var keepsSeen []float64
-		for _, r := range rows {
-			if r.Op != op {
-				continue
-			}
-			i := slices.IndexFunc(lines, func(l *line) bool { return l.impl == r.Impl && l.keep == r.KeepRatio })
-			if i < 0 {
-				lines = append(lines, &line{impl: r.Impl, keep: r.KeepRatio})
-				i = len(lines) - 1
-			}
-			lines[i].xy = append(lines[i].xy, plotter.XY{X: math.Log2(float64(r.N)), Y: r.GelemPerS})
-			if !slices.Contains(keepsSeen, r.KeepRatio) {
-				keepsSeen = append(keepsSeen, r.KeepRatio)
-			}
+		if p != nil {
+			plots = append(plots, p)
 		}
-		if len(lines) == 0 {
-			continue
-		}
-		p := plot.New()
-		p.Title.Text = op
-		p.X.Label.Text = "n (log2 of elements)"
-		p.Y.Label.Text = "G elements/s"
-		p.Y.Min = 0
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Add(plotter.NewGrid())
-		for _, l := range lines {
-			slices.SortFunc(l.xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
-			lp, pts, err := plotter.NewLinePoints(l.xy)
-			if err != nil {
-				return err
-			}
-			c := plotutil.Color(slices.Index(keepsSeen, l.keep))
-			lp.Color, pts.Color = c, c
-			if l.impl != "vkcompact" {
-				lp.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-				pts.Shape = draw.BoxGlyph{}
-			}
-			name := l.impl
-			if keeps(op) {
-				name += fmt.Sprintf(" keep %.1f", l.keep)
-			}
-			p.Add(lp, pts)
-			p.Legend.Add(name, lp, pts)
-		}
-		plots = append(plots, p)
 	}
 	if len(plots) == 0 {
 		return fmt.Errorf("-plot: no rows of %s to draw", strings.Join(ops, ", "))
 	}
+	return drawPanels(path, ext, plots)
+}
+
+// plotLine is one line of a panel: an implementation at a keep ratio.
+type plotLine struct {
+	impl string
+	keep float64
+	xy   plotter.XYs
+}
+
+// plotPanel returns the panel of op's rows, or nil where there are none.
+func plotPanel(op string, rows []benchRow) (*plot.Plot, error) {
+	var lines []*plotLine
+	var keepsSeen []float64
+	for _, r := range rows {
+		if r.Op != op {
+			continue
+		}
+		i := slices.IndexFunc(lines, func(l *plotLine) bool { return l.impl == r.Impl && l.keep == r.KeepRatio })
+		if i < 0 {
+			lines = append(lines, &plotLine{impl: r.Impl, keep: r.KeepRatio})
+			i = len(lines) - 1
+		}
+		lines[i].xy = append(lines[i].xy, plotter.XY{X: math.Log2(float64(r.N)), Y: r.GelemPerS})
+		if !slices.Contains(keepsSeen, r.KeepRatio) {
+			keepsSeen = append(keepsSeen, r.KeepRatio)
+		}
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = op
+	p.X.Label.Text = "n (log2 of elements)"
+	p.Y.Label.Text = "G elements/s"
+	p.Y.Min = 0
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Add(plotter.NewGrid())
+	for _, l := range lines {
+		slices.SortFunc(l.xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+		lp, pts, err := plotter.NewLinePoints(l.xy)
+		if err != nil {
+			return nil, err
+		}
+		c := plotutil.Color(slices.Index(keepsSeen, l.keep))
+		lp.Color, pts.Color = c, c
+		if l.impl != "vkcompact" {
+			lp.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			pts.Shape = draw.BoxGlyph{}
+		}
+		name := l.impl
+		if keeps(op) {
+			name += fmt.Sprintf(" keep %.1f", l.keep)
+		}
+		p.Add(lp, pts)
+		p.Legend.Add(name, lp, pts)
+	}
+	return p, nil
+}
+
+// drawPanels draws the panels two a row into the file path, as SVG or PNG
+// (ext).
+func drawPanels(path, ext string, plots []*plot.Plot) error {
 	cols := min(len(plots), 2)
 	nrows := (len(plots) + cols - 1) / cols
 	w, h := vg.Length(cols)*5*vg.Inch, vg.Length(nrows)*3.8*vg.Inch

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"strconv"
@@ -12,10 +13,10 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// Defaults of `vkcompact demo`. 2^20 particles (32 MiB, 60 frames) take
-// about 3 s on lavapipe with two cores, 40 ms of GPU time a frame, and a
-// quarter of a second in all on an H200 (0.065 ms a frame); the run is
-// checked in Go either way.
+// Defaults of `vkcompact demo`: 2^20 particles (32 MiB) for 60 frames, a
+// size that runs in seconds on a CPU driver such as lavapipe, where the Go
+// simulation that checks it must run too (the README says how long;
+// BENCHMARKS.md has the demo's GPU times).
 const (
 	demoDefaultParticles = 1 << 20
 	demoDefaultFrames    = 60
@@ -50,41 +51,25 @@ type demoOutput struct {
 
 // demoJob is a checked invocation of demo.
 type demoJob struct {
+	drawingJob
 	params particles.Params
-	png    string
-	device string
-	asJSON bool
 }
 
 // demoTamper, when set (by tests), changes the GPU's state after it is
 // read back and before it is checked: the check must catch it.
 var demoTamper func(*particles.State)
 
-// runDemo runs `vkcompact demo`: the particle system on the GPU, then the
-// same frames in Go, then the comparison, the report and the picture.
-func runDemo(args []string, stdout, stderr io.Writer) (err error) {
-	j, err := parseDemo(args, stderr)
-	if err != nil {
-		return err
-	}
-	out, err := createOptionalOutput("-png", j.png)
-	if err != nil {
-		return err
-	}
-	defer out.abortOnError(&err)
+// run runs `vkcompact demo` (runDrawing): the particle system on the
+// GPU, then the same frames in Go, then the comparison and the report.
+func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 	got, timing, device, err := j.runGPU(stderr)
 	if err != nil {
-		return err
+		return checkedRun{}, err
 	}
 	if demoTamper != nil {
 		demoTamper(&got)
 	}
 	mismatch := particles.Compare(got, particles.Simulate(j.params))
-	if out != nil {
-		if err := out.commitPNG(particles.Draw(got.Particles, demoPNGWidth)); err != nil {
-			return err
-		}
-	}
 	o := demoOutput{
 		Op: "demo", Verified: mismatch == nil, Frames: j.params.Frames, Particles: j.params.Capacity,
 		Spawn: j.params.Spawn, Seed: j.params.Seed, LivePerFrame: got.Live, Device: device, PNG: j.png,
@@ -101,21 +86,12 @@ func runDemo(args []string, stdout, stderr io.Writer) (err error) {
 		mean := total / float64(len(timing.FrameMs))
 		o.GPUms, o.GPUmsPerFrame = &total, &mean
 	}
+	var failed error
 	if mismatch != nil {
 		o.Mismatch = mismatch.Error()
+		failed = fmt.Errorf("demo: the GPU's particles differ from the Go simulation: %w", mismatch)
 	}
-	if j.asJSON {
-		err = encodeJSON(stdout, o)
-	} else {
-		err = printDemo(stdout, o)
-	}
-	if err != nil {
-		return err
-	}
-	if mismatch != nil {
-		return fmt.Errorf("demo: the GPU's particles differ from the Go simulation: %w", mismatch)
-	}
-	return nil
+	return checkedRun{report: o, picture: func() image.Image { return particles.Draw(got.Particles, demoPNGWidth) }, failed: failed}, nil
 }
 
 // parseDemo parses and checks the flags.
@@ -125,9 +101,7 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	frames := fs.Int64("frames", demoDefaultFrames, "simulate `F` frames")
 	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, at least 1)")
 	seed := fs.Int64("seed", demoDefaultSeed, "`SEED` of the spawn hash, 0 to 4294967295")
-	pngPath := fs.String("png", "", "draw the final particles to `FILE` (PNG)")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	drawing := drawingFlags(fs, "draw the final particles to `FILE` (PNG)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -151,33 +125,30 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 		*spawn = max(*n/64, 1)
 	}
 	return &demoJob{
-		params: particles.Params{Capacity: uint32(*n), Frames: int(*frames), Spawn: uint32(*spawn), Seed: uint32(*seed)},
-		png:    *pngPath, device: *device, asJSON: *asJSON,
+		params:     particles.Params{Capacity: uint32(*n), Frames: int(*frames), Spawn: uint32(*spawn), Seed: uint32(*seed)},
+		drawingJob: drawing(),
 	}, nil
 }
 
 // runGPU runs the frames on the device and reads the state back.
 func (j *demoJob) runGPU(stderr io.Writer) (st particles.State, t *particles.Timing, device string, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return st, nil, "", err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
-	device = ctx.Info().Name
-	sim, err := particles.NewSim(ctx, j.params)
-	if err != nil {
-		return st, nil, device, err
-	}
-	defer sim.Release()
-	if t, err = sim.Run(); err != nil {
-		return st, nil, device, err
-	}
-	st, err = sim.Read()
+	device, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
+		sim, err := particles.NewSim(ctx, j.params)
+		if err != nil {
+			return err
+		}
+		defer sim.Release()
+		if t, err = sim.Run(); err != nil {
+			return err
+		}
+		st, err = sim.Read()
+		return err
+	})
 	return st, t, device, err
 }
 
-// printDemo writes the text report: one line per frame, then a summary.
-func printDemo(w io.Writer, o demoOutput) error {
+// printText writes the text report: one line per frame, then a summary.
+func (o demoOutput) printText(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%6s %10s %12s\n", "frame", "live", "GPU ms")
 	for f, live := range o.LivePerFrame {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"image/png"
 	"math"
 	"os"
@@ -32,17 +31,6 @@ type demoJSON struct {
 	Mismatch      string    `json:"mismatch"`
 }
 
-// decodeDemo decodes the JSON object on the last line of stdout.
-func decodeDemo(t *testing.T, stdout string) demoJSON {
-	t.Helper()
-	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
-	var d demoJSON
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &d); err != nil {
-		t.Fatalf("the last line is not JSON: %v\n%s", err, stdout)
-	}
-	return d
-}
-
 func TestDemoJSON(t *testing.T) {
 	requireDevice(t)
 	// 5000 and 4099 are not multiples of the update's 64; with spawn 333
@@ -55,24 +43,9 @@ func TestDemoJSON(t *testing.T) {
 		{[]string{"-particles", "4099", "-frames", "40", "-spawn", "333", "-seed", "4294967295"}, particles.Params{Capacity: 4099, Frames: 40, Spawn: 333, Seed: math.MaxUint32}},
 	} {
 		args := append([]string{"demo", "-json", "-device", os.Getenv("VKCOMPACT_DEVICE")}, c.args...)
-		code, out, errOut := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		if strings.Count(out, "\n") != 1 {
-			t.Errorf("want one line of JSON, got %q", out)
-		}
 		// The field names are the documented ones.
-		var raw map[string]any
-		if err := json.Unmarshal([]byte(out), &raw); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"verified", "frames", "particles", "live", "gpu_ms_per_frame", "live_per_frame", "spawn", "seed", "device", "gpu_ms_frames", "gpu_ms"} {
-			if _, ok := raw[k]; !ok {
-				t.Errorf("no %q in the JSON: %s", k, out)
-			}
-		}
-		d := decodeDemo(t, out)
+		out := runJSON(t, args, "verified", "frames", "particles", "live", "gpu_ms_per_frame", "live_per_frame", "spawn", "seed", "device", "gpu_ms_frames", "gpu_ms")
+		d := decodeLastLine[demoJSON](t, out)
 		want := particles.Simulate(c.p)
 		if !d.Verified || d.Op != "demo" || d.Frames != c.p.Frames || d.Particles != c.p.Capacity || d.Spawn != c.p.Spawn || d.Seed != c.p.Seed {
 			t.Errorf("%v: JSON %+v", args, d)
@@ -105,14 +78,7 @@ func TestDemoTextAndPNG(t *testing.T) {
 	if f := strings.Fields(lines[30]); len(f) != 3 || f[0] != "29" || f[1] != strconv.Itoa(int(want.Live[29])) {
 		t.Errorf("frame 29's line %q; the simulation keeps %d", lines[30], want.Live[29])
 	}
-	b, err := os.ReadFile(pngPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", pngPath, err)
-	}
+	b, img := readPNG(t, pngPath)
 	if img.Bounds().Dx() != demoPNGWidth {
 		t.Errorf("the picture is %v", img.Bounds())
 	}
@@ -144,7 +110,7 @@ func TestDemoDetectsCorruption(t *testing.T) {
 		demoTamper = tamper
 		var out, errOut bytes.Buffer
 		code := run([]string{"demo", "-particles", "2000", "-frames", "12", "-json"}, &out, &errOut)
-		d := decodeDemo(t, out.String())
+		d := decodeLastLine[demoJSON](t, out.String())
 		if code != 1 || d.Verified || d.Mismatch == "" || !strings.HasPrefix(errOut.String(), "vkcompact: demo: the GPU's particles differ") {
 			t.Errorf("%s changed: exit %d, verified %v, mismatch %q, stderr %q", name, code, d.Verified, d.Mismatch, errOut.String())
 		}

@@ -16,9 +16,11 @@ type devicesOutput struct {
 	Devices []vk.DeviceInfo `json:"devices"`
 }
 
+// runDevices runs `vkcompact devices`: every Vulkan device, whether the
+// tool can use it and which one it takes by default, as text or JSON.
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("devices", stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	asJSON := fs.Bool("json", false, jsonHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -49,6 +51,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// printDevice writes a device's properties as an indented table.
 func printDevice(w io.Writer, d vk.DeviceInfo) {
 	mark := ""
 	if d.Default {

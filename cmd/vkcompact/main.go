@@ -73,22 +73,39 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// usagef formats a usage error.
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// commands are vkcompact's commands: the name, the line of the usage text,
+// and the function that runs the command on its arguments.
 var commands = []struct {
 	name, summary string
 	run           func(args []string, stdout, stderr io.Writer) error
 }{
 	{"devices", "list Vulkan devices and mark the default", runDevices},
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
-	{"compact", "keep the elements of a file that pass a test, in order", runCompact},
-	{"split", "split a file's elements: those that pass a test first, in order", runSplit},
-	{"scan", "prefix sums of a file's u32, i32 or f32 elements", runScan},
-	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", runSort},
-	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", runDemo},
-	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", runRaytrace},
+	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
+	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
+	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
+	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", command(parseSort, runFileCommand)},
+	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
+	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", command(parseRaytrace, runDrawing)},
 }
 
+// command returns a command's run function from the function that parses
+// and checks its invocation and the function that runs what it checked
+// (runFileCommand, runDrawing).
+func command[J any](parse func(args []string, stderr io.Writer) (J, error), run func(j J, stdout, stderr io.Writer) error) func(args []string, stdout, stderr io.Writer) error {
+	return func(args []string, stdout, stderr io.Writer) error {
+		j, err := parse(args, stderr)
+		if err != nil {
+			return err
+		}
+		return run(j, stdout, stderr)
+	}
+}
+
+// usage writes the usage text: the commands.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: vkcompact COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
@@ -167,6 +184,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// Help texts of the flags several commands have.
+const (
+	deviceHelp = "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)"
+	jsonHelp   = "print one JSON object"
+)
+
 // newFlags makes a command's flag set. It prints nothing itself: parse
 // errors come back as usage errors (one "vkcompact:" line), and -h prints
 // the flags to stderr.
@@ -183,6 +206,9 @@ type flags struct {
 	help io.Writer
 }
 
+// parse parses a command's arguments: a bad flag is a usage error naming
+// the command's -h, -h prints the flags (and returns flag.ErrHelp, exit
+// status 0), and an argument that is not a flag is an error.
 func parse(fs *flags, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -197,18 +223,4 @@ func parse(fs *flags, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
-}
-
-// releaseChecked releases ctx and, when the validation layer is on
-// (VKCOMPACT_VALIDATE=1), turns its messages into an error.
-func releaseChecked(ctx *vk.Context, err error, stderr io.Writer) error {
-	ctx.Release()
-	msgs := ctx.Messages()
-	if len(msgs) == 0 || err != nil {
-		return err
-	}
-	for _, m := range msgs {
-		fmt.Fprintln(stderr, "vkcompact: validation:", m)
-	}
-	return fmt.Errorf("the validation layer reported %d message(s)", len(msgs))
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +53,54 @@ func runCLIEnv(t *testing.T, env []string, args ...string) (int, string, string)
 		}
 	}
 	return code, out.String(), errOut.String()
+}
+
+// runJSON runs vkcompact, which must exit 0 and print one line of JSON
+// holding every key of keys, and returns its output.
+func runJSON(t *testing.T, args []string, keys ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("want one line of JSON, got %q", out)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q in the JSON: %s", k, out)
+		}
+	}
+	return out
+}
+
+// decodeLastLine decodes the JSON object on the last line of stdout.
+func decodeLastLine[T any](t *testing.T, stdout string) T {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	var d T
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &d); err != nil {
+		t.Fatalf("the last line is not JSON: %v\n%s", err, stdout)
+	}
+	return d
+}
+
+// readPNG reads a PNG file and returns its bytes and its picture.
+func readPNG(t *testing.T, path string) ([]byte, image.Image) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b, img
 }
 
 // requireDevice skips without a Vulkan device (fails in CI).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,8 +27,9 @@ const npyMaxHeader = 1 << 20
 
 // npyHeader is a parsed .npy header.
 type npyHeader struct {
-	descr    string   // the dtype, e.g. "<f4", "|b1", "|V32"
-	itemSize uint64   // bytes per item, from descr
+	descr    string   // the dtype, e.g. "<f4", "|b1", "|V32", "<U3"
+	itemSize uint64   // bytes per item, from descr (0 when pickled)
+	pickled  bool     // the dtype holds Python objects ('|O'): the data is a pickle, not items
 	fortran  bool     // fortran_order
 	shape    []uint64 // the dimensions
 	count    uint64   // items: the product of shape
@@ -48,8 +50,11 @@ func (h *npyHeader) shapeString() string {
 
 // readNpyHeader reads the header of a .npy file of size bytes from r,
 // positioned at the file's start, and leaves r at the data. It checks the
-// header's syntax, that its dtype is a little-endian (or byte-sized)
-// simple type, and that exactly the data the shape calls for follows.
+// header's syntax, that its dtype is one NumPy writes, and that exactly
+// the data the shape calls for follows (pickled data excepted). Whether
+// the dtype suits an input is for the input to say (npyElements,
+// npyFlags, npyValues), so that a well-formed array of another dtype is
+// told which one is wanted rather than called corrupt.
 func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 	var pre [12]byte
 	if size < 10 {
@@ -91,23 +96,31 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 		return nil, fmt.Errorf("reading the .npy header: %w", err)
 	}
 	h, err := parseNpyDict(string(text))
+	if errors.Is(err, errStructured) {
+		return nil, err // well-formed, but no simple dtype
+	}
 	if err != nil {
 		return nil, fmt.Errorf("corrupt .npy header: %w", err)
 	}
-	if h.itemSize, err = descrSize(h.descr); err != nil {
+	if h.itemSize, h.pickled, err = descrSize(h.descr); err != nil {
 		return nil, err
 	}
 	h.dataOff = off + hlen
 	hi, data := bits.Mul64(h.count, h.itemSize)
-	if hi != 0 || data != uint64(size-h.dataOff) {
+	if !h.pickled && (hi != 0 || data != uint64(size-h.dataOff)) {
 		return nil, fmt.Errorf("corrupt .npy file: shape %s of '%s' is %d items of %d bytes; the file has %d bytes after its header",
 			h.shapeString(), h.descr, h.count, h.itemSize, size-h.dataOff)
 	}
 	return h, nil
 }
 
+// errStructured refuses a structured dtype (a descr that is a list of
+// fields): the header is well-formed, the tool takes no such array.
+var errStructured = errors.New("structured dtypes are not supported: save the structs as raw bytes (a.tofile) or as void items (a.view(f'V{a.itemsize}'))")
+
 // parseNpyDict parses a header's dict: exactly the keys descr,
-// fortran_order and shape.
+// fortran_order and shape. A structured descr is errStructured, once the
+// rest of the dict has been found well-formed.
 func parseNpyDict(text string) (*npyHeader, error) {
 	p := &pyParser{s: text}
 	v, err := p.value(0)
@@ -127,11 +140,12 @@ func parseNpyDict(text string) (*npyHeader, error) {
 		}
 	}
 	h := &npyHeader{}
+	structured := false
 	switch d := dict["descr"].(type) {
 	case string:
 		h.descr = d
 	case pyList:
-		return nil, errors.New("structured dtypes are not supported: save the structs as raw bytes (a.tofile) or as void items (a.view(f'V{a.itemsize}'))")
+		structured = true
 	default:
 		return nil, errors.New("descr is not a string")
 	}
@@ -157,24 +171,75 @@ func parseNpyDict(text string) (*npyHeader, error) {
 		}
 		h.count = lo
 	}
+	if structured {
+		return nil, errStructured
+	}
 	return h, nil
 }
 
-// descrSize checks a simple dtype string (byte order, kind, size) and
-// returns its item size. Big-endian dtypes are refused: everything here is
-// little-endian.
-func descrSize(d string) (uint64, error) {
-	if len(d) < 3 || !strings.ContainsRune("<>|=", rune(d[0])) || !strings.ContainsRune("biufcmMOSUV", rune(d[1])) {
-		return 0, fmt.Errorf("dtype '%s' is not supported: want a simple one such as '<f4'", d)
+// npyKinds gives, for each dtype kind of fixed sizes, the sizes in bytes
+// NumPy has: bool, integers, floats, complex numbers, datetimes ('M') and
+// timedeltas ('m'). descrSize takes the other kinds: 'S' (bytes) and 'V'
+// (void) of any size, 'U' (UCS-4 strings) and 'O' (Python objects).
+var npyKinds = map[byte][]uint64{
+	'b': {1},
+	'i': {1, 2, 4, 8}, 'u': {1, 2, 4, 8},
+	'f': {2, 4, 8, 12, 16}, 'c': {8, 16, 24, 32},
+	'M': {8}, 'm': {8},
+}
+
+// npyTimeUnits are the units of NumPy's datetime64 and timedelta64.
+var npyTimeUnits = []string{"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as"}
+
+// descrSize checks a dtype string as NumPy writes one (dtype.str): a byte
+// order ('<', '>' or '|'; '=', native, is read too), a kind, and a size:
+// '<f4', '|b1', '|S4', '|V12', '<U3' (3 characters, 12 bytes), '<c8',
+// '<M8[ns]', '|O'. It returns the item size in bytes, or pickled for
+// Python objects, whose data is a pickle. Every such dtype is accepted
+// here, whatever its byte order: the inputs say which they take. A string
+// NumPy would not write (no byte order, an unknown kind, a size the kind
+// does not have) is an error.
+func descrSize(d string) (size uint64, pickled bool, err error) {
+	bad := fmt.Errorf("dtype '%s' is not supported: not a dtype as NumPy writes one (byte order, kind, size: '<f4', '|u1', '|V32')", d)
+	if len(d) < 2 || !strings.ContainsRune("<>|=", rune(d[0])) {
+		return 0, false, bad
 	}
-	size, err := strconv.ParseUint(d[2:], 10, 32)
-	if err != nil || size == 0 {
-		return 0, fmt.Errorf("dtype '%s' is not supported: want a simple one such as '<f4'", d)
+	kind, digits := d[1], d[2:]
+	if kind == 'M' || kind == 'm' {
+		if i := strings.IndexByte(digits, '['); i >= 0 {
+			if !npyTimeUnit(digits[i:]) {
+				return 0, false, bad
+			}
+			digits = digits[:i]
+		}
 	}
-	if d[0] == '>' {
-		return 0, fmt.Errorf("big-endian dtype '%s' is not supported: save the array little-endian (a.astype('<%s'))", d, d[1:])
+	if kind == 'O' && (digits == "" || digits == "4" || digits == "8") {
+		return 0, true, nil // '|O', or '|O8' as older NumPy wrote it
 	}
-	return size, nil
+	n, err := strconv.ParseUint(digits, 10, 32)
+	if err != nil {
+		return 0, false, bad
+	}
+	switch kind {
+	case 'S', 'V':
+		return n, false, nil
+	case 'U':
+		return 4 * n, false, nil
+	}
+	if sizes, ok := npyKinds[kind]; !ok || !slices.Contains(sizes, n) {
+		return 0, false, bad
+	}
+	return n, false, nil
+}
+
+// npyTimeUnit reports whether s is a datetime unit in brackets, with an
+// optional count: "[ns]", "[10ms]".
+func npyTimeUnit(s string) bool {
+	if len(s) < 3 || s[len(s)-1] != ']' {
+		return false
+	}
+	unit := strings.TrimLeft(s[1:len(s)-1], "0123456789")
+	return slices.Contains(npyTimeUnits, unit)
 }
 
 // npyHeaderBytes returns a version 1.0 header for a C-order 1-D array of n
@@ -191,161 +256,4 @@ func npyHeaderBytes(descr string, n uint64) []byte {
 	b = append(b, dict...)
 	b = append(b, bytes.Repeat([]byte{' '}, hlen-len(dict)-1)...)
 	return append(b, '\n')
-}
-
-// pyParser parses the subset of Python literals a .npy header uses: dicts
-// with string keys, tuples, lists, strings without escapes, non-negative
-// integers and True, False and None.
-type pyParser struct {
-	s string
-	i int
-}
-
-// pyTuple and pyList are Python's tuple and list.
-type (
-	pyTuple []any
-	pyList  []any
-)
-
-// pyMaxDepth bounds the nesting of containers.
-const pyMaxDepth = 16
-
-func (p *pyParser) skipSpace() {
-	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
-		p.i++
-	}
-}
-
-// value parses one literal at nesting depth.
-func (p *pyParser) value(depth int) (any, error) {
-	if depth > pyMaxDepth {
-		return nil, errors.New("nested too deeply")
-	}
-	p.skipSpace()
-	if p.i == len(p.s) {
-		return nil, errors.New("unexpected end of the header")
-	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.dict(depth)
-	case c == '(' || c == '[':
-		return p.sequence(depth)
-	case c == '\'' || c == '"':
-		end := strings.IndexByte(p.s[p.i+1:], c)
-		if end < 0 {
-			return nil, errors.New("unterminated string")
-		}
-		s := p.s[p.i+1 : p.i+1+end]
-		if strings.ContainsAny(s, "\\\n") {
-			return nil, fmt.Errorf("string %q: escapes are not supported", s)
-		}
-		p.i += end + 2
-		return s, nil
-	case c >= '0' && c <= '9':
-		j := p.i
-		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
-			j++
-		}
-		n, err := strconv.ParseUint(p.s[p.i:j], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("integer %s is too large", p.s[p.i:j])
-		}
-		if j < len(p.s) && p.s[j] == 'L' { // Python 2 wrote long integers as 3L
-			j++
-		}
-		p.i = j
-		return n, nil
-	}
-	for _, w := range []struct {
-		word string
-		v    any
-	}{{"True", true}, {"False", false}, {"None", nil}} {
-		if strings.HasPrefix(p.s[p.i:], w.word) {
-			p.i += len(w.word)
-			return w.v, nil
-		}
-	}
-	return nil, fmt.Errorf("unexpected %q", p.s[p.i:min(p.i+10, len(p.s))])
-}
-
-// dict parses {key: value, ...} with string keys, each at most once.
-func (p *pyParser) dict(depth int) (any, error) {
-	p.i++ // {
-	d := map[string]any{}
-	for {
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == '}' {
-			p.i++
-			return d, nil
-		}
-		k, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		key, ok := k.(string)
-		if !ok {
-			return nil, errors.New("a dict key is not a string")
-		}
-		if _, dup := d[key]; dup {
-			return nil, fmt.Errorf("key %q appears twice", key)
-		}
-		if p.skipSpace(); p.i == len(p.s) || p.s[p.i] != ':' {
-			return nil, fmt.Errorf("no ':' after key %q", key)
-		}
-		p.i++
-		if d[key], err = p.value(depth + 1); err != nil {
-			return nil, err
-		}
-		if !p.separator('}') {
-			return nil, errors.New("expected ',' or '}' in the dict")
-		}
-	}
-}
-
-// sequence parses a tuple (...) or a list [...]. A parenthesised value
-// without a comma is that value, as in Python.
-func (p *pyParser) sequence(depth int) (any, error) {
-	open := p.s[p.i]
-	closing := byte(')')
-	if open == '[' {
-		closing = ']'
-	}
-	p.i++
-	var items []any
-	comma := false
-	for {
-		p.skipSpace()
-		if p.i < len(p.s) && p.s[p.i] == closing {
-			p.i++
-			switch {
-			case open == '[':
-				return pyList(items), nil
-			case len(items) == 1 && !comma:
-				return items[0], nil
-			}
-			return pyTuple(items), nil
-		}
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, v)
-		if p.skipSpace(); p.i < len(p.s) && p.s[p.i] == ',' {
-			comma = true
-		}
-		if !p.separator(closing) {
-			return nil, fmt.Errorf("expected ',' or '%c'", closing)
-		}
-	}
-}
-
-// separator consumes a ',' after an item, or checks that closing follows
-// (and leaves it for the caller).
-func (p *pyParser) separator(closing byte) bool {
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ',' {
-		p.i++
-		return true
-	}
-	return p.i < len(p.s) && p.s[p.i] == closing
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,9 +72,9 @@ func TestNpyNumPyFiles(t *testing.T) {
 // reads them back.
 func TestNpyRoundTrip(t *testing.T) {
 	for _, descr := range []string{"<u4", "<i4", "<f4", "<u8", "<i8", "<f8", "|V4", "|V32", "|V256"} {
-		size, err := descrSize(descr)
-		if err != nil {
-			t.Fatalf("%s: %v", descr, err)
+		size, pickled, err := descrSize(descr)
+		if err != nil || pickled {
+			t.Fatalf("%s: %v (pickled %v)", descr, err, pickled)
 		}
 		for _, n := range []uint64{0, 1, 3, 1000, 1 << 33} {
 			head := npyHeaderBytes(descr, n)
@@ -155,10 +156,22 @@ func TestNpyCorrupt(t *testing.T) {
 		{npyFile("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", data), "fortran_order is not True or False"},
 		{npyFile("{'descr': 4, 'fortran_order': False, 'shape': (2,)}", data), "descr is not a string"},
 		{npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", data), "structured dtypes are not supported"},
-		{npyFile("{'descr': '>f4', 'fortran_order': False, 'shape': (2,)}", data), "big-endian dtype '>f4'"},
-		{npyFile("{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<M8[ns]' is not supported"},
+		{npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2)}", data), "corrupt .npy header: shape is not a tuple"},
 		{npyFile("{'descr': 'f4', 'fortran_order': False, 'shape': (2,)}", data), "dtype 'f4' is not supported"},
 		{npyFile("{'descr': '<f0', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<f0' is not supported"},
+		{npyFile("{'descr': '<u3', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<u3' is not supported"},
+		{npyFile("{'descr': '|b2', 'fortran_order': False, 'shape': (2,)}", data), "dtype '|b2' is not supported"},
+		{npyFile("{'descr': '<M4', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<M4' is not supported"},
+		{npyFile("{'descr': '<M8[xs]', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<M8[xs]' is not supported"},
+		{npyFile("{'descr': '<m8[]', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<m8[]' is not supported"},
+		{npyFile("{'descr': '<U', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<U' is not supported"},
+		{npyFile("{'descr': '|O2', 'fortran_order': False, 'shape': (2,)}", data), "dtype '|O2' is not supported"},
+		{npyFile("{'descr': '|S+4', 'fortran_order': False, 'shape': (2,)}", data), "dtype '|S+4' is not supported"},
+		{npyFile("{'descr': '<', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<' is not supported"},
+		{npyFile("{'descr': '', 'fortran_order': False, 'shape': (2,)}", data), "dtype '' is not supported"},
+		{npyFile("{'descr': '<U1', 'fortran_order': False, 'shape': (2,)}", data[:2]), "shape (2,) of '<U1' is 2 items of 4 bytes; the file has 2 bytes"},
+		{npyFile("{'descr': '<U3', 'fortran_order': False, 'shape': (2,)}", data), "shape (2,) of '<U3' is 2 items of 12 bytes; the file has 8 bytes"},
+		{npyFile("{'descr': '>u4', 'fortran_order': False, 'shape': (2,)}", data[:4]), "shape (2,) of '>u4' is 2 items of 4 bytes; the file has 4 bytes"},
 		{npyFile("{'descr' '<f4', 'fortran_order': False, 'shape': (2,)}", data), "no ':' after key"},
 		{npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", data), "expected ',' or '}'"},
 		{npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", data), "after the dict"},
@@ -174,6 +187,89 @@ func TestNpyCorrupt(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want an error mentioning %q", tc.file[min(10, len(tc.file)):], err, tc.want)
 		}
+	}
+}
+
+// TestNpyDtypes: a well-formed file of any dtype NumPy writes is read,
+// with the item size NumPy gives it ('U' counts 4-byte characters, '|O'
+// holds a pickle), and each input refuses the dtypes it does not take by
+// naming the dtype found and the one it wants, never as corrupt; a
+// big-endian twin of a wanted dtype is told to be saved little-endian.
+func TestNpyDtypes(t *testing.T) {
+	u32, st := vkcompact.Plain(vkcompact.Uint32), vkcompact.Struct(32, 28, vkcompact.Float32)
+	notU32 := func(d string) string { return "dtype '" + d + "' does not match -type u32 (want '<u4')" }
+	notStruct := func(d string) string {
+		return "dtype '" + d + "' does not match -stride 32 (want '|V32', or bytes '|u1')"
+	}
+	notFlags := func(d string) string {
+		return "dtype '" + d + "': flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')"
+	}
+	notValues := func(d string) string { return "dtype '" + d + "': values must be uint32 ('<u4')" }
+	bigU4 := "big-endian dtype '>u4' is not supported: want '<u4' (save the array little-endian: a.astype('<u4'))"
+	for _, tc := range []struct {
+		descr   string
+		size    uint64 // bytes per item; 0 with pickled
+		pickled bool
+		// The errors of -in with -type u32, -in with -stride 32, -flags
+		// and -values; "" where the input takes the array.
+		plain, structs, flags, values string
+	}{
+		{"<U1", 4, false, notU32("<U1"), notStruct("<U1"), notFlags("<U1"), notValues("<U1")},
+		{"<U3", 12, false, notU32("<U3"), notStruct("<U3"), notFlags("<U3"), notValues("<U3")},
+		{">U2", 8, false, notU32(">U2"), notStruct(">U2"), notFlags(">U2"), notValues(">U2")},
+		{"|U0", 0, false, notU32("|U0"), notStruct("|U0"), notFlags("|U0"), notValues("|U0")},
+		{"|S4", 4, false, notU32("|S4"), notStruct("|S4"), notFlags("|S4"), notValues("|S4")},
+		{"|S1", 1, false, notU32("|S1"), notStruct("|S1"), notFlags("|S1"), notValues("|S1")},
+		{"|V12", 12, false, notU32("|V12"), notStruct("|V12"), notFlags("|V12"), notValues("|V12")},
+		{"|V4", 4, false, notU32("|V4"), notStruct("|V4"), notFlags("|V4"), notValues("|V4")},
+		{"<c8", 8, false, notU32("<c8"), notStruct("<c8"), notFlags("<c8"), notValues("<c8")},
+		{"<c16", 16, false, notU32("<c16"), notStruct("<c16"), notFlags("<c16"), notValues("<c16")},
+		{"<f2", 2, false, notU32("<f2"), notStruct("<f2"), notFlags("<f2"), notValues("<f2")},
+		{"<f16", 16, false, notU32("<f16"), notStruct("<f16"), notFlags("<f16"), notValues("<f16")},
+		{"<i2", 2, false, notU32("<i2"), notStruct("<i2"), notFlags("<i2"), notValues("<i2")},
+		{"|i1", 1, false, notU32("|i1"), notStruct("|i1"), notFlags("|i1"), notValues("|i1")},
+		{"<M8[ns]", 8, false, notU32("<M8[ns]"), notStruct("<M8[ns]"), notFlags("<M8[ns]"), notValues("<M8[ns]")},
+		{"<m8[10ms]", 8, false, notU32("<m8[10ms]"), notStruct("<m8[10ms]"), notFlags("<m8[10ms]"), notValues("<m8[10ms]")},
+		{"<M8", 8, false, notU32("<M8"), notStruct("<M8"), notFlags("<M8"), notValues("<M8")},
+		{"|O", 0, true, notU32("|O"), notStruct("|O"), notFlags("|O"), notValues("|O")},
+		{"|O8", 0, true, notU32("|O8"), notStruct("|O8"), notFlags("|O8"), notValues("|O8")},
+		{">u4", 4, false, bigU4, notStruct(">u4"), bigU4, bigU4},
+		{">f4", 4, false, notU32(">f4"), notStruct(">f4"), notFlags(">f4"), notValues(">f4")},
+		{"=u4", 4, false, notU32("=u4"), notStruct("=u4"), notFlags("=u4"), notValues("=u4")},
+		{"<u4", 4, false, "", notStruct("<u4"), "", ""},
+		{"|u1", 1, false, notU32("|u1"), "", "", notValues("|u1")}, // 96 bytes: 3 structs
+		{"|b1", 1, false, notU32("|b1"), notStruct("|b1"), "", notValues("|b1")},
+	} {
+		data := make([]byte, 96*tc.size)
+		if tc.pickled {
+			data = []byte("\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00.") // any bytes: a pickle
+		}
+		h, err := readNpyBytes(npyFile("{'descr': '"+tc.descr+"', 'fortran_order': False, 'shape': (96,), }", data))
+		if err != nil {
+			t.Errorf("%s: %v", tc.descr, err)
+			continue
+		}
+		if h.descr != tc.descr || h.itemSize != tc.size || h.pickled != tc.pickled || h.count != 96 {
+			t.Errorf("%s: read %+v, want %d-byte items (pickled %v)", tc.descr, *h, tc.size, tc.pickled)
+		}
+		_, plainErr := npyElements(h, u32)
+		_, structErr := npyElements(h, st)
+		_, flagsErr := npyFlags(h)
+		_, valuesErr := npyValues(h)
+		for _, c := range []struct {
+			input string
+			err   error
+			want  string
+		}{{"-type u32", plainErr, tc.plain}, {"-stride 32", structErr, tc.structs}, {"-flags", flagsErr, tc.flags}, {"-values", valuesErr, tc.values}} {
+			if got := fmt.Sprint(c.err); c.want == "" && c.err != nil || c.want != "" && got != c.want {
+				t.Errorf("%s as %s: got %v, want %q", tc.descr, c.input, c.err, c.want)
+			}
+		}
+	}
+	// A structured dtype is refused as such, not as a corrupt header.
+	_, err := readNpyBytes(npyFile("{'descr': [('a', '<f4'), ('b', '<u4')], 'fortran_order': False, 'shape': (2,), }", make([]byte, 16)))
+	if err == nil || !strings.HasPrefix(err.Error(), "structured dtypes are not supported") {
+		t.Errorf("structured dtype: got %v", err)
 	}
 }
 
@@ -202,7 +298,7 @@ func TestNpyElements(t *testing.T) {
 	} {
 		h, err := parseNpyDict(tc.dict)
 		if err == nil {
-			h.itemSize, err = descrSize(h.descr)
+			h.itemSize, h.pickled, err = descrSize(h.descr)
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", tc.dict, err)
@@ -248,10 +344,22 @@ func FuzzReadNpy(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.dataOff > int64(len(file)) || h.count*h.itemSize != uint64(int64(len(file))-h.dataOff) {
+		if h.dataOff > int64(len(file)) || !h.pickled && h.count*h.itemSize != uint64(int64(len(file))-h.dataOff) {
 			t.Fatalf("accepted %+v for a file of %d bytes", *h, len(file))
 		}
 		_ = h.shapeString()
+		if w, err := npyValues(h); err == nil && uint64(w) != h.itemSize {
+			t.Fatalf("%d-byte values in %+v", w, *h)
+		}
+		if h.pickled {
+			// A pickle is no input: every input refuses it.
+			_, err1 := npyElements(h, vkcompact.Struct(8, 4, vkcompact.Int32))
+			_, err2 := npyFlags(h)
+			_, err3 := npyValues(h)
+			if err1 == nil || err2 == nil || err3 == nil {
+				t.Fatalf("pickled %+v taken as an input", *h)
+			}
+		}
 		for _, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Float64),
 			vkcompact.Struct(8, 4, vkcompact.Int32), vkcompact.Struct(32, 28, vkcompact.Float32)} {
 			if n, err := npyElements(h, e); err == nil && n*uint64(e.Size()) != h.count*h.itemSize {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image"
 	"io"
 	"strings"
 	"time"
@@ -11,8 +12,9 @@ import (
 )
 
 // Defaults of `vkcompact raytrace`: 480 x 270 pixels, 4 samples and 8
-// bounces (518,400 paths) take about 3 s on lavapipe with two cores, the
-// Go reference check, warm-up and three renders of each mode included.
+// bounces (518,400 paths), a size that runs in seconds on a CPU driver
+// such as lavapipe, the Go reference check, warm-up and three renders of
+// each mode included (BENCHMARKS.md has the path tracer's GPU times).
 const (
 	rtDefaultWidth    = 480
 	rtDefaultHeight   = 270
@@ -80,12 +82,10 @@ type rtReference struct {
 
 // raytraceJob is a checked invocation of raytrace.
 type raytraceJob struct {
+	drawingJob
 	params   raytrace.Params
 	reps     int
 	warmupMs int
-	png      string
-	device   string
-	asJSON   bool
 }
 
 // raytraceTamper, when set (by tests), changes a render after it is read
@@ -93,41 +93,20 @@ type raytraceJob struct {
 // check must catch it.
 var raytraceTamper func(m raytrace.Mode, rep int, r *raytrace.Render)
 
-// runRaytrace runs `vkcompact raytrace`: the Go reference check at a
-// small size, then the renders with and without compaction, their checks,
-// the report and the picture.
-func runRaytrace(args []string, stdout, stderr io.Writer) (err error) {
-	j, err := parseRaytrace(args, stderr)
-	if err != nil {
-		return err
-	}
-	out, err := createOptionalOutput("-png", j.png)
-	if err != nil {
-		return err
-	}
-	defer out.abortOnError(&err)
+// run runs `vkcompact raytrace` (runDrawing): the Go reference check at
+// a small size, then the renders with and without compaction, their
+// checks and the report.
+func (j *raytraceJob) run(stderr io.Writer) (checkedRun, error) {
 	o, img, err := j.runGPU(stderr)
 	if err != nil {
-		return err
+		return checkedRun{}, err
 	}
-	if out != nil {
-		if err := out.commitPNG(raytrace.Image(img, rtExposure)); err != nil {
-			return err
-		}
-		o.PNG = j.png
-	}
-	if j.asJSON {
-		err = encodeJSON(stdout, o)
-	} else {
-		err = printRaytrace(stdout, o)
-	}
-	if err != nil {
-		return err
-	}
+	o.PNG = j.png
+	r := checkedRun{report: o, picture: func() image.Image { return raytrace.Image(img, rtExposure) }}
 	if !o.Verified {
-		return fmt.Errorf("raytrace: the check failed: %s", o.Mismatch)
+		r.failed = fmt.Errorf("raytrace: the check failed: %s", o.Mismatch)
 	}
-	return nil
+	return r, nil
 }
 
 // parseRaytrace parses and checks the flags.
@@ -139,9 +118,7 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 	bounces := fs.Int64("bounces", rtDefaultBounces, "at most `B` bounces per path")
 	reps := fs.Int64("reps", rtDefaultReps, "time `R` renders of each mode and report the medians")
 	warmup := fs.Int64("warmup-ms", rtDefaultWarmupMs, "before timing, render for at least `MS` milliseconds (0: none)")
-	pngPath := fs.String("png", "", "write the compacted render to `FILE` (PNG, tone-mapped, sRGB)")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	drawing := drawingFlags(fs, "write the compacted render to `FILE` (PNG, tone-mapped, sRGB)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -166,17 +143,21 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 	if err := p.Check(); err != nil {
 		return nil, usageError{err}
 	}
-	return &raytraceJob{params: p, reps: int(*reps), warmupMs: int(*warmup), png: *pngPath, device: *device, asJSON: *asJSON}, nil
+	return &raytraceJob{drawingJob: drawing(), params: p, reps: int(*reps), warmupMs: int(*warmup)}, nil
 }
 
 // runGPU opens the device, runs the reference check and the timed
 // renders, and returns the report and the compacted render.
 func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace.Render, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
+	_, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
+		o, img, err = j.render(ctx)
+		return err
+	})
+	return o, img, err
+}
+
+// render runs the reference check and the timed renders on ctx.
+func (j *raytraceJob) render(ctx *vk.Context) (*raytraceOutput, *raytrace.Render, error) {
 	// The size is checked against the device first: a queue too large
 	// for one binding is refused before anything runs.
 	r, err := raytrace.NewRenderer(ctx, j.params)
@@ -185,7 +166,7 @@ func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace
 	}
 	defer r.Release()
 	p := j.params
-	o = &raytraceOutput{
+	o := &raytraceOutput{
 		Op: "raytrace", Width: p.Width, Height: p.Height, SPP: p.SPP, Bounces: p.Bounces, Reps: j.reps,
 		CompactionPath: r.Tuning().Path.String(), Device: ctx.Info().Name,
 	}
@@ -197,7 +178,7 @@ func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace
 	if o.Warmup, err = warmUp(r, j.warmupMs); err != nil {
 		return nil, nil, err
 	}
-	img, err = j.timedRenders(r, o, fail)
+	img, err := j.timedRenders(r, o, fail)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,8 +310,8 @@ func (o *raytraceOutput) setTimes(comp, uncomp []*raytrace.Timing) {
 	o.CompactionShare = ratio(*o.CompactionMs, *o.GPUms)
 }
 
-// printRaytrace writes the one-line report.
-func printRaytrace(w io.Writer, o *raytraceOutput) error {
+// printText writes the one-line report.
+func (o *raytraceOutput) printText(w io.Writer) error {
 	times := "GPU time n/a (no timestamps)"
 	if o.GPUms != nil {
 		times = fmt.Sprintf("%.3f ms GPU time compacted (%.1f%% of it compacting), %.3f ms uncompacted: %.2fx, %.1f Mrays/s",

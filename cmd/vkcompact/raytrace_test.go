@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,17 +13,6 @@ import (
 
 	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
 )
-
-// decodeRaytrace decodes the JSON object on the last line of stdout.
-func decodeRaytrace(t *testing.T, stdout string) raytraceOutput {
-	t.Helper()
-	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
-	var d raytraceOutput
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &d); err != nil {
-		t.Fatalf("the last line is not JSON: %v\n%s", err, stdout)
-	}
-	return d
-}
 
 // near reports whether a and b agree to a relative 1e-9.
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
@@ -38,25 +25,10 @@ func TestRaytraceJSON(t *testing.T) {
 	} {
 		args := []string{"raytrace", "-json", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-reps", "2", "-warmup-ms", "0",
 			"-width", fmt.Sprint(p.Width), "-height", fmt.Sprint(p.Height), "-spp", fmt.Sprint(p.SPP), "-bounces", fmt.Sprint(p.Bounces)}
-		code, out, errOut := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		if strings.Count(out, "\n") != 1 {
-			t.Errorf("want one line of JSON, got %q", out)
-		}
 		// The field names the issue asks for, and the rest documented.
-		var raw map[string]any
-		if err := json.Unmarshal([]byte(out), &raw); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"verified", "width", "height", "spp", "bounces", "rays_per_bounce", "gpu_ms", "gpu_ms_uncompacted",
-			"speedup", "mrays_per_s", "device", "compaction_ms", "compaction_share", "shade_ms", "reference", "rays"} {
-			if _, ok := raw[k]; !ok {
-				t.Errorf("no %q in the JSON: %s", k, out)
-			}
-		}
-		d := decodeRaytrace(t, out)
+		out := runJSON(t, args, "verified", "width", "height", "spp", "bounces", "rays_per_bounce", "gpu_ms", "gpu_ms_uncompacted",
+			"speedup", "mrays_per_s", "device", "compaction_ms", "compaction_share", "shade_ms", "reference", "rays")
+		d := decodeLastLine[raytraceOutput](t, out)
 		want := raytrace.Trace(p)
 		if !d.Verified || d.Op != "raytrace" || d.Width != p.Width || d.Height != p.Height || d.SPP != p.SPP || d.Bounces != p.Bounces ||
 			d.Reps != 2 || d.Mismatch != "" || d.Device == "" || d.CompactionPath == "" {
@@ -108,14 +80,7 @@ func TestRaytraceTextAndPNG(t *testing.T) {
 		!strings.Contains(out, fmt.Sprint(want.Rays)) || !strings.Contains(out, "; verified: ") || !strings.Contains(out, "wrote "+pngPath) {
 		t.Errorf("output %q", out)
 	}
-	b, err := os.ReadFile(pngPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", pngPath, err)
-	}
+	_, img := readPNG(t, pngPath)
 	// The GPU's image is the Go tracer's, bit for bit, so its picture is
 	// too.
 	drawn := raytrace.Image(want, rtExposure)
@@ -191,7 +156,7 @@ func TestRaytraceDetectsCorruption(t *testing.T) {
 		raytraceTamper = c.tamper
 		var out, errOut bytes.Buffer
 		code := run([]string{"raytrace", "-width", "33", "-height", "20", "-spp", "2", "-bounces", "4", "-reps", "2", "-warmup-ms", "0", "-json"}, &out, &errOut)
-		d := decodeRaytrace(t, out.String())
+		d := decodeLastLine[raytraceOutput](t, out.String())
 		if c.want == "" {
 			if code != 0 || !d.Verified || d.Reference.ExactSamples != d.Reference.Samples-1 {
 				t.Errorf("%s changed: exit %d, verified %v, reference %+v, stderr %q", c.name, code, d.Verified, d.Reference, errOut.String())

@@ -30,158 +30,89 @@ type scanOutput struct {
 
 // scanJob is a checked invocation of scan.
 type scanJob struct {
-	scan   scan.Sum
-	in     *inputFile
-	n      uint64
-	out    string
-	device string
-	asJSON bool
-}
-
-// scanResult is what a prefix sum on the GPU produced.
-type scanResult struct {
-	total  uint32   // the total's bits
-	gpuMs  *float64 // nil where the device has no timestamps
-	device string
-	out    []byte // the sums
-}
-
-// runScan runs `vkcompact scan`: the checks first, then the GPU, then the
-// output, as compact does.
-func runScan(args []string, stdout, stderr io.Writer) (err error) {
-	j, err := parseScan(args, stderr)
-	if err != nil {
-		return err
-	}
-	defer j.in.f.Close()
-	out, err := createOutput(j.out)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			out.abort()
-		}
-	}()
-	res, err := j.run(stderr)
-	if err != nil {
-		return err
-	}
-	if err := out.commit(npyHeaderFor(j.out, j.scan.Type, j.n), res.out); err != nil {
-		return err
-	}
-	total := formatTotal(j.scan.Type, res.total)
-	if j.asJSON {
-		raw := total
-		if f := float64(math.Float32frombits(res.total)); j.scan.Type == vkcompact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
-			raw = strconv.Quote(total)
-		}
-		return encodeJSON(stdout, scanOutput{
-			Op: "scan", Type: j.scan.Type.String(), Inclusive: j.scan.Inclusive, N: j.n,
-			Total: json.RawMessage(raw), GPUms: res.gpuMs, Device: res.device,
-		})
-	}
-	kind := "exclusive"
-	if j.scan.Inclusive {
-		kind = "inclusive"
-	}
-	fmt.Fprintf(stdout, "scan: %d %s %s, total %s, %s\n", j.n, j.scan.Type, kind, total, gpuTimeText(res.gpuMs, res.device))
-	return nil
+	fileJob
+	scan  scan.Sum
+	in    *inputFile
+	n     uint64
+	total uint32   // the total's bits
+	gpuMs *float64 // nil where the device has no timestamps
 }
 
 // parseScan parses and checks the flags, and opens and checks the input.
 func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
-	fs := newFlags("scan", stderr)
-	in := fs.String("in", "", "input `FILE`: raw little-endian elements, or a .npy array")
-	out := fs.String("out", "", "output `FILE` of the sums: .npy when the name ends in .npy, raw otherwise")
+	fs := newFileFlags("scan", stderr, "input `FILE`: raw little-endian elements, or a .npy array",
+		"output `FILE` of the sums: .npy when the name ends in .npy, raw otherwise")
 	typ := fs.String("type", "", "element type `T`: u32, i32 or f32")
 	inclusive := fs.Bool("inclusive", false, "inclusive sums (element i is the sum of elements 0..i); default exclusive (0..i-1)")
-	device := fs.String("device", "", "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := parse(fs, args); err != nil {
+	files, err := fs.parse(args)
+	if err != nil {
 		return nil, err
 	}
-	switch {
-	case *in == "":
-		return nil, usagef("missing -in FILE")
-	case *out == "":
-		return nil, usagef("missing -out FILE")
-	case *typ == "":
+	if *typ == "" {
 		return nil, usagef("missing -type T: u32, i32 or f32")
 	}
 	t, err := parseTypeOf("scan", *typ, vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32)
 	if err != nil {
 		return nil, err
 	}
-	j := &scanJob{scan: scan.Sum{Type: t, Inclusive: *inclusive}, out: *out, device: *device, asJSON: *asJSON}
-	if j.in, err = openInput("-in", *in); err != nil {
-		return nil, err
+	j := &scanJob{fileJob: files, scan: scan.Sum{Type: t, Inclusive: *inclusive}}
+	if j.in, err = j.open("-in", *fs.in); err == nil {
+		j.n, err = j.in.elements(vkcompact.Plain(t))
 	}
-	if j.n, err = j.in.elements(vkcompact.Plain(t)); err != nil {
-		j.in.f.Close()
+	if err != nil {
+		j.close()
 		return nil, err
 	}
 	return j, nil
 }
 
-// parseTypeOf parses the -type of the command op: one of the types
-// allowed.
-func parseTypeOf(op, s string, allowed ...vkcompact.Type) (vkcompact.Type, error) {
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
-		names[i] = a.String()
-	}
-	want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	t, err := vkcompact.ParseType(s)
-	if err != nil {
-		return 0, usagef("-type: unknown type %q (want %s)", s, want)
-	}
-	for _, a := range allowed {
-		if t == a {
-			return t, nil
-		}
-	}
-	return 0, usagef("-type %s: %s takes %s", s, op, want)
-}
-
-// run runs the prefix sum on the device -device names.
-func (j *scanJob) run(stderr io.Writer) (r scanResult, err error) {
-	ctx, err := vk.Open(vk.Options{Device: j.device})
-	if err != nil {
-		return r, err
-	}
-	defer func() { err = releaseChecked(ctx, err, stderr) }()
-	r.device = ctx.Info().Name
+// run runs the prefix sum on the device and returns the sums.
+func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	plan, err := scan.NewPlan(ctx, j.n, j.scan)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	// Device memory first: a file too large for the device fails here,
-	// before it is read into host memory.
-	a := &allocator{ctx: ctx}
-	defer a.release()
+	// Device memory first, then host memory (fileCommand.run).
 	size := 4 * j.n
 	b := scan.Buffers{Src: a.alloc(size), Dst: a.alloc(size), Total: a.alloc(scan.TotalSize), Scratch: a.alloc(plan.ScratchSize())}
 	if a.err != nil {
-		return r, a.err
+		return nil, a.err
 	}
-	data, err := j.in.read(size)
+	data, err := j.in.upload(b.Src, size)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	if err := vk.Upload(b.Src, data); err != nil {
-		return r, err
-	}
-	if r.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
-		return r, err
+	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+		return nil, err
 	}
 	var total [1]uint32
 	if err := vk.Download(b.Total, total[:]); err != nil {
-		return r, err
+		return nil, err
 	}
-	r.total = total[0]
-	r.out = data[:size] // the input's memory, no longer needed
-	return r, vk.Download(b.Dst, r.out)
+	j.total = total[0]
+	out := outputData{data: data[:size], descr: npyTypes[j.scan.Type], n: j.n} // the input's memory, no longer needed
+	return []outputData{out}, vk.Download(b.Dst, out.data)
+}
+
+// report prints the total and the GPU time.
+func (j *scanJob) report(stdout io.Writer, device string) error {
+	total := formatTotal(j.scan.Type, j.total)
+	if j.asJSON {
+		raw := total
+		if f := float64(math.Float32frombits(j.total)); j.scan.Type == vkcompact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			raw = strconv.Quote(total)
+		}
+		return encodeJSON(stdout, scanOutput{
+			Op: "scan", Type: j.scan.Type.String(), Inclusive: j.scan.Inclusive, N: j.n,
+			Total: json.RawMessage(raw), GPUms: j.gpuMs, Device: device,
+		})
+	}
+	kind := "exclusive"
+	if j.scan.Inclusive {
+		kind = "inclusive"
+	}
+	fmt.Fprintf(stdout, "scan: %d %s %s, total %s, %s\n", j.n, j.scan.Type, kind, total, gpuTimeText(j.gpuMs, device))
+	return nil
 }
 
 // formatTotal writes a total's bits as its type's value: a float32 in
@@ -199,96 +130,4 @@ func formatTotal(t vkcompact.Type, bits uint32) string {
 		return s
 	}
 	return strconv.FormatUint(uint64(bits), 10)
-}
-
-// The helpers below are shared by scan and sort.
-
-// allocator allocates device-local buffers and keeps the first error.
-type allocator struct {
-	ctx  *vk.Context
-	bufs []*vk.Buffer
-	err  error
-}
-
-// alloc returns a range of size bytes in a new buffer (of at least 16
-// bytes), or an empty range after an error.
-func (a *allocator) alloc(size uint64) vk.Range {
-	if a.err != nil {
-		return vk.Range{}
-	}
-	b, err := a.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-	if err != nil {
-		a.err = err
-		return vk.Range{}
-	}
-	a.bufs = append(a.bufs, b)
-	return b.Range(0, size)
-}
-
-func (a *allocator) release() {
-	for _, b := range a.bufs {
-		b.Release()
-	}
-}
-
-// submitTimed records and runs one command buffer: the host's uploads
-// ordered before record's work, and its results before the host's reads.
-// It returns the GPU time of the work in milliseconds, or nil where the
-// device has no timestamps.
-func submitTimed(ctx *vk.Context, record func(*pipeline.Recorder)) (*float64, error) {
-	var timer *vk.Timer
-	if ctx.Info().TimestampValidBits > 0 {
-		var err error
-		if timer, err = ctx.NewTimer(2); err != nil {
-			return nil, err
-		}
-		defer timer.Release()
-	}
-	err := ctx.Submit(func(cb vk.CommandBuffer) error {
-		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
-		if timer != nil {
-			timer.Reset(cb)
-			timer.Stamp(cb, 0)
-		}
-		rec := pipeline.Record(cb)
-		record(rec)
-		if timer != nil {
-			timer.Stamp(cb, 1)
-		}
-		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
-		return rec.Err()
-	})
-	if err != nil || timer == nil {
-		return nil, err
-	}
-	ns, err := timer.Nanoseconds(0, 1)
-	if err != nil {
-		return nil, err
-	}
-	ms := ns / 1e6
-	return &ms, nil
-}
-
-// gpuTimeText is the end of a summary line: the GPU time and the device.
-func gpuTimeText(gpuMs *float64, device string) string {
-	if gpuMs == nil {
-		return "GPU time n/a (no timestamps), on " + device
-	}
-	return fmt.Sprintf("in %.3f ms GPU time on %s", *gpuMs, device)
-}
-
-// npyHeaderFor returns the .npy header of n elements of t when path ends
-// in .npy, else nil (a raw file).
-func npyHeaderFor(path string, t vkcompact.Type, n uint64) []byte {
-	if !strings.HasSuffix(path, ".npy") {
-		return nil
-	}
-	return npyHeaderBytes(npyTypes[t], n)
-}
-
-// encodeJSON writes v as one line of JSON.
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

@@ -376,21 +376,19 @@ func cliSortKeys(rng *rand.Rand, t vkcompact.Type, n int) []uint64 {
 	return keys
 }
 
-// TestSort runs sort on u32, i32, f32 and u64 keys, alone and with
-// values (each key's input index, so that stability shows in them),
-// ascending and descending, over bit ranges, with raw and .npy files,
-// and checks the outputs and the JSON against a Go stable sort.
-func TestSort(t *testing.T) {
-	requireDevice(t)
-	rng := rand.New(rand.NewPCG(9, 13))
-	type sortRun struct {
-		typ        vkcompact.Type
-		n          int
-		descending bool
-		values     bool
-		bits       string // -bits, "" for none
-		npy        bool   // the key and values files .npy (the outputs alternate)
-	}
+// sortRun is one run of TestSort.
+type sortRun struct {
+	typ        vkcompact.Type
+	n          int
+	descending bool
+	values     bool
+	bits       string // -bits, "" for none
+	npy        bool   // the key and values files .npy (the outputs alternate)
+}
+
+// sortRuns are TestSort's runs: every key type, over all bits and two
+// ranges, ascending and descending, then a few sizes and ranges apart.
+func sortRuns() []sortRun {
 	var runs []sortRun
 	i := 0
 	for _, typ := range []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64} {
@@ -402,95 +400,111 @@ func TestSort(t *testing.T) {
 			}
 		}
 	}
-	runs = append(runs,
+	return append(runs,
 		sortRun{vkcompact.Uint32, 200003, false, true, "", true},     // many chunks
 		sortRun{vkcompact.Uint64, 100001, true, true, "0:64", false}, // many chunks, 8 passes
 		sortRun{vkcompact.Int32, 1000, false, true, "0:0", true},     // no bits: the input order
 		sortRun{vkcompact.Float32, 1000, true, true, "7:7", false},
 		sortRun{vkcompact.Uint32, 0, false, true, "", true},
 		sortRun{vkcompact.Float32, 1, true, false, "", false})
-	for i, r := range runs {
-		size := int(r.typ.Size())
-		lo, hi := uint32(0), 8*r.typ.Size()
-		if r.bits != "" {
-			fmt.Sscanf(r.bits, "%d:%d", &lo, &hi)
-		}
-		name := fmt.Sprintf("%v n=%d descending=%v values=%v bits=%d:%d npy=%v", r.typ, r.n, r.descending, r.values, lo, hi, r.npy)
-		keys := cliSortKeys(rng, r.typ, r.n)
-		dir, outDir := t.TempDir(), t.TempDir()
-		ext, outExt := ".raw", ".raw"
-		if r.npy {
-			ext = ".npy"
-		}
-		if i%4 < 2 {
-			outExt = ".npy"
-		}
-		in := cliInput(t, dir, "keys"+ext, npyTypes[r.typ], cliElems(keys, size), size)
-		out := filepath.Join(outDir, "sorted"+outExt)
-		args := []string{"sort", "-in", in, "-out", out, "-type", r.typ.String(), "-json"}
-		var valuesOut string
-		if r.values {
-			idx := make([]uint64, r.n)
-			for k := range idx {
-				idx[k] = uint64(k)
-			}
-			// The values' format is the other one of the keys'.
-			vext, voext := ".npy", ".raw"
-			if r.npy {
-				vext, voext = ".raw", ".npy"
-			}
-			vals := cliInput(t, dir, "values"+vext, "<u4", cliElems(idx, 4), 4)
-			valuesOut = filepath.Join(outDir, "values"+voext)
-			args = append(args, "-values", vals, "-values-out", valuesOut)
-		}
-		if r.descending {
-			args = append(args, "-descending")
-		}
-		if r.bits != "" {
-			args = append(args, "-bits", r.bits)
-		}
-		code, stdout, stderr := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", name, code, stderr)
-		}
-		js := cliJSON(t, name, stdout)
-		cliCheckJSON(t, name, js, map[string]any{"op": "sort", "type": r.typ.String(), "n": strconv.Itoa(r.n), "descending": r.descending,
-			"begin_bit": fmt.Sprint(lo), "end_bit": fmt.Sprint(hi), "values": r.values})
+}
 
-		perm := cliSortRef(r.typ, keys, r.descending, lo, hi)
-		want := make([]uint64, r.n)
+// TestSort runs sort on u32, i32, f32 and u64 keys, alone and with
+// values (each key's input index, so that stability shows in them),
+// ascending and descending, over bit ranges, with raw and .npy files,
+// and checks the outputs and the JSON against a Go stable sort.
+func TestSort(t *testing.T) {
+	requireDevice(t)
+	rng := rand.New(rand.NewPCG(9, 13))
+	for i, r := range sortRuns() {
+		checkSortRun(t, rng, i, r)
+	}
+}
+
+// checkSortRun runs sort for the i-th run r, on keys from rng, and checks
+// its outputs and JSON.
+func checkSortRun(t *testing.T, rng *rand.Rand, i int, r sortRun) {
+	t.Helper()
+	size := int(r.typ.Size())
+	lo, hi := uint32(0), 8*r.typ.Size()
+	if r.bits != "" {
+		fmt.Sscanf(r.bits, "%d:%d", &lo, &hi)
+	}
+	name := fmt.Sprintf("%v n=%d descending=%v values=%v bits=%d:%d npy=%v", r.typ, r.n, r.descending, r.values, lo, hi, r.npy)
+	keys := cliSortKeys(rng, r.typ, r.n)
+	dir, outDir := t.TempDir(), t.TempDir()
+	ext, outExt := ".raw", ".raw"
+	if r.npy {
+		ext = ".npy"
+	}
+	if i%4 < 2 {
+		outExt = ".npy"
+	}
+	in := cliInput(t, dir, "keys"+ext, npyTypes[r.typ], cliElems(keys, size), size)
+	out := filepath.Join(outDir, "sorted"+outExt)
+	args := []string{"sort", "-in", in, "-out", out, "-type", r.typ.String(), "-json"}
+	var valuesOut string
+	if r.values {
+		idx := make([]uint64, r.n)
+		for k := range idx {
+			idx[k] = uint64(k)
+		}
+		// The values' format is the other one of the keys'.
+		vext, voext := ".npy", ".raw"
+		if r.npy {
+			vext, voext = ".raw", ".npy"
+		}
+		vals := cliInput(t, dir, "values"+vext, "<u4", cliElems(idx, 4), 4)
+		valuesOut = filepath.Join(outDir, "values"+voext)
+		args = append(args, "-values", vals, "-values-out", valuesOut)
+	}
+	if r.descending {
+		args = append(args, "-descending")
+	}
+	if r.bits != "" {
+		args = append(args, "-bits", r.bits)
+	}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", name, code, stderr)
+	}
+	js := cliJSON(t, name, stdout)
+	cliCheckJSON(t, name, js, map[string]any{"op": "sort", "type": r.typ.String(), "n": strconv.Itoa(r.n), "descending": r.descending,
+		"begin_bit": fmt.Sprint(lo), "end_bit": fmt.Sprint(hi), "values": r.values})
+
+	perm := cliSortRef(r.typ, keys, r.descending, lo, hi)
+	want := make([]uint64, r.n)
+	for k, p := range perm {
+		want[k] = keys[p]
+	}
+	got := readOutput(t, out, cliNpyDescr(out, r.typ), r.n)
+	if !bytes.Equal(got, cliElems(want, size)) {
+		if len(got) != size*r.n {
+			t.Fatalf("%s: %d bytes of keys, want %d", name, len(got), size*r.n)
+		}
+		for k := range r.n {
+			if g := got[size*k : size*(k+1)]; !bytes.Equal(g, cliElems(want[k:k+1], size)) {
+				t.Errorf("%s: key %d is % x, want %#x (input %d)", name, k, g, want[k], perm[k])
+				break
+			}
+		}
+	}
+	wantFiles := 1
+	if r.values {
+		wantFiles = 2
+		got := readOutput(t, valuesOut, cliNpyDescr(valuesOut, vkcompact.Uint32), r.n)
+		if len(got) != 4*r.n {
+			t.Fatalf("%s: %d bytes of values, want %d", name, len(got), 4*r.n)
+		}
 		for k, p := range perm {
-			want[k] = keys[p]
-		}
-		got := readOutput(t, out, cliNpyDescr(out, r.typ), r.n)
-		if !bytes.Equal(got, cliElems(want, size)) {
-			if len(got) != size*r.n {
-				t.Fatalf("%s: %d bytes of keys, want %d", name, len(got), size*r.n)
-			}
-			for k := range r.n {
-				if g := got[size*k : size*(k+1)]; !bytes.Equal(g, cliElems(want[k:k+1], size)) {
-					t.Errorf("%s: key %d is % x, want %#x (input %d)", name, k, g, want[k], perm[k])
-					break
-				}
+			if v := binary.LittleEndian.Uint32(got[4*k:]); v != p {
+				t.Errorf("%s: value %d is %d, want %d (not stable?)", name, k, v, p)
+				break
 			}
 		}
-		wantFiles := 1
-		if r.values {
-			wantFiles = 2
-			got := readOutput(t, valuesOut, cliNpyDescr(valuesOut, vkcompact.Uint32), r.n)
-			if len(got) != 4*r.n {
-				t.Fatalf("%s: %d bytes of values, want %d", name, len(got), 4*r.n)
-			}
-			for k, p := range perm {
-				if v := binary.LittleEndian.Uint32(got[4*k:]); v != p {
-					t.Errorf("%s: value %d is %d, want %d (not stable?)", name, k, v, p)
-					break
-				}
-			}
-		}
-		if entries, _ := os.ReadDir(outDir); len(entries) != wantFiles {
-			t.Errorf("%s: the output directory holds %d files, want %d", name, len(entries), wantFiles)
-		}
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != wantFiles {
+		t.Errorf("%s: the output directory holds %d files, want %d", name, len(entries), wantFiles)
 	}
 }
 

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/scan"
+)
+
+// benchJob is a checked invocation of bench.
+type benchJob struct {
+	logs        []int     // -n: the sizes, as powers of two
+	ops         []string  // -ops
+	ratios      []float64 // -keep
+	cfg         benchConfig
+	phases      bool // -phases: cfg.phases is stderr once measuring
+	reuse       bool // -alloc size
+	device      string
+	asJSON      bool
+	plot        string     // -plot: the file to draw
+	extra       []benchRow // -plot-with: rows drawn beside the measured ones
+	plotOnly    bool
+	kernelStats string // -kernel-stats: the CSV to write
+}
+
+// benchFlags are bench's flags as given.
+type benchFlags struct {
+	ops, sizes, keep                     string
+	selProcs, selLoads, selWG            uint
+	selWrite, selPath, order             string
+	spins                                int
+	phases                               bool
+	scanProcs, scanLoads, scanWG         uint
+	scanPath                             string
+	sortProcs, sortWG, sortBits, sortKPL uint
+	sortPath, sortTails, sortCounts      string
+	reps, warmup, warmupMs               int
+	device                               string
+	asJSON                               bool
+	plot, plotWith                       string
+	plotOnly                             bool
+	kernelStats, alloc                   string
+	copyWG, copyVecs                     uint
+}
+
+// parseBench parses and checks bench's flags.
+func parseBench(args []string, stderr io.Writer) (*benchJob, error) {
+	fs := newFlags("bench", stderr)
+	var f benchFlags
+	f.define(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	j := &benchJob{phases: f.phases, reuse: f.alloc == "size", device: f.device, asJSON: f.asJSON,
+		plot: f.plot, plotOnly: f.plotOnly, kernelStats: f.kernelStats}
+	var err error
+	if j.logs, j.ops, j.ratios, err = f.lists(); err != nil {
+		return nil, err
+	}
+	if j.cfg, err = f.config(); err != nil {
+		return nil, err
+	}
+	if err := f.checkRanges(); err != nil {
+		return nil, err
+	}
+	if j.extra, err = f.plotting(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// define defines bench's flags in fs.
+func (f *benchFlags) define(fs *flags) {
+	fs.StringVar(&f.ops, "ops", "copy,select_if,partition_if", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
+	fs.StringVar(&f.sizes, "n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
+	fs.StringVar(&f.keep, "keep", "0.1,0.5,0.9", "comma-separated keep ratios for select_if and partition_if")
+	fs.UintVar(&f.selProcs, "select-procs", 0, "compaction processors (Billeter's P; 0: per device)")
+	fs.UintVar(&f.selLoads, "select-loads", 0, "compaction loads per lane per step (0: default)")
+	fs.UintVar(&f.selWG, "select-wg", 0, "compaction workgroup size (0: default)")
+	fs.StringVar(&f.selWrite, "select-write", "auto", "compaction move writes: auto, scattered or staged")
+	fs.StringVar(&f.selPath, "select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
+	fs.IntVar(&f.spins, "select-spins", 0, "single pass (compaction, split, prefix sum and sort): re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	fs.StringVar(&f.order, "partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
+	fs.BoolVar(&f.phases, "phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
+	fs.UintVar(&f.scanProcs, "scan-procs", 0, "prefix-sum processors (0: per device)")
+	fs.UintVar(&f.scanLoads, "scan-loads", 0, "prefix-sum loads per lane per step (0: default)")
+	fs.UintVar(&f.scanWG, "scan-wg", 0, "prefix-sum workgroup size (0: default)")
+	fs.StringVar(&f.scanPath, "scan-path", "auto", "prefix-sum algorithm: auto, three-phase or single-pass")
+	fs.UintVar(&f.sortProcs, "sort-procs", 0, "radix sort processors (workgroups; 0: per device)")
+	fs.UintVar(&f.sortWG, "sort-wg", 0, "radix sort workgroup size (0: default)")
+	fs.UintVar(&f.sortBits, "sort-bits", 0, "radix sort digit bits, 1 to 8 (0: per device and key; radix.Options.DigitBits)")
+	fs.StringVar(&f.sortPath, "sort-path", "auto", "radix sort algorithm: auto, three-phase (count, scan, scatter per digit) or single-pass (one histogram pass, then one pass per digit)")
+	fs.UintVar(&f.sortKPL, "sort-kpl", 0, fmt.Sprintf("radix sort keys per lane per round, up to %d (0: default)", radix.MaxKeysPerLane))
+	fs.StringVar(&f.sortTails, "sort-tails", "auto", "radix sort scatter: auto, write (each round's digit runs written whole) or hold (a run's last partial 32-byte block waits for the next round)")
+	fs.StringVar(&f.sortCounts, "sort-counts", "auto", "radix sort digit counts: auto, separate (a count phase per pass) or fused (each scatter counts the next pass's digits)")
+	fs.IntVar(&f.reps, "reps", 30, "timed runs per measurement (median reported)")
+	fs.IntVar(&f.warmup, "warmup", 3, "untimed runs first, at least")
+	fs.IntVar(&f.warmupMs, "warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
+	fs.StringVar(&f.device, "device", "", deviceHelp)
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of CSV")
+	fs.StringVar(&f.plot, "plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
+	fs.StringVar(&f.plotWith, "plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")
+	fs.BoolVar(&f.plotOnly, "plot-only", false, "measure nothing: draw the -plot-with rows of the -ops operations")
+	fs.StringVar(&f.kernelStats, "kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
+	fs.StringVar(&f.alloc, "alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
+	fs.UintVar(&f.copyWG, "copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
+	fs.UintVar(&f.copyVecs, "copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", vkcompact.MaxCopyLoadsPerLane))
+}
+
+// lists parses the comma-separated flags: -n, -ops and -keep.
+func (f *benchFlags) lists() (logs []int, ops []string, ratios []float64, err error) {
+	for _, s := range strings.Split(f.sizes, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < 0 || v > 31 {
+			return nil, nil, nil, usagef("-n: %q is not an exponent from 0 to 31 (sizes are powers of two)", s)
+		}
+		logs = append(logs, v)
+	}
+	for _, o := range strings.Split(f.ops, ",") {
+		o = strings.TrimSpace(o)
+		if _, ok := benchOps[o]; !ok {
+			return nil, nil, nil, usagef("-ops: unknown operation %q (available: %s)", o, strings.Join(slices.Sorted(maps.Keys(benchOps)), ", "))
+		}
+		ops = append(ops, o)
+	}
+	for _, s := range strings.Split(f.keep, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v >= 0 && v <= 1) { // NaN too
+			return nil, nil, nil, usagef("-keep: %q is not a ratio between 0 and 1", s)
+		}
+		ratios = append(ratios, v)
+	}
+	return logs, ops, ratios, nil
+}
+
+// pathFlag parses an algorithm flag: auto, three-phase or single-pass.
+func pathFlag(flagName, s string) (vkcompact.Path, error) {
+	p, ok := map[string]vkcompact.Path{"auto": vkcompact.PathAuto, "three-phase": vkcompact.PathThreePhase, "single-pass": vkcompact.PathSinglePass}[s]
+	if !ok {
+		return 0, usagef("%s: %q is not auto, three-phase or single-pass", flagName, s)
+	}
+	return p, nil
+}
+
+// config parses the flags that choose among names (-select-write, the
+// paths, -sort-counts, -sort-tails, -alloc, -partition-order) and returns
+// the measurements' configuration.
+func (f *benchFlags) config() (benchConfig, error) {
+	var cfg benchConfig
+	write, ok := map[string]compact.Write{"auto": compact.WriteAuto, "scattered": compact.WriteScattered, "staged": compact.WriteStaged}[f.selWrite]
+	if !ok {
+		return cfg, usagef("-select-write: %q is not auto, scattered or staged", f.selWrite)
+	}
+	selPath, err := pathFlag("-select-path", f.selPath)
+	if err != nil {
+		return cfg, err
+	}
+	scanPath, err := pathFlag("-scan-path", f.scanPath)
+	if err != nil {
+		return cfg, err
+	}
+	sortPath, err := pathFlag("-sort-path", f.sortPath)
+	if err != nil {
+		return cfg, err
+	}
+	counts, ok := map[string]radix.Counts{"auto": radix.CountsAuto, "separate": radix.CountsSeparate, "fused": radix.CountsFused}[f.sortCounts]
+	if !ok {
+		return cfg, usagef("-sort-counts: %q is not auto, separate or fused", f.sortCounts)
+	}
+	tails, ok := map[string]radix.Tails{"auto": radix.TailsAuto, "write": radix.TailsWrite, "hold": radix.TailsHold}[f.sortTails]
+	if !ok {
+		return cfg, usagef("-sort-tails: %q is not auto, write or hold", f.sortTails)
+	}
+	if f.alloc != "size" && f.alloc != "op" {
+		return cfg, usagef("-alloc: %q is not size or op", f.alloc)
+	}
+	if f.order != "reversed" && f.order != "stable" {
+		return cfg, usagef("-partition-order: %q is not reversed or stable", f.order)
+	}
+	spins := int32(f.spins) // checked by checkRanges
+	return benchConfig{reps: f.reps, warmup: f.warmup, warmupFor: time.Duration(f.warmupMs) * time.Millisecond,
+		copyOpts: vkcompact.CopyOptions{WorkgroupSize: uint32(f.copyWG), LoadsPerLane: uint32(f.copyVecs)},
+		selectOpts: compact.Options{Processors: uint32(f.selProcs), LoadsPerLane: uint32(f.selLoads), WorkgroupSize: uint32(f.selWG),
+			Write: write, Path: selPath, Spins: spins},
+		reversed: f.order == "reversed",
+		scanOpts: scan.Options{Processors: uint32(f.scanProcs), LoadsPerLane: uint32(f.scanLoads), WorkgroupSize: uint32(f.scanWG),
+			Path: scanPath, Spins: spins},
+		sortOpts: radix.Options{Path: sortPath, Spins: spins, Processors: uint32(f.sortProcs), WorkgroupSize: uint32(f.sortWG),
+			DigitBits: uint32(f.sortBits), KeysPerLane: uint32(f.sortKPL), Counts: counts, Tails: tails},
+	}, nil
+}
+
+// checkRanges checks the numeric flags' ranges.
+func (f *benchFlags) checkRanges() error {
+	switch {
+	case f.spins < -1 || f.spins > 1<<20:
+		return usagef("-select-spins %d: -1 to %d", f.spins, 1<<20)
+	case f.selProcs > 1<<24 || f.selLoads > 16 || f.selWG > 1<<16:
+		return usagef("-select-procs, -select-loads or -select-wg out of range")
+	case f.scanProcs > 1<<24 || f.scanLoads > 16 || f.scanWG > 1<<16 || f.sortProcs > 1<<24 || f.sortWG > 1<<16 || f.sortBits > 8 || f.sortKPL > radix.MaxKeysPerLane:
+		return usagef("-scan-procs, -scan-loads, -scan-wg, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
+	case f.reps < 1 || f.warmup < 0:
+		return usagef("-reps must be at least 1 and -warmup at least 0")
+	case f.warmupMs < 0 || f.warmupMs > 600000:
+		return usagef("-warmup-ms %d: 0 to 600000", f.warmupMs)
+	case f.copyWG > 1<<16:
+		return usagef("-copy-wg %d: beyond any device's workgroup size", f.copyWG)
+	case f.copyVecs > vkcompact.MaxCopyLoadsPerLane:
+		return usagef("-copy-vecs %d: at most %d", f.copyVecs, vkcompact.MaxCopyLoadsPerLane)
+	}
+	return nil
+}
+
+// plotting checks -plot, -plot-with and -plot-only, and returns the rows
+// of the -plot-with file.
+func (f *benchFlags) plotting() ([]benchRow, error) {
+	if f.plot != "" {
+		if _, err := plotFormat(f.plot); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	var extra []benchRow
+	if f.plotWith != "" {
+		var err error
+		if extra, err = readBenchCSV(f.plotWith); err != nil {
+			return nil, usagef("-plot-with: %v", err)
+		}
+	}
+	if f.plotOnly && (f.plot == "" || f.plotWith == "") {
+		return nil, usagef("-plot-only needs -plot FILE and -plot-with CSV")
+	}
+	return extra, nil
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// npyTypes is the .npy dtype of each key type.
+var npyTypes = map[vkcompact.Type]string{
+	vkcompact.Uint32: "<u4", vkcompact.Int32: "<i4", vkcompact.Float32: "<f4",
+	vkcompact.Uint64: "<u8", vkcompact.Int64: "<i8", vkcompact.Float64: "<f8",
+}
+
+// inputFile is an input file, opened and checked, positioned at its data.
+type inputFile struct {
+	f     *os.File
+	name  string     // the flag and the path, for messages: "-in data.npy"
+	npy   *npyHeader // nil for a raw file
+	bytes uint64     // bytes of data
+}
+
+// openInput opens the file a flag names and reads its .npy header, if it
+// has one (one is recognised by its magic string, whatever the name; a
+// file named .npy must have one).
+func openInput(flagName, path string) (*inputFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("%s: %v", flagName, err)
+	}
+	in := &inputFile{f: f, name: flagName + " " + path}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = usagef("%s: %v", in.name, err)
+	case !fi.Mode().IsRegular():
+		err = usagef("%s: not a regular file", in.name)
+	default:
+		in.bytes = uint64(fi.Size())
+		var magic [len(npyMagic)]byte
+		if _, rerr := f.ReadAt(magic[:], 0); rerr == nil && string(magic[:]) == npyMagic {
+			if in.npy, err = readNpyHeader(f, fi.Size()); err != nil {
+				err = usagef("%s: %v", in.name, err)
+			} else {
+				in.bytes = uint64(fi.Size() - in.npy.dataOff)
+			}
+		} else if strings.HasSuffix(path, ".npy") {
+			// Read as raw, a damaged .npy file's header would become data.
+			err = usagef("%s: not a .npy file: no \\x93NUMPY magic string (a raw file must not be named .npy)", in.name)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// elements returns how many elements of e the input holds.
+func (in *inputFile) elements(e vkcompact.Elem) (uint64, error) {
+	n := in.bytes / uint64(e.Size())
+	if in.npy != nil {
+		var err error
+		if n, err = npyElements(in.npy, e); err != nil {
+			return 0, usagef("%s: %v", in.name, err)
+		}
+	} else if in.bytes%uint64(e.Size()) != 0 {
+		return 0, usagef("%s: %d bytes is not a whole number of %d-byte elements", in.name, in.bytes, e.Size())
+	}
+	if n > compact.MaxElements {
+		return 0, usagef("%s: %d elements: at most %d", in.name, n, uint64(compact.MaxElements))
+	}
+	return n, nil
+}
+
+// read reads the data into a buffer of size bytes, at least the data's,
+// zero past the data.
+func (in *inputFile) read(size uint64) ([]byte, error) {
+	buf := make([]byte, max(size, in.bytes))
+	if _, err := io.ReadFull(in.f, buf[:in.bytes]); err != nil {
+		return nil, usagef("%s: reading it: %v (did it change meanwhile?)", in.name, err)
+	}
+	return buf, nil
+}
+
+// upload reads the data into a buffer of size bytes (read) and copies it
+// to r on the device. It returns the buffer, for the outputs to reuse.
+func (in *inputFile) upload(r vk.Range, size uint64) ([]byte, error) {
+	data, err := in.read(size)
+	if err != nil {
+		return nil, err
+	}
+	return data, vk.Upload(r, data)
+}
+
+// npyElements returns how many elements of e a .npy array holds. Plain
+// elements take a 1-D array of the key's dtype. Structs of S bytes take a
+// 1-D array of void items '|VS', or bytes ('|u1'): S*n of them in 1-D, or n
+// rows of S in 2-D.
+func npyElements(h *npyHeader, e vkcompact.Elem) (uint64, error) {
+	if e.Stride == 0 {
+		want := npyTypes[e.Key]
+		if err := npyDtype(h, fmt.Sprintf(" does not match -type %s (want '%s')", e.Key, want), want); err != nil {
+			return 0, err
+		}
+		if len(h.shape) != 1 {
+			return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+		}
+		return h.count, nil
+	}
+	stride := uint64(e.Stride)
+	void := fmt.Sprintf("|V%d", stride)
+	if err := npyDtype(h, fmt.Sprintf(" does not match -stride %d (want '%s', or bytes '|u1')", stride, void), void, "|u1"); err != nil {
+		return 0, err
+	}
+	switch {
+	case h.descr == void && len(h.shape) == 1:
+		return h.count, nil
+	case h.descr == "|u1" && len(h.shape) == 1 && h.count%stride == 0,
+		h.descr == "|u1" && len(h.shape) == 2 && h.shape[1] == stride:
+		return h.count / stride, nil
+	}
+	return 0, fmt.Errorf("shape %s of '%s' is not %d-byte structs: want (n,) of '%s', or (n, %d) or (%d*n,) of '|u1'",
+		h.shapeString(), h.descr, stride, void, stride, stride)
+}
+
+// npyFlags returns the bytes per flag of a .npy flags array: a 1-D array
+// of bool or uint8 (1) or uint32 (4).
+func npyFlags(h *npyHeader) (uint32, error) {
+	if err := npyDtype(h, ": flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')", "|b1", "|u1", "<u4"); err != nil {
+		return 0, err
+	}
+	if len(h.shape) != 1 {
+		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+	}
+	if h.descr == "<u4" {
+		return 4, nil
+	}
+	return 1, nil
+}
+
+// npyValues returns the bytes per value of a .npy array of sort's values:
+// a 1-D array of uint32.
+func npyValues(h *npyHeader) (uint32, error) {
+	if err := npyDtype(h, ": values must be uint32 ('<u4')", "<u4"); err != nil {
+		return 0, err
+	}
+	if len(h.shape) != 1 {
+		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+	}
+	return 4, nil
+}
+
+// npyDtype checks that a .npy array is in C order and of one of the
+// dtypes want. Another dtype is the error "dtype 'X'" followed by wrong,
+// which names the dtypes wanted; a big-endian one whose little-endian
+// form is wanted says so.
+func npyDtype(h *npyHeader, wrong string, want ...string) error {
+	if h.fortran {
+		return errors.New("fortran_order is True: save a C-order array")
+	}
+	if slices.Contains(want, h.descr) {
+		return nil
+	}
+	if le := "<" + h.descr[min(1, len(h.descr)):]; strings.HasPrefix(h.descr, ">") && slices.Contains(want, le) {
+		return fmt.Errorf("big-endian dtype '%s' is not supported: want '%s' (save the array little-endian: a.astype('%s'))", h.descr, le, le)
+	}
+	return fmt.Errorf("dtype '%s'%s", h.descr, wrong)
+}
