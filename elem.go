@@ -56,7 +56,7 @@ func ParseType(s string) (Type, error) {
 // Elem describes the elements: plain keys, or structs of Stride bytes with
 // the key at byte KeyOffset.
 type Elem struct {
-	Key       Type
+	Key       Type   // the key's type
 	Stride    uint32 // bytes per element, a multiple of 4 from 4 to 256; 0 means Key.Size()
 	KeyOffset uint32 // byte offset of the key in the element, a multiple of 4
 }

@@ -79,7 +79,7 @@ func (v Value) String() string {
 
 // Keep is a keep-if predicate.
 type Keep struct {
-	Op        Op
+	Op        Op     // the test
 	Value     Value  // the constant of a comparison, or the mask of MaskAny
 	FlagBytes uint32 // Flagged: bytes per flag, 1 (uint8) or 4 (uint32)
 }

@@ -130,8 +130,10 @@ type Options struct {
 
 // Selection describes a compaction or split.
 type Selection struct {
+	// Elem is the elements' layout and their key (a zero Elem is plain
+	// uint32 keys; the Slice helpers take it from their type).
 	Elem vkcompact.Elem
-	Keep Keep
+	Keep Keep // which elements are kept
 	// Split writes every element, the kept ones first; the kept count is
 	// the split point. Otherwise only the kept elements are written.
 	Split bool
@@ -174,7 +176,9 @@ type Buffers struct {
 
 // Result is the result block as read back.
 type Result struct {
-	Kept, Rejected, Total uint32
+	Kept     uint32 // the kept elements (the split point of a split)
+	Rejected uint32 // the others
+	Total    uint32 // Kept + Rejected: the elements covered (n, or the GPU count)
 }
 
 // Plan is a selection of n elements checked, tuned and sized for one
@@ -328,11 +332,12 @@ func (p *Plan) Tuning() Tuning {
 
 // Tuning is what a Plan chose.
 type Tuning struct {
-	Path vkcompact.Path
+	Path vkcompact.Path // the path taken
 	// The three phases: processors, elements per chunk, chunks.
-	Processors, Chunk, Chunks   uint32
+	Processors, Chunk, Chunks uint32
+	// WorkgroupSize and LoadsPerLane are the resolved Options.
 	WorkgroupSize, LoadsPerLane uint32
-	Write                       Write
+	Write                       Write  // the three phases' write strategy
 	SegmentElems                uint32 // elements bound at once (maxStorageBufferRange)
 	// The single pass: elements per tile, tiles, and re-reads of a late
 	// predecessor before the fallback counts it.

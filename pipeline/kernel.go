@@ -34,19 +34,19 @@ const (
 // it relies on full subgroups. Specialization constant 0 is the workgroup
 // size (local_size_x_id = 0) by convention; the rest are the kernel's own.
 type Kernel struct {
-	Name          string
-	SPIRV         []uint32
-	Bindings      []Use
-	PushWords     int  // 32-bit words of push constants
-	FullSubgroups bool // require full subgroups where the device allows it
+	Name          string   // the kernel's name in errors and statistics
+	SPIRV         []uint32 // the compiled shader
+	Bindings      []Use    // binding i is a storage buffer used as Bindings[i]
+	PushWords     int      // 32-bit words of push constants
+	FullSubgroups bool     // require full subgroups where the device allows it
 }
 
 // Pipeline is a kernel created for one device with one set of
 // specialization constants.
 type Pipeline struct {
-	Kernel        *Kernel
-	Constants     []uint32
-	WorkgroupSize uint32 // Constants[0]
+	Kernel        *Kernel  // what it runs
+	Constants     []uint32 // its specialization constants, by constant id
+	WorkgroupSize uint32   // Constants[0]
 	ctx           *vk.Context
 	p             *vk.ComputePipeline
 }
@@ -170,7 +170,9 @@ func ScanWorkgroup(info vk.DeviceInfo) uint32 {
 }
 
 // Grid is a dispatch's workgroup counts in x and y.
-type Grid struct{ X, Y uint32 }
+type Grid struct {
+	X, Y uint32 // workgroups in x and in y
+}
 
 // GridFor spreads groups workgroups over x and then y within the device's
 // maxComputeWorkGroupCount. The grid may hold up to X-1 more workgroups

@@ -34,9 +34,10 @@ type StructSort struct {
 	// gives it: the stride, the key's byte offset and its type, one of
 	// vkcompact.Uint32, Int32, Float32 or Uint64. A plain Elem (no stride)
 	// sorts bare keys.
-	Elem vkcompact.Elem
-	// Descending, BeginBit and EndBit are as in Sort.
-	Descending       bool
+	Elem       vkcompact.Elem
+	Descending bool // as Sort.Descending
+	// BeginBit and EndBit are as Sort's: the bits [BeginBit, EndBit) of
+	// the order-mapped key sort.
 	BeginBit, EndBit uint32
 	// Options tune the sort of the keys.
 	Options

@@ -15,17 +15,18 @@ import (
 
 // Tuning reports the choices a plan made.
 type Tuning struct {
-	Path vkcompact.Path
+	Path vkcompact.Path // the path taken
 	// The three phases: processors, elements per chunk, chunks, and the
 	// elements bound at once (maxStorageBufferRange).
 	Processors, Chunk, Chunks, SegmentElems uint32
-	WorkgroupSize, LoadsPerLane             uint32
+	// WorkgroupSize and LoadsPerLane are the resolved Options.
+	WorkgroupSize, LoadsPerLane uint32
 	// The single pass: elements per tile, tiles, re-reads of a late
 	// predecessor before the fallback sums it, and whether a workgroup's
 	// tile is its index in the dispatch (rather than the next number of a
 	// tile counter).
 	Tile, Tiles, Spins uint32
-	TilesByIndex       bool
+	TilesByIndex       bool // tiles by workgroup index (not a counter)
 }
 
 // tune checks s for n elements on a device with info and picks the

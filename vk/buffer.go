@@ -18,6 +18,7 @@ const (
 	HostVisible
 )
 
+// String names the kind: "device-local" or "host-visible".
 func (k MemoryKind) String() string {
 	if k == HostVisible {
 		return "host-visible"
@@ -210,9 +211,9 @@ func (b *Buffer) destroyLocked() {
 
 // Range is a byte range of a buffer.
 type Range struct {
-	Buffer *Buffer
-	Offset uint64
-	Size   uint64
+	Buffer *Buffer // the buffer; nil in a zero Range
+	Offset uint64  // bytes from the buffer's start
+	Size   uint64  // bytes
 }
 
 // Range returns the bytes [offset, offset+size) of b. Check it with

@@ -26,6 +26,12 @@ type DeviceInfo struct {
 	SubgroupOperations  []string `json:"subgroup_operations"`   // basic, vote, arithmetic, ballot, shuffle, ...
 	SubgroupInCompute   bool     `json:"subgroup_in_compute"`   // subgroup operations supported in compute shaders
 
+	// The limits the operations plan with, as VkPhysicalDeviceLimits
+	// names them: maxStorageBufferRange (bytes per binding),
+	// minStorageBufferOffsetAlignment, maxComputeWorkGroupCount,
+	// maxComputeWorkGroupSize, maxComputeWorkGroupInvocations,
+	// maxComputeSharedMemorySize and maxPushConstantsSize; and the
+	// device's memory heaps.
 	MaxStorageBufferRange           uint32    `json:"max_storage_buffer_range"`
 	MinStorageBufferOffsetAlignment uint64    `json:"min_storage_buffer_offset_alignment"`
 	MaxWorkgroupCount               [3]uint32 `json:"max_workgroup_count"`
@@ -47,8 +53,8 @@ type DeviceInfo struct {
 	ComputeUnits     uint32 `json:"compute_units"`
 	SubgroupsPerUnit uint32 `json:"subgroups_per_unit"`
 
-	ShaderInt64    bool `json:"shader_int64"`
-	ShaderFloat64  bool `json:"shader_float64"`
+	ShaderInt64    bool `json:"shader_int64"`    // shaderInt64 (not needed by vkcompact)
+	ShaderFloat64  bool `json:"shader_float64"`  // shaderFloat64 (not needed by vkcompact)
 	PushDescriptor bool `json:"push_descriptor"` // VK_KHR_push_descriptor
 	// PipelineStatistics: VK_KHR_pipeline_executable_properties, which
 	// reports what the compiler made of each kernel (registers, shared
@@ -67,8 +73,8 @@ type DeviceInfo struct {
 
 // Heap is one memory heap.
 type Heap struct {
-	Size        uint64 `json:"size"`
-	DeviceLocal bool   `json:"device_local"`
+	Size        uint64 `json:"size"`         // bytes
+	DeviceLocal bool   `json:"device_local"` // VK_MEMORY_HEAP_DEVICE_LOCAL_BIT
 }
 
 // Usable reports whether vkcompact can run on the device.

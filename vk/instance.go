@@ -28,10 +28,11 @@ func ValidationRequested() bool {
 type Message struct {
 	Severity string // "error", "warning" or "performance"
 	Layer    string // the layer prefix, e.g. "Validation"
-	Code     int32
-	Text     string
+	Code     int32  // the message ID number
+	Text     string // the message
 }
 
+// String formats the message as "[severity layer code] text".
 func (m Message) String() string {
 	return fmt.Sprintf("[%s %s %d] %s", m.Severity, m.Layer, m.Code, m.Text)
 }

@@ -15,8 +15,8 @@ type ComputePipeline struct {
 	ownSpec  bool   // setSpec is the pipeline's own
 	layout   uint64 // VkPipelineLayout
 	pipeline uint64 // VkPipeline
-	Bindings int
-	PushSize uint32
+	Bindings int    // storage-buffer bindings 0 .. Bindings-1
+	PushSize uint32 // bytes of push constants
 }
 
 // PipelineDesc describes a compute pipeline to create.
