@@ -1,0 +1,32 @@
+package radix
+
+import (
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// recordOnesweep records the single pass: the zeroing of the digit
+// counts, the tile counters and the first pass's status region; the
+// histogram of every pass's digits and its scan into first slots; then one
+// dispatch per digit pass.
+func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
+	status := scratch.Sub(p.statusOff, p.statusBytes())
+	compact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
+	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, io.countOn}, io.keys, io.hist, io.count)
+	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, io.hist)
+	stamp()
+	buckets := uint64(1) << p.bits
+	for i := uint32(0); i < p.passes; i++ {
+		src, srcVals := io.source(i)
+		dst, dstVals := io.target(i)
+		shift := p.begin + i*p.bits
+		cur := p.counterWords + uint64(i%2)*p.regionWords
+		next := p.counterWords + uint64((i+1)%2)*p.regionWords
+		push := []uint32{p.n, p.tiles, shift, min(p.bits, p.end-shift), io.countOn, p.spins,
+			i, uint32(cur), uint32(next), uint32(uint64(i) * buckets)}
+		inVals, outVals := p.values(src, srcVals, dst, dstVals)
+		r.Dispatch(p.onePass, uint64(p.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
+		stamp()
+	}
+}
