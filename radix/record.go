@@ -153,15 +153,15 @@ func (p *Plan) ranges(b Buffers) sortRanges {
 	n := uint64(p.n)
 	keyBytes := n * p.keyBytes
 	io := sortRanges{
-		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(p.keysOff, keyBytes),
-		hist:     b.Scratch.Sub(0, p.histWords*4),
+		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(p.layout.keysOff, keyBytes),
+		hist:     b.Scratch.Sub(0, p.layout.histWords*4),
 		count:    b.Count,
 		countOn:  1,
 		copyBack: p.sort.InPlace && p.passes%2 == 1,
 		passes:   p.passes,
 	}
 	if p.sort.Values {
-		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.valsOff, 4*n)
+		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.layout.valsOff, 4*n)
 	}
 	if io.count.Buffer == nil {
 		io.count, io.countOn = io.hist, 0 // bound, never read
@@ -225,7 +225,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	n := uint64(p.n)
 	s := p.sort
 	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
-		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
+		{Name: "scratch", Range: b.Scratch, Need: p.layout.size, Write: true}}
 	if s.Values {
 		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
 	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {

@@ -11,8 +11,8 @@ import (
 // histogram of every pass's digits and its scan into first slots; then one
 // dispatch per digit pass.
 func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
-	status := scratch.Sub(p.statusOff, p.statusBytes())
-	compact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
+	status := scratch.Sub(p.layout.statusOff, p.status.bytes())
+	compact.RecordFill(r, scratch.Sub(0, p.layout.statusOff+4*(p.status.counterWords+p.status.regionWords)), 0)
 	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, io.countOn}, io.keys, io.hist, io.count)
 	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, io.hist)
 	stamp()
@@ -21,12 +21,12 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Ra
 		src, srcVals := io.source(i)
 		dst, dstVals := io.target(i)
 		shift := p.begin + i*p.bits
-		cur := p.counterWords + uint64(i%2)*p.regionWords
-		next := p.counterWords + uint64((i+1)%2)*p.regionWords
-		push := []uint32{p.n, p.tiles, shift, min(p.bits, p.end-shift), io.countOn, p.spins,
+		cur := p.status.counterWords + uint64(i%2)*p.status.regionWords
+		next := p.status.counterWords + uint64((i+1)%2)*p.status.regionWords
+		push := []uint32{p.n, p.status.tiles, shift, min(p.bits, p.end-shift), io.countOn, p.spins,
 			i, uint32(cur), uint32(next), uint32(uint64(i) * buckets)}
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
-		r.Dispatch(p.onePass, uint64(p.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
+		r.Dispatch(p.onePass, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
 		stamp()
 	}
 }

@@ -13,7 +13,7 @@ import (
 func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
 	hist, histNext := io.hist, io.hist
 	if p.fused {
-		histNext = scratch.Sub(p.hist2Off, p.histWords*4)
+		histNext = scratch.Sub(p.layout.hist2Off, p.layout.histWords*4)
 	}
 	for i := uint32(0); i < p.passes; i++ {
 		src, srcVals := io.source(i)
