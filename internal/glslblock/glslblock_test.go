@@ -127,6 +127,23 @@ func TestWordsAndFields(t *testing.T) {
 	if err := Compare(f[:4], glsl); err == nil || !strings.Contains(err.Error(), "Go nothing") {
 		t.Errorf("shorter Go: %v", err)
 	}
+	type plainInner struct{ Delta int32 }
+	type plainBlock struct {
+		N uint32
+		plainInner
+		Scale float32
+	}
+	pb := plainBlock{N: 7, plainInner: plainInner{Delta: -2}, Scale: 1.5}
+	if !plainWords(reflect.TypeFor[plainBlock]()) || plainWords(reflect.TypeFor[block]()) {
+		t.Errorf("plainWords: a struct of 32-bit numbers must be plain, one with a bool not")
+	}
+	want := []uint32{7, math.MaxUint32 - 1, math.Float32bits(1.5)}
+	if got := Words(pb); !slices.Equal(got, want) {
+		t.Errorf("plain words %v, want %v", got, want)
+	}
+	if got := Words(any(pb)); !slices.Equal(got, want) {
+		t.Errorf("words through an interface %v, want %v", got, want)
+	}
 	type wrong struct{ X uint64 }
 	if _, err := Fields(wrong{}); err == nil || !strings.Contains(err.Error(), "not a 32-bit GLSL scalar") {
 		t.Errorf("uint64 field: %v", err)

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
+	"unsafe"
 )
 
 // glslTypes maps the Go field kinds a block may hold to their GLSL types:
@@ -20,10 +23,57 @@ var glslTypes = map[reflect.Kind]string{
 // order: uint32 as it is, int32 in two's complement, float32 as its IEEE
 // 754 bits, bool as 1 or 0. The fields of an embedded struct stand in its
 // place. It panics on any other field type, a programming error that
-// Fields reports.
-func Words(block any) []uint32 {
+// Fields reports. A struct of 32-bit numbers only (push constants,
+// typically: Words runs for every dispatch) is copied as it lies in
+// memory, where it has no padding; others are read field by field.
+func Words[T any](block T) []uint32 {
+	t := reflect.TypeFor[T]()
+	if plainWords(t) {
+		return slices.Clone(unsafe.Slice((*uint32)(unsafe.Pointer(&block)), t.Size()/4))
+	}
 	v := reflect.ValueOf(block)
 	return appendWords(make([]uint32, 0, v.NumField()), v)
+}
+
+// plain caches plainWords by type.
+var plain sync.Map // reflect.Type -> bool
+
+// plainWords reports whether t is a struct of 32-bit numbers (uint32,
+// int32, float32; embedded structs of them), which lies in memory as its
+// words.
+func plainWords(t reflect.Type) bool {
+	if ok, found := plain.Load(t); found {
+		return ok.(bool)
+	}
+	ok := false
+	if t.Kind() == reflect.Struct {
+		n, all := plainCount(t)
+		ok = all && n > 0 && t.Size() == 4*n
+	}
+	plain.Store(t, ok)
+	return ok
+}
+
+// plainCount counts the 32-bit numbers of struct t, embedded structs'
+// included; false where a field is anything else.
+func plainCount(t reflect.Type) (uintptr, bool) {
+	n := uintptr(0)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Uint32, reflect.Int32, reflect.Float32:
+			n++
+		case reflect.Struct:
+			m, ok := plainCount(f.Type)
+			if !ok || !f.Anonymous {
+				return 0, false
+			}
+			n += m
+		default:
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 func appendWords(out []uint32, v reflect.Value) []uint32 {
