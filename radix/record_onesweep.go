@@ -8,25 +8,23 @@ import (
 
 // recordOnesweep records the single pass: the zeroing of the digit
 // counts, the tile counters and the first pass's status region; the
-// histogram of every pass's digits and its scan into first slots; then one
-// dispatch per digit pass.
+// histogram of every pass's digits and its scan into first slots (one
+// row of 2^DigitBits counts per pass); then one dispatch per digit pass.
 func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
 	status := scratch.Sub(p.layout.statusOff, p.status.bytes())
-	compact.RecordFill(r, scratch.Sub(0, p.layout.statusOff+4*(p.status.counterWords+p.status.regionWords)), 0)
-	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, io.countOn}, io.keys, io.hist, io.count)
-	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, io.hist)
+	compact.RecordFill(r, scratch.Sub(0, p.layout.statusOff+4*p.status.region(1)), 0)
+	p.histogram.dispatch(r, uint64(p.procs), histogramPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Begin: p.begin, End: p.end, CountOn: io.countOn},
+		io.keys, io.hist, io.count)
+	p.scan.dispatch(r, uint64(p.passes), scanPush{Procs: p.buckets()}, io.hist)
 	stamp()
-	buckets := uint64(1) << p.bits
-	for i := uint32(0); i < p.passes; i++ {
+	for i := range p.passes {
 		src, srcVals := io.source(i)
 		dst, dstVals := io.target(i)
-		shift := p.begin + i*p.bits
-		cur := p.status.counterWords + uint64(i%2)*p.status.regionWords
-		next := p.status.counterWords + uint64((i+1)%2)*p.status.regionWords
-		push := []uint32{p.n, p.status.tiles, shift, min(p.bits, p.end-shift), io.countOn, p.spins,
-			i, uint32(cur), uint32(next), uint32(uint64(i) * buckets)}
+		shift, width := p.sweepDigit(i)
+		push := onesweepPush{N: p.n, Tiles: p.status.tiles, Shift: shift, Width: width, CountOn: io.countOn, Spins: p.spins,
+			Counter: i, Cur: uint32(p.status.region(i)), Next: uint32(p.status.region(i + 1)), First: i * p.buckets()}
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
-		r.Dispatch(p.onePass, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
+		p.onePass.dispatch(r, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
 		stamp()
 	}
 }

@@ -15,31 +15,30 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 	if p.fused {
 		histNext = scratch.Sub(p.layout.hist2Off, p.layout.histWords*4)
 	}
-	for i := uint32(0); i < p.passes; i++ {
+	for i := range p.passes {
 		src, srcVals := io.source(i)
 		dst, dstVals := io.target(i)
-		shift, width := p.shift(i), p.width(i)
+		width := p.width(i)
 		k := p.kernels[width]
 		next := p.fuses(i)
-		nextShift, nextWidth := uint32(0), uint32(0)
+		push := scatterPush{countPush: countPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Shift: p.shift(i), Width: width, CountOn: io.countOn}}
 		if next {
-			nextShift, nextWidth = p.shift(i+1), p.width(i+1)
+			push.NextShift, push.NextWidth = p.shift(i+1), p.width(i+1)
 		}
-		push := []uint32{p.n, p.chunk, p.procs, shift, width, io.countOn, nextShift, nextWidth}
 		if p.counted(i) {
-			r.Dispatch(k.count, uint64(p.procs), push[:6], src, hist, io.count)
+			k.count.dispatch(r, uint64(p.procs), push.countPush, src, hist, io.count)
 			stamp()
 		}
-		r.Dispatch(k.scan, uint64(1)<<width, []uint32{p.procs}, hist)
+		k.scan.dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, hist)
 		stamp()
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
 		if next {
-			compact.RecordFill(r, histNext.Sub(0, uint64(1)<<nextWidth*uint64(p.procs)*4), 0)
+			compact.RecordFill(r, histNext.Sub(0, uint64(1)<<push.NextWidth*uint64(p.procs)*4), 0)
 			stamp()
-			r.Dispatch(k.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, histNext)
+			k.scatterNext.dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, histNext)
 			hist, histNext = histNext, hist
 		} else {
-			r.Dispatch(k.scatter, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, hist) // 6: bound, unused
+			k.scatter.dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, hist) // 6: bound, unused
 		}
 		stamp()
 	}

@@ -179,8 +179,10 @@ type Plan struct {
 	ctx *vk.Context
 	config
 	// The three phases' pipelines by digit width, or the single pass's.
-	kernels                  map[uint32]*passKernels
-	histogram, scan, onePass *pipeline.Pipeline
+	kernels   map[uint32]*passKernels
+	histogram kernelPipeline[histogramPush]
+	scan      kernelPipeline[scanPush]
+	onePass   kernelPipeline[onesweepPush]
 }
 
 func invalid(format string, args ...any) error {
