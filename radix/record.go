@@ -7,9 +7,11 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// Record records the sort into r's command buffer: per pass a count, a
-// scan and a scatter dispatch, with a buffer barrier between each. Errors
-// are kept by r.
+// Record records the sort into r's command buffer: the three phases'
+// count (where the scatter before did not count the pass's digits), scan
+// and scatter per pass, or the single pass's histogram and a dispatch
+// per pass (Phases names them), with a buffer barrier between each.
+// Errors are kept by r.
 //
 // Synchronisation contract: the first accesses are compute-shader reads
 // of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,

@@ -27,11 +27,9 @@ type Options struct {
 	// invocations, when its tile status (two words per tile and digit)
 	// fits one binding; NewPlan returns ErrInvalid, naming the reason,
 	// when it is forced where it does not apply. compact.PathAuto takes
-	// the three phases on every device: on the H100 the single pass
-	// measured slower (2^28 uint32 keys: 14.1 ms at its best, 8-bit
-	// digits, against 10.6 ms for the three phases then and 7.73 ms
-	// now; BENCHMARKS.md), its look-back bound by dependent loads over
-	// small tiles.
+	// the three phases on every device: the single pass measured slower
+	// on the H100, its look-back bound by dependent loads over small
+	// tiles (BENCHMARKS.md).
 	Path compact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -51,16 +49,15 @@ type Options struct {
 	// evenly, wider passes first: 32 bits at 6 are passes of 6, 6, 5, 5,
 	// 5 and 5 bits (Tuning.DigitBits reports this bound, not the widest
 	// pass; the single pass keeps DigitBits-bit passes, the last one
-	// narrower). Default on a
-	// GPU: 6 for 32-bit keys, alone or with values, 4 for
-	// 64-bit keys; 8 on a CPU device.
+	// narrower). Default on a GPU: 6 for 32-bit keys, alone or with
+	// values, 4 for 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
 	// MaxKeysPerLane. Default on a GPU: 20 for 32-bit keys alone, 16 with
 	// values, 8 for 64-bit keys, and 8 where there are fewer rounds than
-	// the device holds workgroups; 4 on a CPU device. Where the scatter's
-	// stage of a round would not fit shared memory, the default workgroup
-	// shrinks (WorkgroupSize).
+	// the device holds workgroups; 4 on a CPU device; at most 8 on the
+	// single pass. Where the scatter's stage of a round would not fit
+	// shared memory, the default workgroup shrinks (WorkgroupSize).
 	KeysPerLane uint32
 	// Counts picks how the three phases count each pass's digits.
 	Counts Counts
@@ -79,10 +76,9 @@ const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
 	// a GPU, where the carried keys fit shared memory and no pass loses
 	// its fused counts to them (it never shrinks the workgroup for
-	// them), and writes them (TailsWrite) elsewhere. On the H100
-	// (BENCHMARKS.md) holding them back took 2^28 pairs at 5-bit digits
-	// from 13.5 to 12.5 ms, and made 6-bit digits the faster (11.6 ms);
-	// keys alone were slower with it.
+	// them), and writes them (TailsWrite) elsewhere: on the H100 holding
+	// them back made pairs faster, 6-bit digits then the fastest, and
+	// keys alone slower (BENCHMARKS.md, "Radix sort: held run tails").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -114,11 +110,10 @@ const (
 	// the counters fit shared memory (a forced CountsFused does): where
 	// none fit, every pass keeps a count phase. At 2^28 pairs on the
 	// H100 (6, 6, 5, 5, 5, 5 bits, held tails) the three 5-bit passes
-	// after the first are counted by the scatter before them. On the H100
-	// (BENCHMARKS.md) fused counts were slower with smaller chunks (the
-	// counters' atomic adds cost more than a count phase); at 2^28 keys
-	// with 6-bit digits and 16 keys per lane they took 7.99 ms against
-	// 9.01 with a count phase per pass.
+	// after the first are counted by the scatter before them. The chunk
+	// bound is where fused counts stopped paying on the H100: with
+	// smaller chunks the counters' atomic adds cost more than a count
+	// phase (BENCHMARKS.md).
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -126,8 +121,8 @@ const (
 	// CountsFused has each scatter but the last count the next pass's
 	// digits too (at most 4^DigitBits shared-memory counters, 4^w for a
 	// pass of w bits, then at most twice as many atomic adds per
-	// processor), so that only the first
-	// pass reads the keys to count them. It applies to the three phases
+	// processor), so that only the first pass reads the keys to count
+	// them. It applies to the three phases
 	// with digits of at most MaxFusedBits bits where the counters fit the
 	// device's shared memory beside the scatter's own; NewPlan returns
 	// ErrInvalid, naming the reason, when it is asked for elsewhere.
