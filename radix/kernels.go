@@ -119,13 +119,16 @@ type onesweepPush struct {
 }
 
 // kernel is a pipeline.Kernel whose push constants are P and whose
-// specialization constants are S.
+// specialization constants are S: its pipelines take only an S, and
+// dispatch only a P.
 type kernel[P, S any] struct{ *pipeline.Kernel }
 
-func newKernel[P, S any](name string, fullSubgroups bool, bindings ...pipeline.Access) kernel[P, S] {
+// newKernel describes package shaders' kernel name, with the words of its
+// push constants counted from P.
+func newKernel[P, S any](name string, full bool, bindings ...pipeline.Access) kernel[P, S] {
 	var push P
 	return kernel[P, S]{&pipeline.Kernel{Name: name, SPIRV: shaders.MustSPIRV(name), Bindings: bindings,
-		PushWords: len(glslblock.Words(push)), FullSubgroups: fullSubgroups}}
+		PushWords: len(glslblock.Words(push)), FullSubgroups: full}}
 }
 
 // get returns k's pipeline for the specialization constants spec.
@@ -149,16 +152,24 @@ func (p kernelPipeline[P]) dispatch(r *pipeline.Recorder, groups uint64, push P,
 	r.Dispatch(p.Pipeline, groups, glslblock.Words(push), bindings...)
 }
 
+// Whether a kernel needs full subgroups (pipeline.Kernel.FullSubgroups).
+const (
+	fullSubgroups   = true
+	anySubgroupSize = false // shared-memory atomics only
+)
+
 var (
-	// The count and the histogram use shared-memory atomics only: any
-	// subgroup size works.
-	countKernel        = newKernel[countPush, countSpec]("radix_count", false, pipeline.Read, pipeline.Write, pipeline.Read)
-	scanKernel         = newKernel[scanPush, scanSpec]("radix_scan", true, pipeline.ReadWrite)
+	countKernel = newKernel[countPush, countSpec]("radix_count", anySubgroupSize, pipeline.Read, pipeline.Write, pipeline.Read)
+	scanKernel  = newKernel[scanPush, scanSpec]("radix_scan", fullSubgroups, pipeline.ReadWrite)
+	// The scatter's bindings: keys and values in, hist, keys and values
+	// out, the GPU-side key count, the next pass's hist.
 	scatterBindings    = []pipeline.Access{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite}
-	scatterKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter", true, scatterBindings...)
-	scatterCarryKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry", true, scatterBindings...)
-	histogramKernel    = newKernel[histogramPush, histogramSpec]("radix_histogram", false, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
-	onesweepKernel     = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", true,
+	scatterKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter", fullSubgroups, scatterBindings...)
+	scatterCarryKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry", fullSubgroups, scatterBindings...)
+	histogramKernel    = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
+	// The single pass's bindings: keys and values in, the first slots,
+	// the tile status, keys and values out, the GPU-side key count.
+	onesweepKernel = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", fullSubgroups,
 		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
 )
 
