@@ -19,7 +19,7 @@ import (
 // sorting and drawing. Only the end result is read back.
 func TestChainWithGPUCounts(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{1, 1000, 100003} {
 		keys := make([]uint32, n)
 		vals := make([]uint32, n)
@@ -64,12 +64,12 @@ func TestChainWithGPUCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		nb := uint64(4 * n)
-		keyBuf, valBuf, flagBuf := newBuf(t, ctx, nb), newBuf(t, ctx, nb), newBuf(t, ctx, nb)
-		outKeys, outVals := newBuf(t, ctx, nb), newBuf(t, ctx, nb)
-		res1, res2 := newBuf(t, ctx, compact.ResultSize), newBuf(t, ctx, compact.ResultSize)
-		s1 := newBuf(t, ctx, keyPlan.ScratchSize())
-		s2 := newBuf(t, ctx, valPlan.ScratchSize())
-		s3 := newBuf(t, ctx, sortPlan.ScratchSize())
+		keyBuf, valBuf, flagBuf := vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb)
+		outKeys, outVals := vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb)
+		res1, res2 := vktest.NewPoisoned(t, ctx, compact.ResultSize), vktest.NewPoisoned(t, ctx, compact.ResultSize)
+		s1 := vktest.NewPoisoned(t, ctx, keyPlan.ScratchSize())
+		s2 := vktest.NewPoisoned(t, ctx, valPlan.ScratchSize())
+		s3 := vktest.NewPoisoned(t, ctx, sortPlan.ScratchSize())
 		for _, up := range []struct {
 			b *vk.Buffer
 			d []uint32
@@ -105,7 +105,7 @@ func TestChainWithGPUCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range n {
-			wk, wv := uint32(poison), uint32(poison)
+			wk, wv := uint32(vktest.Poison), uint32(vktest.Poison)
 			if i < len(want) {
 				wk, wv = want[i].k, want[i].v
 			}

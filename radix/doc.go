@@ -28,9 +28,9 @@
 // inside a 32-byte sector, the scatter can hold those last keys back and
 // write them at the head of the run's next round (Options.Tails; by
 // default for pairs on a GPU), so that partly written sectors, which the
-// H100 pays for dearly, remain only at the ends of whole runs. The passes ping-pong
-// between the output and scratch so that the result ends in the buffer
-// the caller names.
+// H100 pays for dearly (BENCHMARKS.md), remain only at the ends of whole
+// runs. The passes ping-pong between the output and scratch so that the
+// result ends in the buffer the caller names.
 //
 // Options.Path = vkcompact.PathSinglePass takes an Onesweep-style sort
 // instead (Adinets and Merrill): one pass counts every pass's digits, then

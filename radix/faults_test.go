@@ -20,7 +20,7 @@ import (
 // layer's silence at Release.
 func TestFaultAllocation(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	const n = 5003
 	keys := make([]uint32, n)
 	vals := make([]uint32, n)
@@ -41,7 +41,7 @@ func TestFaultAllocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, dst := newBuf(t, ctx, 4*n), newBuf(t, ctx, 4*n)
+	src, dst := vktest.NewPoisoned(t, ctx, 4*n), vktest.NewPoisoned(t, ctx, 4*n)
 	if err := vk.Upload(src.All(), keys); err != nil {
 		t.Fatal(err)
 	}

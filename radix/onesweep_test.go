@@ -28,7 +28,7 @@ func onesweepOptions(o radix.Options) radix.Options {
 // fallback at once (Spins -1) and after re-reads.
 func TestSortPaths(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	turn := 0
 	for _, path := range []vkcompact.Path{vkcompact.PathThreePhase, vkcompact.PathSinglePass} {
 		for _, n := range []int{1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 6143, 6145, 40961, 300001} {
@@ -92,7 +92,7 @@ func widestOnesweep(t *testing.T, ctx *vk.Context, o radix.Options, want uint32)
 // case runs.
 func TestOnesweepShapes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
 	cases := []struct {
@@ -126,7 +126,7 @@ func TestOnesweepShapes(t *testing.T) {
 // below it.
 func TestOnesweepGPUCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{1, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n - 1), uint32(n), uint32(n + 5), 0xffffffff} {
@@ -146,7 +146,7 @@ func TestOnesweepGPUCount(t *testing.T) {
 // a wrong order in a later one.
 func TestOnesweepRepeated(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	runs := 20
 	if testing.Short() {
 		runs = 6

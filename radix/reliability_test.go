@@ -17,20 +17,6 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// badCase is one bad input of the table (internal/badinput.Case; a type of
-// this package, so the table may list its fields in order).
-type badCase struct {
-	Entry, Input string
-	Want         error
-	Msg          string
-	Call         func() error
-}
-
-func checkBad(t *testing.T, c badCase) {
-	t.Helper()
-	badinput.Check(t, badinput.Case(c))
-}
-
 // TestReliabilityBadInput tries every public entry point of radix with bad
 // arguments: each returns an error wrapping vk.ErrInvalid (or
 // vk.ErrReleased) that names the problem, nothing panics, and the
@@ -55,11 +41,11 @@ func TestReliabilityBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newBuf(t, ctx, 4096)
+	a := vktest.NewPoisoned(t, ctx, 4096)
 	scratch := max(pairs.ScratchSize(), keysOnly.ScratchSize(), inPlace.ScratchSize()) // the paths and digit widths differ
-	s := newBuf(t, ctx, scratch)
-	foreign := newBuf(t, other, 4096)
-	released := newBuf(t, ctx, 4096)
+	s := vktest.NewPoisoned(t, ctx, scratch)
+	foreign := vktest.NewPoisoned(t, other, 4096)
+	released := vktest.NewPoisoned(t, ctx, 4096)
 	released.Release()
 	watched := []*vk.Buffer{a, s}
 	keys := []uint32{5, 3, 9, 1}
@@ -81,79 +67,79 @@ func TestReliabilityBadInput(t *testing.T) {
 	var nilRec *pipeline.Recorder
 	inval := vk.ErrInvalid
 	u32 := vkcompact.Uint32
-	cases := []badCase{
-		{"radix.NewPlan", "nil context", inval, "nil context", func() error { _, err := radix.NewPlan(nil, 10, radix.Sort{}); return err }},
-		{"radix.NewPlan", "i64 keys", inval, "the key type must be u32, i32, f32 or u64", plan(10, radix.Sort{Key: vkcompact.Int64})},
-		{"radix.NewPlan", "f64 keys", inval, "the key type must be", plan(10, radix.Sort{Key: vkcompact.Float64})},
-		{"radix.NewPlan", "key type 9", inval, "the key type must be", plan(10, radix.Sort{Key: vkcompact.Type(9)})},
-		{"radix.NewPlan", "bits [0, 33) of a u32", inval, "bit range [0, 33) of a 32-bit key", plan(10, radix.Sort{Key: u32, EndBit: 33})},
-		{"radix.NewPlan", "bits [0, 65) of a u64", inval, "bit range [0, 65) of a 64-bit key", plan(10, radix.Sort{Key: vkcompact.Uint64, EndBit: 65})},
-		{"radix.NewPlan", "bits [20, 10)", inval, "bit range [20, 10)", plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
-		{"radix.NewPlan", "begin bit 40 of a u32 (end defaulted)", inval, "bit range [40, 0) of a 32-bit key", plan(10, radix.Sort{Key: u32, BeginBit: 40})},
-		{"radix.NewPlan", "n = 2^32", inval, "4294967296 keys", plan(1<<32, radix.Sort{})},
-		{"radix.NewPlan", "keys beyond one binding", inval, "exceed the device's maxStorageBufferRange", plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: vkcompact.Uint64})},
-		{"radix.NewPlan", "9-bit digits", inval, "9 digit bits", plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
-		{"radix.NewPlan", "33 keys per lane", inval, "33 keys per lane", plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
-		{"radix.NewPlan", "workgroup not a multiple of the subgroup size", inval, "not a multiple of the largest subgroup size", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
-		{"radix.NewPlan", "workgroup too large for shared memory", inval, "bytes of shared memory", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}})},
-		{"radix.NewPlan", "unknown tails mode", inval, "unknown tails mode 3", plan(10, radix.Sort{Options: radix.Options{Tails: 3}})},
-		{"radix.NewPlan", "held tails on the single pass", inval, "held tails", plan(10, radix.Sort{Options: radix.Options{Path: vkcompact.PathSinglePass, Tails: radix.TailsHold}})},
-		{"radix.NewPlan", "held tails too large for shared memory", inval, "held tails needs", plan(10, radix.Sort{Values: true, Options: radix.Options{WorkgroupSize: 4 * info.MaxSubgroupSize, DigitBits: 8, KeysPerLane: radix.MaxKeysPerLane, Tails: radix.TailsHold}})},
-		{"radix.NewPlan", "8-bit digits, 8 keys per lane, workgroup 1024", inval, "bytes of shared memory|outside 1..", plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 1024, DigitBits: 8, KeysPerLane: 8}})},
-		{"radix.Plan.Record", "no keys", inval, "no keys buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = vk.Range{} })},
-		{"radix.Plan.Record", "keys 4 bytes short", inval, "keys range of 396 bytes: 400 needed", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys.Size = 396 })},
-		{"radix.Plan.Record", "no keys output", inval, "no keys output buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = vk.Range{} })},
-		{"radix.Plan.Record", "keys output too small", inval, "keys output range of 200 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut.Size = 200 })},
-		{"radix.Plan.Record", "no scratch", inval, "no scratch buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = vk.Range{} })},
-		{"radix.Plan.Record", "scratch too small", inval, "scratch range of 16 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch.Size = 16 })},
-		{"radix.Plan.Record", "values given to a keys-only sort", inval, "values given for a sort of keys only", rec(keysOnly, func(*radix.Buffers) {})},
-		{"radix.Plan.Record", "pairs without values", inval, "no values buffer", rec(pairs, func(b *radix.Buffers) { b.Values = vk.Range{} })},
-		{"radix.Plan.Record", "pairs without a values output", inval, "no values output buffer", rec(pairs, func(b *radix.Buffers) { b.ValuesOut = vk.Range{} })},
-		{"radix.Plan.Record", "values too small", inval, "values range of 100 bytes", rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
-		{"radix.Plan.Record", "keys and keys output overlap", inval, "keys and keys output ranges overlap", rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
-		{"radix.Plan.Record", "values output overlapping the keys output", inval, "keys output and values output ranges overlap", rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
-		{"radix.Plan.Record", "scratch overlapping the keys", inval, "keys and scratch ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = a.Range(0, keysOnly.ScratchSize()) })},
-		{"radix.Plan.Record", "count inside the scratch", inval, "scratch and count ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
-		{"radix.Plan.Record", "count inside the keys output", inval, "keys output and count ranges overlap", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
-		{"radix.Plan.Record", "count of 2 bytes", inval, "count range of 2 bytes", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},
-		{"radix.Plan.Record", "keys offset not aligned", inval, "keys offset 4 is not a multiple of minStorageBufferOffsetAlignment", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(4, 400) })},
-		{"radix.Plan.Record", "keys past the end of their buffer", inval, "exceeds the 4096-byte buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(3840, 400) })},
-		{"radix.Plan.Record", "keys in another context", inval, "keys: the buffer belongs to another context", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = foreign.Range(0, 400) })},
-		{"radix.Plan.Record", "released keys output", vk.ErrReleased, "radix: keys output: buffer used after Release", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = released.Range(0, 400) })},
-		{"radix.Plan.Record", "zero Buffer value as keys", inval, "radix: keys: nil buffer", rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = (&vk.Buffer{}).Range(0, 400) })},
-		{"radix.Plan.Record", "in place with a separate keys output", inval, "in place, the outputs must be the inputs or left empty", rec(inPlace, func(b *radix.Buffers) { b.Values, b.ValuesOut = vk.Range{}, vk.Range{} })},
-		{"radix.Plan.Record", "plan of another context", inval, "the plan was made for another context", rec(foreignPlan, noValues)},
-		{"radix.Plan.Record", "nil plan", inval, "radix: nil Plan", rec(nilPlan, noValues)},
-		{"radix.Plan.Record", "nil Recorder", inval, "nil Recorder", func() error {
+	cases := []badinput.Case{
+		{Entry: "radix.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := radix.NewPlan(nil, 10, radix.Sort{}); return err }},
+		{Entry: "radix.NewPlan", Input: "i64 keys", Want: inval, Msg: "the key type must be u32, i32, f32 or u64", Call: plan(10, radix.Sort{Key: vkcompact.Int64})},
+		{Entry: "radix.NewPlan", Input: "f64 keys", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Key: vkcompact.Float64})},
+		{Entry: "radix.NewPlan", Input: "key type 9", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Key: vkcompact.Type(9)})},
+		{Entry: "radix.NewPlan", Input: "bits [0, 33) of a u32", Want: inval, Msg: "bit range [0, 33) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, EndBit: 33})},
+		{Entry: "radix.NewPlan", Input: "bits [0, 65) of a u64", Want: inval, Msg: "bit range [0, 65) of a 64-bit key", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, EndBit: 65})},
+		{Entry: "radix.NewPlan", Input: "bits [20, 10)", Want: inval, Msg: "bit range [20, 10)", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
+		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 0) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, BeginBit: 40})},
+		{Entry: "radix.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 keys", Call: plan(1<<32, radix.Sort{})},
+		{Entry: "radix.NewPlan", Input: "keys beyond one binding", Want: inval, Msg: "exceed the device's maxStorageBufferRange", Call: plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: vkcompact.Uint64})},
+		{Entry: "radix.NewPlan", Input: "9-bit digits", Want: inval, Msg: "9 digit bits", Call: plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
+		{Entry: "radix.NewPlan", Input: "33 keys per lane", Want: inval, Msg: "33 keys per lane", Call: plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
+		{Entry: "radix.NewPlan", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
+		{Entry: "radix.NewPlan", Input: "workgroup too large for shared memory", Want: inval, Msg: "bytes of shared memory", Call: plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 64 * info.MaxSubgroupSize}})},
+		{Entry: "radix.NewPlan", Input: "unknown tails mode", Want: inval, Msg: "unknown tails mode 3", Call: plan(10, radix.Sort{Options: radix.Options{Tails: 3}})},
+		{Entry: "radix.NewPlan", Input: "held tails on the single pass", Want: inval, Msg: "held tails", Call: plan(10, radix.Sort{Options: radix.Options{Path: vkcompact.PathSinglePass, Tails: radix.TailsHold}})},
+		{Entry: "radix.NewPlan", Input: "held tails too large for shared memory", Want: inval, Msg: "held tails needs", Call: plan(10, radix.Sort{Values: true, Options: radix.Options{WorkgroupSize: 4 * info.MaxSubgroupSize, DigitBits: 8, KeysPerLane: radix.MaxKeysPerLane, Tails: radix.TailsHold}})},
+		{Entry: "radix.NewPlan", Input: "8-bit digits, 8 keys per lane, workgroup 1024", Want: inval, Msg: "bytes of shared memory|outside 1..", Call: plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: 1024, DigitBits: 8, KeysPerLane: 8}})},
+		{Entry: "radix.Plan.Record", Input: "no keys", Want: inval, Msg: "no keys buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "keys 4 bytes short", Want: inval, Msg: "keys range of 396 bytes: 400 needed", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys.Size = 396 })},
+		{Entry: "radix.Plan.Record", Input: "no keys output", Want: inval, Msg: "no keys output buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "keys output too small", Want: inval, Msg: "keys output range of 200 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut.Size = 200 })},
+		{Entry: "radix.Plan.Record", Input: "no scratch", Want: inval, Msg: "no scratch buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 16 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch.Size = 16 })},
+		{Entry: "radix.Plan.Record", Input: "values given to a keys-only sort", Want: inval, Msg: "values given for a sort of keys only", Call: rec(keysOnly, func(*radix.Buffers) {})},
+		{Entry: "radix.Plan.Record", Input: "pairs without values", Want: inval, Msg: "no values buffer", Call: rec(pairs, func(b *radix.Buffers) { b.Values = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "pairs without a values output", Want: inval, Msg: "no values output buffer", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "values too small", Want: inval, Msg: "values range of 100 bytes", Call: rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
+		{Entry: "radix.Plan.Record", Input: "keys and keys output overlap", Want: inval, Msg: "keys and keys output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
+		{Entry: "radix.Plan.Record", Input: "values output overlapping the keys output", Want: inval, Msg: "keys output and values output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
+		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = a.Range(0, keysOnly.ScratchSize()) })},
+		{Entry: "radix.Plan.Record", Input: "count inside the scratch", Want: inval, Msg: "scratch and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
+		{Entry: "radix.Plan.Record", Input: "count inside the keys output", Want: inval, Msg: "keys output and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
+		{Entry: "radix.Plan.Record", Input: "count of 2 bytes", Want: inval, Msg: "count range of 2 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},
+		{Entry: "radix.Plan.Record", Input: "keys offset not aligned", Want: inval, Msg: "keys offset 4 is not a multiple of minStorageBufferOffsetAlignment", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(4, 400) })},
+		{Entry: "radix.Plan.Record", Input: "keys past the end of their buffer", Want: inval, Msg: "exceeds the 4096-byte buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(3840, 400) })},
+		{Entry: "radix.Plan.Record", Input: "keys in another context", Want: inval, Msg: "keys: the buffer belongs to another context", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = foreign.Range(0, 400) })},
+		{Entry: "radix.Plan.Record", Input: "released keys output", Want: vk.ErrReleased, Msg: "radix: keys output: buffer used after Release", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = released.Range(0, 400) })},
+		{Entry: "radix.Plan.Record", Input: "zero Buffer value as keys", Want: inval, Msg: "radix: keys: nil buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = (&vk.Buffer{}).Range(0, 400) })},
+		{Entry: "radix.Plan.Record", Input: "in place with a separate keys output", Want: inval, Msg: "in place, the outputs must be the inputs or left empty", Call: rec(inPlace, func(b *radix.Buffers) { b.Values, b.ValuesOut = vk.Range{}, vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "plan of another context", Want: inval, Msg: "the plan was made for another context", Call: rec(foreignPlan, noValues)},
+		{Entry: "radix.Plan.Record", Input: "nil plan", Want: inval, Msg: "radix: nil Plan", Call: rec(nilPlan, noValues)},
+		{Entry: "radix.Plan.Record", Input: "nil Recorder", Want: inval, Msg: "nil Recorder", Call: func() error {
 			b := good
 			noValues(&b)
 			keysOnly.Record(nilRec, b)
 			return nilRec.Err()
 		}},
-		{"radix.Plan.Run", "nil plan", inval, "radix: nil Plan", func() error { return nilPlan.Run(good) }},
-		{"radix.Plan.Run", "keys output too small", inval, "keys output range of 8 bytes", func() error {
+		{Entry: "radix.Plan.Run", Input: "nil plan", Want: inval, Msg: "radix: nil Plan", Call: func() error { return nilPlan.Run(good) }},
+		{Entry: "radix.Plan.Run", Input: "keys output too small", Want: inval, Msg: "keys output range of 8 bytes", Call: func() error {
 			return keysOnly.Run(radix.Buffers{Keys: a.Range(0, 400), KeysOut: a.Range(1024, 8)})
 		}},
-		{"radix.SortSlice", "Sort.Values set", inval, "use SortPairs", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{Values: true}); return err }},
-		{"radix.SortSlice", "nil context", inval, "nil context", func() error { _, err := radix.SortSlice(nil, keys, radix.Sort{}); return err }},
-		{"radix.SortSlice", "bits [0, 40) of a u32", inval, "bit range [0, 40)", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{EndBit: 40}); return err }},
-		{"radix.SortPairs", "3 values for 4 keys", inval, "3 values for 4 keys", func() error {
+		{Entry: "radix.SortSlice", Input: "Sort.Values set", Want: inval, Msg: "use SortPairs", Call: func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{Values: true}); return err }},
+		{Entry: "radix.SortSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := radix.SortSlice(nil, keys, radix.Sort{}); return err }},
+		{Entry: "radix.SortSlice", Input: "bits [0, 40) of a u32", Want: inval, Msg: "bit range [0, 40)", Call: func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{EndBit: 40}); return err }},
+		{Entry: "radix.SortPairs", Input: "3 values for 4 keys", Want: inval, Msg: "3 values for 4 keys", Call: func() error {
 			_, _, err := radix.SortPairs(ctx, keys, []uint32{1, 2, 3}, radix.Sort{})
 			return err
 		}},
-		{"radix.SortPairs", "nil context", inval, "nil context", func() error { _, _, err := radix.SortPairs(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{}); return err }},
+		{Entry: "radix.SortPairs", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := radix.SortPairs(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{}); return err }},
 	}
 	for _, c := range cases {
 		if info.MinStorageBufferOffsetAlignment <= 4 && strings.Contains(c.Input, "not aligned") {
 			continue
 		}
-		checkBad(t, c)
+		badinput.Check(t, c)
 		for _, b := range watched {
 			got := make([]byte, b.Size())
 			if err := vk.Download(b.All(), got); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got, poisonBytes(b.Size())) {
+			if !bytes.Equal(got, vktest.PoisonBytes(b.Size())) {
 				t.Errorf("%s: %s: a caller's buffer was modified", c.Entry, c.Input)
 			}
 		}
@@ -165,14 +151,14 @@ func TestReliabilityBadInput(t *testing.T) {
 		t.Fatalf("the good buffers: %v", err)
 	}
 	other.Release()
-	checkBad(t, badCase{"radix.NewPlan", "released context", vk.ErrReleased, "after Release", func() error {
+	badinput.Check(t, badinput.Case{Entry: "radix.NewPlan", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 		_, err := radix.NewPlan(other, 10, radix.Sort{})
 		return err
 	}})
-	checkBad(t, badCase{"radix.Plan.Run", "plan of a released context", vk.ErrReleased, "after Release", func() error {
+	badinput.Check(t, badinput.Case{Entry: "radix.Plan.Run", Input: "plan of a released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 		return foreignPlan.Run(radix.Buffers{Keys: foreign.Range(0, 400), KeysOut: foreign.Range(1024, 400)})
 	}})
-	checkBad(t, badCase{"radix.SortSlice", "released context", vk.ErrReleased, "after Release", func() error {
+	badinput.Check(t, badinput.Case{Entry: "radix.SortSlice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error {
 		_, err := radix.SortSlice(other, keys, radix.Sort{})
 		return err
 	}})
@@ -197,7 +183,7 @@ func TestReliabilityNoLeaks(t *testing.T) {
 	if !ctx.Validating() {
 		t.Fatal("validation is off")
 	}
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	const n = 5000
 	keys := make([]uint32, n)
 	for i := range keys {

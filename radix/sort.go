@@ -1,60 +1,11 @@
 package radix
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/bufcheck"
-	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
-	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-)
-
-var (
-	countKernel = &pipeline.Kernel{
-		Name:     "radix_count",
-		SPIRV:    shaders.MustSPIRV("radix_count"),
-		Bindings: []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read},
-		// Shared-memory atomics only: any subgroup size works.
-		PushWords: 6,
-	}
-	scanKernel = &pipeline.Kernel{
-		Name:          "radix_scan",
-		SPIRV:         shaders.MustSPIRV("radix_scan"),
-		Bindings:      []pipeline.Use{pipeline.ReadWrite},
-		PushWords:     1,
-		FullSubgroups: true,
-	}
-	scatterKernel = &pipeline.Kernel{
-		Name:          "radix_scatter",
-		SPIRV:         shaders.MustSPIRV("radix_scatter"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite},
-		PushWords:     8,
-		FullSubgroups: true,
-	}
-	scatterCarryKernel = &pipeline.Kernel{
-		Name:          "radix_scatter_carry",
-		SPIRV:         shaders.MustSPIRV("radix_scatter_carry"),
-		Bindings:      scatterKernel.Bindings,
-		PushWords:     8,
-		FullSubgroups: true,
-	}
-	histogramKernel = &pipeline.Kernel{
-		Name:      "radix_histogram",
-		SPIRV:     shaders.MustSPIRV("radix_histogram"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.ReadWrite, pipeline.Read},
-		PushWords: 6,
-		// Shared-memory atomics only: any subgroup size works.
-	}
-	onesweepKernel = &pipeline.Kernel{
-		Name:          "radix_onesweep",
-		SPIRV:         shaders.MustSPIRV("radix_onesweep"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     10,
-		FullSubgroups: true,
-	}
 )
 
 // MaxKeysPerLane bounds Options.KeysPerLane.
@@ -75,11 +26,9 @@ type Options struct {
 	// invocations, when its tile status (two words per tile and digit)
 	// fits one binding; NewPlan returns ErrInvalid, naming the reason,
 	// when it is forced where it does not apply. vkcompact.PathAuto takes
-	// the three phases on every device: on the H100 the single pass
-	// measured slower (2^28 uint32 keys: 14.1 ms at its best, 8-bit
-	// digits, against 10.6 ms for the three phases then and 7.73 ms
-	// now; BENCHMARKS.md), its look-back bound by dependent loads over
-	// small tiles.
+	// the three phases on every device: the single pass measured slower
+	// on the H100, its look-back bound by dependent loads over small
+	// tiles (BENCHMARKS.md).
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -99,16 +48,15 @@ type Options struct {
 	// evenly, wider passes first: 32 bits at 6 are passes of 6, 6, 5, 5,
 	// 5 and 5 bits (Tuning.DigitBits reports this bound, not the widest
 	// pass; the single pass keeps DigitBits-bit passes, the last one
-	// narrower). Default on a
-	// GPU: 6 for 32-bit keys, alone or with values, 4 for
-	// 64-bit keys; 8 on a CPU device.
+	// narrower). Default on a GPU: 6 for 32-bit keys, alone or with
+	// values, 4 for 64-bit keys; 8 on a CPU device.
 	DigitBits uint32
 	// KeysPerLane is the keys each lane holds per round, 1 to
 	// MaxKeysPerLane. Default on a GPU: 20 for 32-bit keys alone, 16 with
 	// values, 8 for 64-bit keys, and 8 where there are fewer rounds than
-	// the device holds workgroups; 4 on a CPU device. Where the scatter's
-	// stage of a round would not fit shared memory, the default workgroup
-	// shrinks (WorkgroupSize).
+	// the device holds workgroups; 4 on a CPU device; at most 8 on the
+	// single pass. Where the scatter's stage of a round would not fit
+	// shared memory, the default workgroup shrinks (WorkgroupSize).
 	KeysPerLane uint32
 	// Counts picks how the three phases count each pass's digits.
 	Counts Counts
@@ -127,10 +75,9 @@ const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
 	// a GPU, where the carried keys fit shared memory and no pass loses
 	// its fused counts to them (it never shrinks the workgroup for
-	// them), and writes them (TailsWrite) elsewhere. On the H100
-	// (BENCHMARKS.md) holding them back took 2^28 pairs at 5-bit digits
-	// from 13.5 to 12.5 ms, and made 6-bit digits the faster (11.6 ms);
-	// keys alone were slower with it.
+	// them), and writes them (TailsWrite) elsewhere: on the H100 holding
+	// them back made pairs faster, 6-bit digits then the fastest, and
+	// keys alone slower (BENCHMARKS.md, "Radix sort: held run tails").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -162,11 +109,10 @@ const (
 	// the counters fit shared memory (a forced CountsFused does): where
 	// none fit, every pass keeps a count phase. At 2^28 pairs on the
 	// H100 (6, 6, 5, 5, 5, 5 bits, held tails) the three 5-bit passes
-	// after the first are counted by the scatter before them. On the H100
-	// (BENCHMARKS.md) fused counts were slower with smaller chunks (the
-	// counters' atomic adds cost more than a count phase); at 2^28 keys
-	// with 6-bit digits and 16 keys per lane they took 7.99 ms against
-	// 9.01 with a count phase per pass.
+	// after the first are counted by the scatter before them. The chunk
+	// bound is where fused counts stopped paying on the H100: with
+	// smaller chunks the counters' atomic adds cost more than a count
+	// phase (BENCHMARKS.md).
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -174,8 +120,8 @@ const (
 	// CountsFused has each scatter but the last count the next pass's
 	// digits too (at most 4^DigitBits shared-memory counters, 4^w for a
 	// pass of w bits, then at most twice as many atomic adds per
-	// processor), so that only the first
-	// pass reads the keys to count them. It applies to the three phases
+	// processor), so that only the first pass reads the keys to count
+	// them. It applies to the three phases
 	// with digits of at most MaxFusedBits bits where the counters fit the
 	// device's shared memory beside the scatter's own; NewPlan returns
 	// ErrInvalid, naming the reason, when it is asked for elsewhere.
@@ -224,105 +170,24 @@ type Buffers struct {
 // Plan is a sort of n keys checked, tuned and sized for one context. It is
 // immutable and safe for concurrent use.
 type Plan struct {
-	ctx              *vk.Context
-	sort             Sort
-	n                uint32
-	keyBytes         uint64
-	nextFits         [MaxFusedBits + 1]bool // by digit width: the scatter fits the next pass's counters
-	carry            bool                   // TailsHold: the scatter holds each run's last partial block back
-	begin, end, bits uint32
-	passes           uint32
-	wg, kpl          uint32
-	procs, chunk     uint32
-	histWords        uint64
-	keysOff, valsOff uint64
-	scratch          uint64
-	// The three phases' digit widths, balanced: the first wideN passes
-	// take wide bits, the rest wide-1 (32 bits at 6: 6, 6, 5, 5, 5, 5),
-	// each width with its own kernels.
-	wide, wideN uint32
-	kernels     map[uint32]*passKernels
-	// fused: each scatter but the last counts the next pass's digits into
-	// the other hist region (at hist2Off), with its scatterNext.
-	fused    bool
-	hist2Off uint64
-	scan     *pipeline.Pipeline // the single pass's
-
-	// The single pass (onesweep): tiles of tile keys, the status binding
-	// at statusOff (the passes' tile counters, then two regions of
-	// tiles*buckets words), the first slots' rows at 0.
-	onesweep           bool
-	spins              uint32
-	tile, tiles        uint32
-	statusOff          uint64
-	counterWords       uint64
-	regionWords        uint64
-	histogram, onePass *pipeline.Pipeline
+	ctx *vk.Context
+	config
+	// The three phases' pipelines by digit width, or the single pass's.
+	kernels   map[uint32]*passKernels
+	histogram kernelPipeline[histogramPush]
+	scan      kernelPipeline[scanPush]
+	onePass   kernelPipeline[onesweepPush]
 }
 
-// passKernels are the three phases' pipelines for one digit width; count
-// and scatterNext only where a pass of that width uses them.
-type passKernels struct {
-	count, scan, scatter, scatterNext *pipeline.Pipeline
-}
-
-// fuses reports whether three-phase pass i's scatter counts pass i+1's
-// digits (so that pass i+1 has no count phase): with fused counts, where
-// the next pass is no wider and the counters fit the scatter's shared
-// memory (at 2^28 pairs on the H100: the 6-bit passes take a count phase,
-// the 5-bit ones are counted).
-func (p *Plan) fuses(i uint32) bool {
-	return p.fused && i+1 < p.passes && p.width(i+1) <= p.width(i) && p.nextFits[p.width(i)]
-}
-
-// counted reports whether pass i has a count phase of its own.
-func (p *Plan) counted(i uint32) bool { return i == 0 || !p.fuses(i-1) }
-
-// nextAt is the shared memory of a scatter's next-pass counts for digits
-// of w bits: 4^w counters and three words per digit, in place of the four
-// single words.
-func nextAt(w uint32) uint32 {
-	b := uint32(1) << w
-	return 4 * (b*b + 3*b - 4)
-}
-
-// width returns the digit bits of three-phase pass i; shift its first bit.
-func (p *Plan) width(i uint32) uint32 {
-	if i < p.wideN {
-		return p.wide
-	}
-	return p.wide - 1
-}
-
-func (p *Plan) shift(i uint32) uint32 {
-	return p.begin + i*p.wide - max(i, p.wideN) + p.wideN
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{vk.ErrInvalid}, args...)...)
-}
+func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 
-// keyCode is the shaders' KEY_* number of a key type.
-func keyCode(t vkcompact.Type) (uint32, bool) {
-	switch t {
-	case vkcompact.Uint32:
-		return 0, true
-	case vkcompact.Int32:
-		return 1, true
-	case vkcompact.Float32:
-		return 2, true
-	case vkcompact.Uint64:
-		return 3, true
-	}
-	return 0, false
-}
-
-// NewPlan checks s for n keys on ctx, picks its tuning and creates its
-// pipelines. The keys must fit one binding: n times the key size at most
-// the device's maxStorageBufferRange.
+// NewPlan checks s for n keys on ctx, picks its tuning (a pure function
+// of the device's information, n and s) and creates its pipelines. The
+// keys must fit one binding: n times the key size at most the device's
+// maxStorageBufferRange.
 func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("radix: nil context")
@@ -330,378 +195,15 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	code, ok := keyCode(s.Key)
-	if !ok {
-		return nil, invalid("radix: keys of type %v: the key type must be u32, i32, f32 or u64", s.Key)
+	c, err := tune(ctx.Info(), n, s)
+	if err != nil {
+		return nil, err
 	}
-	info := ctx.Info()
-	p := &Plan{ctx: ctx, sort: s, n: uint32(n), keyBytes: uint64(s.Key.Size())}
-	width := 8 * s.Key.Size()
-	p.begin, p.end = s.BeginBit, s.EndBit
-	if p.end == 0 {
-		p.end = width
-	}
-	if p.end > width || p.begin > p.end {
-		return nil, invalid("radix: bit range [%d, %d) of a %d-bit key", s.BeginBit, s.EndBit, width)
-	}
-	if n > MaxElements {
-		return nil, invalid("radix: %d keys: at most %d", n, uint64(MaxElements))
-	}
-	if limit := uint64(info.MaxStorageBufferRange) / p.keyBytes; n > limit {
-		return nil, invalid("radix: %d keys of %d bytes exceed the device's maxStorageBufferRange (%d bytes): at most %d keys here",
-			n, p.keyBytes, info.MaxStorageBufferRange, limit)
-	}
-	o := s.Options
-	defBits, defKPL := defaultDigits(info, s)
-	p.bits = o.DigitBits
-	if p.bits == 0 {
-		p.bits = defBits
-	}
-	if p.bits > 8 {
-		return nil, invalid("radix: %d digit bits: 1 to 8", p.bits)
-	}
-	p.kpl = o.KeysPerLane
-	if p.kpl == 0 {
-		p.kpl = defKPL
-		if s.Path == vkcompact.PathSinglePass {
-			// The single pass was measured and tuned at 8 (its ranking
-			// holds more per key than the scatter's).
-			p.kpl = min(p.kpl, 8)
-		}
-	}
-	if p.kpl > MaxKeysPerLane {
-		return nil, invalid("radix: %d keys per lane: at most %d", p.kpl, MaxKeysPerLane)
-	}
-	buckets := uint32(1) << p.bits
-	// Shared memory of the scatter, in words (every array of
-	// radix_scatter.comp): two counts per subgroup and digit, three words
-	// per digit, two per subgroup, the stage of one round's keys (and
-	// values; an unused stage array takes one word), and the four arrays
-	// of the fused counts, one word each without them.
-	stageWords := uint32(1)
-	if s.Key == vkcompact.Uint64 {
-		stageWords++
-	}
-	if s.Values {
-		stageWords++
-	}
-	if o.Tails > TailsHold {
-		return nil, invalid("radix: unknown tails mode %d", o.Tails)
-	}
-	if o.Tails == TailsHold && s.Path == vkcompact.PathSinglePass {
-		return nil, invalid("radix: held tails (TailsHold) apply to the three phases' scatter, not the single pass")
-	}
-	// sharedAt is the scatter's shared memory for digits of w bits. With
-	// held tails the stage grows by TailSector-1 keys per digit, and the
-	// carried keys take TailSector words per digit and stage array (one
-	// word for an unused one) and three words per digit.
-	sharedAt := func(wg, w uint32, carry bool) uint32 {
-		subgroups := wg / max(info.MinSubgroupSize, 1)
-		b := uint32(1) << w
-		need := 2*subgroups*b + 3*b + 2*subgroups + wg*p.kpl*stageWords + 3 - stageWords + 4
-		if carry {
-			need += 3*b + TailSector*b*stageWords + 3 - stageWords + (TailSector-1)*b*stageWords
-		}
-		return 4 * need
-	}
-	sharedWith := func(wg uint32, carry bool) uint32 { return sharedAt(wg, p.bits, carry) }
-	p.carry = o.Tails == TailsHold
-	shared := func(wg uint32) uint32 { return sharedWith(wg, p.carry) }
-	// With them: 4^bits counters and three words per digit, in place of
-	// the four single words.
-	nextShared := nextAt(p.bits)
-	forcedFused := o.Counts == CountsFused && p.bits <= MaxFusedBits
-	p.wg = o.WorkgroupSize
-	if p.wg == 0 {
-		p.wg = 256
-		fits := func(wg uint32) bool {
-			need := shared(wg)
-			if forcedFused {
-				need += nextShared
-			}
-			return need <= info.MaxSharedMemory
-		}
-		for p.wg > info.MaxSubgroupSize && !fits(p.wg) {
-			p.wg /= 2
-		}
-		p.wg = max(p.wg, info.MaxSubgroupSize)
-	}
-	if p.wg%info.MaxSubgroupSize != 0 {
-		return nil, invalid("radix: workgroup size %d is not a multiple of the largest subgroup size %d", p.wg, info.MaxSubgroupSize)
-	}
-	if o.KeysPerLane == 0 && p.kpl > 8 && n < defaultProcessors(info, p.wg)*uint64(p.wg)*uint64(p.kpl) {
-		// Too few rounds to give every processor the device holds one:
-		// smaller rounds (2^20 keys on the H100: 0.123 ms at 8 keys per
-		// lane against 0.127 at 16).
-		p.kpl = 8
-	}
-	subgroups := p.wg / max(info.MinSubgroupSize, 1)
-	if need := shared(p.wg); need > info.MaxSharedMemory {
-		held := ""
-		if p.carry {
-			held = " and held tails"
-		}
-		return nil, invalid("radix: a workgroup of %d (%d subgroups) with %d-bit digits, %d keys per lane%s needs %d bytes of shared memory; the device has %d",
-			p.wg, subgroups, p.bits, p.kpl, held, need, info.MaxSharedMemory)
-	}
-	if p.end > p.begin {
-		p.passes = (p.end - p.begin + p.bits - 1) / p.bits
-		// Balanced widths: as many passes, none wider than bits.
-		p.wide, p.wideN = (p.end-p.begin)/p.passes, p.passes
-		if extra := (p.end - p.begin) % p.passes; extra != 0 {
-			p.wide, p.wideN = p.wide+1, extra
-		}
-	}
-	// Which widths' scatters can count the next pass's digits: their
-	// counters (4^w words) fit beside their own shared memory.
-	fitsNext := func(w uint32, carry bool) bool {
-		return w <= MaxFusedBits && sharedAt(p.wg, w, carry)+nextAt(w) <= info.MaxSharedMemory
-	}
-	if o.Tails == TailsAuto && s.Values && !info.CPU() && s.Path != vkcompact.PathSinglePass && sharedWith(p.wg, true) <= info.MaxSharedMemory {
-		// Only where no pass loses its fused counts to them (the last
-		// pass counts nothing).
-		p.carry = true
-		for i := range p.passes - 1 {
-			if w := p.width(i); fitsNext(w, false) && !fitsNext(w, true) {
-				p.carry = false
-			}
-		}
-	}
-	for w := uint32(1); w <= MaxFusedBits; w++ {
-		p.nextFits[w] = fitsNext(w, p.carry)
-	}
-
-	// Processors and chunks: whole rounds per chunk, and few enough
-	// rounds that one invocation's loop iterations, inner loops included,
-	// stay under pipeline.LoopBudget: lavapipe ends a shader's loops after 65535
-	// iterations (its guard against endless loops), which silently lost
-	// the end of a long chunk's output at subgroup size 4. Longer inputs
-	// get more processors instead.
-	round := uint64(p.wg) * uint64(p.kpl)
-	procs := uint64(o.Processors)
-	if procs == 0 {
-		procs = defaultProcessors(info, p.wg)
-	}
-	perRound := 4 + ceilDiv(uint64(buckets), uint64(p.wg))*uint64(1+subgroups) + uint64(p.kpl)*uint64(5+p.bits) + uint64(subgroups)
-	if p.carry {
-		// The carried keys' copy into the stage, and the write-out's
-		// iterations over them.
-		perRound += ceilDiv(uint64(buckets)*TailSector, uint64(p.wg)) + ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg))
-	}
-	chunk := max(alignUp(ceilDiv(n, procs), round), round)
-	chunk = min(chunk, max(pipeline.LoopBudget/perRound, 1)*round)
-	p.chunk = uint32(min(chunk, math.MaxUint32&^(round-1)))
-	p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
-
-	if s.Path > vkcompact.PathSinglePass {
-		return nil, invalid("radix: unknown path %d", s.Path)
-	}
-	why := p.onesweepNot(info, n, buckets)
-	switch {
-	case s.Path == vkcompact.PathSinglePass && why != "":
-		return nil, invalid("radix: the single pass does not apply: %s", why)
-	case s.Path == vkcompact.PathSinglePass:
-		p.onesweep = true
-	}
-
-	if o.Counts > CountsFused {
-		return nil, invalid("radix: unknown counts mode %d", o.Counts)
-	}
-	var whyNot string
-	switch {
-	case p.onesweep:
-		whyNot = "the single pass has no count phases"
-	case p.bits > MaxFusedBits:
-		whyNot = fmt.Sprintf("%d-bit digits: at most %d", p.bits, MaxFusedBits)
-	case shared(p.wg)+nextShared > info.MaxSharedMemory:
-		whyNot = fmt.Sprintf("the scatter would need %d bytes of shared memory; the device has %d", shared(p.wg)+nextShared, info.MaxSharedMemory)
-	}
-	switch {
-	case o.Counts == CountsFused && whyNot != "":
-		return nil, invalid("radix: fused counts do not apply: %s", whyNot)
-	case o.Counts == CountsFused:
-		p.fused = p.passes >= 2
-	case o.Counts == CountsAuto:
-		// The passes whose counters fit count the next pass's digits,
-		// where a chunk holds at least 16 * 4^w keys for the widest of
-		// them, w bits.
-		if !p.onesweep && p.bits <= MaxFusedBits && p.passes >= 2 {
-			p.fused = true // for fuses, which reads it
-			widest := uint32(0)
-			for i := range p.passes {
-				if p.fuses(i) {
-					widest = max(widest, p.width(i))
-				}
-			}
-			p.fused = widest > 0 && uint64(p.chunk) >= 16<<(2*widest)
-		}
-	}
-	if p.fused {
-		// The fused counts' loops, for lavapipe's guard as above: zeroing
-		// and a final flush of the counters, and in a round where a run
-		// crosses its chunk boundary (taken as every round) a flush, a
-		// recount over the stage and an update per digit.
-		perDigits := ceilDiv(uint64(buckets), uint64(p.wg))
-		perCounters := ceilDiv(uint64(buckets)*uint64(buckets), uint64(p.wg))
-		fixed := 2 * perCounters
-		perRound += perCounters + uint64(p.kpl) + perDigits
-		if p.carry {
-			perRound += ceilDiv(uint64(buckets)*(TailSector-1), uint64(p.wg)) // the recount over the carried keys
-		}
-		if capped := max((pipeline.LoopBudget-min(fixed, pipeline.LoopBudget/2))/perRound, 1) * round; uint64(p.chunk) > capped {
-			p.chunk = uint32(capped)
-			p.procs = uint32(max(ceilDiv(n, uint64(p.chunk)), 1))
-		}
-	}
-	// Scratch: the counts (and digit totals) or, for the single pass, the
-	// digit counts of every pass and the tile status; then the other half
-	// of the key and value ping-pong.
-	p.histWords = uint64(buckets) * uint64(p.procs+1)
-	if p.onesweep {
-		p.histWords = uint64(buckets+1) * uint64(p.passes)
-		p.spins = tiling.Spins(info, s.Spins)
-		p.statusOff = alignUp(p.histWords*4, 256)
-		p.keysOff = alignUp(p.statusOff+p.statusBytes(), 256)
-	} else {
-		p.keysOff = alignUp(p.histWords*4, 256)
-		if p.fused {
-			p.hist2Off = p.keysOff
-			p.keysOff = alignUp(p.hist2Off+p.histWords*4, 256)
-		}
-	}
-	p.valsOff = p.keysOff + alignUp(n*p.keyBytes, 256)
-	p.scratch = p.valsOff
-	if s.Values {
-		p.scratch += alignUp(n*4, 256)
-	}
-
-	desc, pairs := uint32(0), uint32(0)
-	if s.Descending {
-		desc = 1
-	}
-	if s.Values {
-		pairs = 1
-	}
-	cache := pipeline.For(ctx)
-	var err error
-	if p.onesweep && p.passes == 0 {
-		return p, nil // nothing to sort: Record copies at most
-	}
-	if p.onesweep {
-		if p.histogram, err = cache.Get(histogramKernel, p.wg, code, desc, p.bits, p.kpl, p.passes); err != nil {
-			return nil, err
-		}
-		if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), p.passes); err != nil {
-			return nil, err
-		}
-		p.onePass, err = cache.Get(onesweepKernel, p.wg, code, desc, p.bits, p.kpl, pairs, subgroups, p.tile)
-		return p, err
-	}
-	// Each width's kernels (a narrower pass on a wider width's kernels
-	// would pay for the wider one's counters). Widths never grow from a
-	// pass to the next, so a fused scatter's counters for (digit, next
-	// digit) fit its own BUCKETS x BUCKETS.
-	p.kernels = map[uint32]*passKernels{}
-	for i := uint32(0); i < p.passes; i++ {
-		w := p.width(i)
-		k := p.kernels[w]
-		if k == nil {
-			k = &passKernels{}
-			p.kernels[w] = k
-			if k.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), uint32(1)<<w); err != nil {
-				return nil, err
-			}
-		}
-		if p.counted(i) && k.count == nil {
-			if k.count, err = cache.Get(countKernel, p.wg, code, desc, w, p.kpl); err != nil {
-				return nil, err
-			}
-		}
-		next := uint32(0)
-		if p.fuses(i) {
-			next = 1
-		}
-		got := &k.scatter
-		if next == 1 {
-			got = &k.scatterNext
-		}
-		if *got == nil {
-			if p.carry {
-				*got, err = cache.Get(scatterCarryKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next, TailSector)
-			} else {
-				*got, err = cache.Get(scatterKernel, p.wg, code, desc, w, p.kpl, pairs, subgroups, p.wg*p.kpl, next)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
+	p := &Plan{ctx: ctx, config: c}
+	if err := p.createPipelines(ctx.Info()); err != nil {
+		return nil, err
 	}
 	return p, nil
-}
-
-// onesweepNot says why the single pass does not apply to the plan, or
-// returns "" where it does. It sets the plan's tiles.
-func (p *Plan) onesweepNot(info vk.DeviceInfo, n uint64, buckets uint32) string {
-	p.tile = p.wg * p.kpl
-	p.tiles = uint32(max(ceilDiv(n, uint64(p.tile)), 1))
-	p.counterWords = alignUp(uint64(p.passes), 64)
-	p.regionWords = uint64(p.tiles) * uint64(buckets)
-	switch {
-	case n > vkcompact.MaxSinglePassElements:
-		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, vkcompact.MaxSinglePassElements)
-	case p.wg < buckets:
-		return fmt.Sprintf("a workgroup of %d invocations is smaller than the %d digits of %d bits: each digit needs its own invocation", p.wg, buckets, p.bits)
-	case p.statusBytes() > uint64(info.MaxStorageBufferRange):
-		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d-bit digits) exceeds the device's maxStorageBufferRange (%d bytes)",
-			p.statusBytes(), p.tiles, p.bits, info.MaxStorageBufferRange)
-	}
-	return ""
-}
-
-// statusBytes is the size of the single pass's status binding: the tile
-// counters and two regions of a word per tile and digit.
-func (p *Plan) statusBytes() uint64 { return 4 * (p.counterWords + 2*p.regionWords) }
-
-// defaultDigits is the digit width and keys per lane of a sort on a
-// device. On a GPU, 32-bit keys alone take 6-bit digits (passes of 6, 6,
-// 5, 5, 5, 5 bits) and 20 keys per lane, pairs 6-bit digits too, and 16
-// (NewPlan lowers both to 8 for inputs too small to fill
-// the device with rounds), chosen from measurements on the H100 at 2^28
-// with fused counts (BENCHMARKS.md, "Radix sort: prefetching rounds and
-// balanced digits"). Keys: 7.74 ms, against 7.99 at 16 keys per lane,
-// 8.20 at 5 bits (7 passes) and, at 16 keys per lane, 9.01 with a count
-// phase per pass; 24
-// keys per lane need 90 registers and were slower (9.43 at 5 bits).
-// Pairs, with held tails (Options.Tails): 11.68 ms, the two 6-bit passes
-// with a count phase each and the 5-bit ones counted by the scatter
-// before, against 12.57 at 5 bits (7 passes, all fused) and 13.97 at 6
-// bits writing the tails (stop 21's run); 12 keys per lane were slower
-// at 5 bits (12.64 against 12.52), and at 20 they need 96 registers. 64-bit keys keep 4-bit digits
-// and 8 keys per lane, unmeasured with the others. On a CPU device 8-bit
-// digits: half the passes over memory.
-func defaultDigits(info vk.DeviceInfo, s Sort) (bits, keysPerLane uint32) {
-	switch {
-	case info.CPU():
-		return 8, 4
-	case s.Key == vkcompact.Uint64:
-		return 4, 8
-	case s.Values:
-		return 6, 16
-	}
-	return 6, 20
-}
-
-// defaultProcessors fills the device once: as many workgroups as it keeps
-// resident, where that is known.
-func defaultProcessors(info vk.DeviceInfo, wg uint32) uint64 {
-	switch {
-	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
-		perUnit := max(info.SubgroupsPerUnit*info.MaxSubgroupSize/wg, 1)
-		return uint64(info.ComputeUnits * perUnit)
-	case info.ComputeUnits > 0:
-		return uint64(info.ComputeUnits) * 4
-	}
-	return 64
 }
 
 // N returns the key count the plan was made for.
@@ -712,7 +214,7 @@ func (p *Plan) Passes() uint32 { return p.passes }
 
 // ScratchSize returns the bytes of scratch Record needs: the per-processor
 // digit counts, and room for n keys (and values) between passes.
-func (p *Plan) ScratchSize() uint64 { return p.scratch }
+func (p *Plan) ScratchSize() uint64 { return p.layout.size }
 
 // Tuning is what a Plan chose. Processors and Chunk are the three
 // phases' (and the single pass's histogram's); Tiles, Tile and Spins the
@@ -731,285 +233,7 @@ type Tuning struct {
 }
 
 // Tuning reports the choices the plan made.
-func (p *Plan) Tuning() Tuning {
-	t := Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, WorkgroupSize: p.wg, KeysPerLane: p.kpl, DigitBits: p.bits, Passes: p.passes, FusedCounts: p.fused, HeldTails: p.carry}
-	if p.onesweep {
-		t.Path, t.Tiles, t.Tile, t.Spins = vkcompact.PathSinglePass, p.tiles, p.tile, p.spins
-	}
-	return t
-}
-
-// Record records the sort into r's command buffer: per pass a count, a
-// scan and a scatter dispatch, with a buffer barrier between each. Errors
-// are kept by r.
-//
-// Synchronisation contract: the first accesses are compute-shader reads
-// of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch and the
-// outputs; the last are compute-shader writes of KeysOut and ValuesOut
-// (Keys and Values in place). The caller orders its earlier writes of the
-// inputs before the recording and its later reads of the outputs after
-// it. Recording binds pipelines, descriptors and push constants.
-func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
-	p.record(r, b, nil)
-}
-
-// Phases names the intervals RecordTimed measures, in order: interval i
-// runs from query i to query i+1. The three phases have "count", "scan"
-// and "scatter" per pass, with fused counts "count" in the first pass only
-// and "clear" (the zeroing of the next pass's counts) before each scatter
-// but the last; the single pass has "histogram" (the zeroing,
-// the histogram of every digit and its scan), then "pass" per digit pass.
-// A copy back of an in-place sort with an odd number of passes is
-// "copy". A sort of no keys, or of no bits, has one interval, "copy".
-func (p *Plan) Phases() []string {
-	if p == nil {
-		return nil
-	}
-	var names []string
-	switch {
-	case p.n == 0 || p.passes == 0:
-		return []string{"copy"}
-	case p.onesweep:
-		names = append(names, "histogram")
-		for range p.passes {
-			names = append(names, "pass")
-		}
-	default:
-		for i := range p.passes {
-			switch {
-			case p.counted(i):
-				names = append(names, "count", "scan")
-			default:
-				names = append(names, "scan")
-			}
-			if p.fuses(i) {
-				names = append(names, "clear")
-			}
-			names = append(names, "scatter")
-		}
-	}
-	if p.sort.InPlace && p.passes%2 == 1 {
-		names = append(names, "copy")
-	}
-	return names
-}
-
-// RecordTimed is Record with timestamps for profiling: t's query 0 is
-// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
-// queries and must be reset (Timer.Reset) earlier in the command buffer.
-func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
-	if t == nil {
-		r.Fail(invalid("radix: RecordTimed needs a timer"))
-		return
-	}
-	if p == nil {
-		r.Fail(invalid("radix: nil Plan"))
-		return
-	}
-	if need := uint32(len(p.Phases()) + 1); t.Count() < need {
-		r.Fail(invalid("radix: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
-		return
-	}
-	next := uint32(0)
-	p.record(r, b, func() {
-		if r.Err() == nil {
-			t.Stamp(r.CommandBuffer(), next)
-		}
-		next++
-	})
-}
-
-func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
-	if stamp == nil {
-		stamp = func() {}
-	}
-	if r.Err() != nil {
-		return
-	}
-	if p == nil {
-		r.Fail(invalid("radix: nil Plan"))
-		return
-	}
-	if err := p.check(r, &b); err != nil {
-		r.Fail(err)
-		return
-	}
-	n := uint64(p.n)
-	if n == 0 {
-		stamp()
-		stamp()
-		return
-	}
-	stamp()
-	keyBytes := n * p.keyBytes
-	keys, outKeys := b.Keys.Sub(0, keyBytes), b.KeysOut.Sub(0, keyBytes)
-	tmpKeys := b.Scratch.Sub(p.keysOff, keyBytes)
-	var vals, outVals, tmpVals vk.Range
-	if p.sort.Values {
-		vals, outVals, tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.valsOff, 4*n)
-	}
-	hist := b.Scratch.Sub(0, p.histWords*4)
-	count, countOn := b.Count, uint32(1)
-	if count.Buffer == nil {
-		count, countOn = hist, 0 // bound, never read
-	}
-	if p.passes == 0 {
-		if !p.sort.InPlace {
-			p.copy(r, outKeys, keys, outVals, vals, b.Count)
-		}
-		stamp()
-		return
-	}
-	// Pass i reads from and writes to alternating buffers so that the last
-	// pass writes the output: backwards from it, output and scratch
-	// alternate. In place, pass 0 must not write the keys it reads: with
-	// an odd number of passes the result then lands in scratch and is
-	// copied back.
-	target := func(i uint32) (vk.Range, vk.Range) {
-		if (p.passes-1-i)%2 == 0 {
-			return outKeys, outVals
-		}
-		return tmpKeys, tmpVals
-	}
-	copyBack := p.sort.InPlace && p.passes%2 == 1
-	if copyBack {
-		target = func(i uint32) (vk.Range, vk.Range) {
-			if i%2 == 0 {
-				return tmpKeys, tmpVals
-			}
-			return keys, vals
-		}
-	}
-	src, srcVals := keys, vals
-	if p.onesweep {
-		p.recordOnesweep(r, b.Scratch, count, countOn, src, srcVals, target, stamp)
-		if copyBack {
-			src, srcVals = target(p.passes - 1)
-			p.copy(r, keys, src, vals, srcVals, b.Count)
-			stamp()
-		}
-		return
-	}
-	// Fused, pass i's scatter counts pass i+1's digits into the other
-	// hist region, zeroed first (the scan writes the totals row).
-	histNext := hist
-	if p.fused {
-		histNext = b.Scratch.Sub(p.hist2Off, p.histWords*4)
-	}
-	for i := uint32(0); i < p.passes; i++ {
-		dst, dstVals := target(i)
-		shift, width := p.shift(i), p.width(i)
-		k := p.kernels[width]
-		next := p.fuses(i)
-		nextShift, nextWidth := uint32(0), uint32(0)
-		if next {
-			nextShift, nextWidth = p.shift(i+1), p.width(i+1)
-		}
-		push := []uint32{p.n, p.chunk, p.procs, shift, width, countOn, nextShift, nextWidth}
-		if p.counted(i) {
-			r.Dispatch(k.count, uint64(p.procs), push[:6], src, hist, count)
-			stamp()
-		}
-		r.Dispatch(k.scan, uint64(1)<<width, []uint32{p.procs}, hist)
-		stamp()
-		inVals, outV := srcVals, dstVals
-		if !p.sort.Values {
-			inVals, outV = src, dst // bound, unused
-		}
-		if next {
-			vkcompact.RecordFill(r, histNext.Sub(0, uint64(1)<<nextWidth*uint64(p.procs)*4), 0)
-			stamp()
-			r.Dispatch(k.scatterNext, uint64(p.procs), push, src, inVals, hist, dst, outV, count, histNext)
-			hist, histNext = histNext, hist
-		} else {
-			r.Dispatch(k.scatter, uint64(p.procs), push, src, inVals, hist, dst, outV, count, hist) // 6: bound, unused
-		}
-		stamp()
-		src, srcVals = dst, dstVals
-	}
-	if copyBack {
-		p.copy(r, keys, src, vals, srcVals, b.Count)
-		stamp()
-	}
-}
-
-// recordOnesweep records the single pass: the zeroing of the digit
-// counts, the tile counters and the first pass's status region; the
-// histogram of every pass's digits and its scan into first slots; then one
-// dispatch per digit pass.
-func (p *Plan) recordOnesweep(r *pipeline.Recorder, scratch, count vk.Range, countOn uint32, src, srcVals vk.Range,
-	target func(uint32) (vk.Range, vk.Range), stamp func()) {
-	hist := scratch.Sub(0, p.histWords*4)
-	status := scratch.Sub(p.statusOff, p.statusBytes())
-	if countOn == 0 {
-		count = hist // bound, never read
-	}
-	vkcompact.RecordFill(r, scratch.Sub(0, p.statusOff+4*(p.counterWords+p.regionWords)), 0)
-	r.Dispatch(p.histogram, uint64(p.procs), []uint32{p.n, p.chunk, p.procs, p.begin, p.end, countOn}, src, hist, count)
-	r.Dispatch(p.scan, uint64(p.passes), []uint32{uint32(1) << p.bits}, hist)
-	stamp()
-	buckets := uint64(1) << p.bits
-	for i := uint32(0); i < p.passes; i++ {
-		dst, dstVals := target(i)
-		shift := p.begin + i*p.bits
-		cur := p.counterWords + uint64(i%2)*p.regionWords
-		next := p.counterWords + uint64((i+1)%2)*p.regionWords
-		push := []uint32{p.n, p.tiles, shift, min(p.bits, p.end-shift), countOn, p.spins,
-			i, uint32(cur), uint32(next), uint32(uint64(i) * buckets)}
-		inVals, outV := srcVals, dstVals
-		if !p.sort.Values {
-			inVals, outV = src, dst // bound, unused
-		}
-		r.Dispatch(p.onePass, uint64(p.tiles), push, src, inVals, hist, status, dst, outV, count)
-		stamp()
-		src, srcVals = dst, dstVals
-	}
-}
-
-func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.Range) {
-	cp := func(dst, src vk.Range, elemBytes uint32) {
-		if count.Buffer == nil {
-			vkcompact.RecordCopy(r, dst, src, vkcompact.CopyOptions{})
-		} else {
-			vkcompact.RecordCopyCount(r, dst, src, count, elemBytes, vkcompact.CopyOptions{})
-		}
-	}
-	cp(keys, from, uint32(p.keyBytes))
-	if p.sort.Values {
-		cp(vals, fromVals, 4)
-	}
-}
-
-func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
-	if r.CommandBuffer().Context() != p.ctx {
-		return invalid("radix: the plan was made for another context")
-	}
-	n := uint64(p.n)
-	s := p.sort
-	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
-		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
-	if s.Values {
-		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
-	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {
-		return invalid("radix: values given for a sort of keys only (set Sort.Values)")
-	}
-	if s.InPlace {
-		if b.KeysOut.Buffer != nil && b.KeysOut != b.Keys || b.ValuesOut.Buffer != nil && b.ValuesOut != b.Values {
-			return invalid("radix: in place, the outputs must be the inputs or left empty")
-		}
-		b.KeysOut, b.ValuesOut = b.Keys, b.Values
-	} else {
-		list = append(list, bufcheck.Range{Name: "keys output", Range: b.KeysOut, Need: n * p.keyBytes, Write: true})
-		if s.Values {
-			list = append(list, bufcheck.Range{Name: "values output", Range: b.ValuesOut, Need: 4 * n, Write: true})
-		}
-	}
-	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
-	}
-	return bufcheck.Check("radix", p.ctx, list)
-}
+func (p *Plan) Tuning() Tuning { return p.tuning() }
 
 // Run records the sort on the context's own queue and waits. A zero
 // Scratch range is allocated for the call and released after it.
@@ -1018,12 +242,12 @@ func (p *Plan) Run(b Buffers) error {
 		return invalid("radix: nil Plan")
 	}
 	if b.Scratch.Buffer == nil {
-		buf, err := p.ctx.NewBuffer(max(p.scratch, 16), vk.DeviceLocal)
+		buf, err := p.ctx.NewBuffer(max(p.layout.size, 16), vk.DeviceLocal)
 		if err != nil {
 			return err
 		}
 		defer buf.Release()
-		b.Scratch = buf.Range(0, p.scratch)
+		b.Scratch = buf.Range(0, p.layout.size)
 	}
 	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 }

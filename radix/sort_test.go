@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -19,35 +18,6 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
-
-const poison = 0xDEADBEEF
-
-func newRand(t testing.TB) *rand.Rand {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	return rand.New(rand.NewPCG(seed, 13))
-}
-
-func poisonBytes(n uint64) []byte {
-	b := make([]byte, n)
-	for i := 0; i+4 <= len(b); i += 4 {
-		binary.LittleEndian.PutUint32(b[i:], poison)
-	}
-	return b
-}
-
-func newBuf(t testing.TB, ctx *vk.Context, size uint64) *vk.Buffer {
-	t.Helper()
-	b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Release)
-	if err := vk.Upload(b.All(), poisonBytes(b.Size())); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // mapped is the reference's order-preserving map of a key's bits, written
 // independently of the shader: the key's value order, with float32 in
@@ -148,7 +118,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 		return fmt.Errorf("plan: %w", err)
 	}
 	const guard = 64
-	keysBuf := newBuf(t, ctx, c.off+n*kb+guard)
+	keysBuf := vktest.NewPoisoned(t, ctx, c.off+n*kb+guard)
 	b := radix.Buffers{Keys: keysBuf.Range(c.off, n*kb)}
 	if err := vk.Upload(b.Keys, raw); err != nil {
 		return err
@@ -156,7 +126,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 	outKeys, outVals := keysBuf, (*vk.Buffer)(nil)
 	var valsBuf *vk.Buffer
 	if c.sort.Values {
-		valsBuf = newBuf(t, ctx, c.off+4*n+guard)
+		valsBuf = vktest.NewPoisoned(t, ctx, c.off+4*n+guard)
 		b.Values = valsBuf.Range(c.off, 4*n)
 		if err := vk.Upload(b.Values, vals); err != nil {
 			return err
@@ -164,18 +134,18 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 		outVals = valsBuf
 	}
 	if !c.sort.InPlace {
-		outKeys = newBuf(t, ctx, c.off+n*kb+guard)
+		outKeys = vktest.NewPoisoned(t, ctx, c.off+n*kb+guard)
 		b.KeysOut = outKeys.Range(c.off, n*kb)
 		if c.sort.Values {
-			outVals = newBuf(t, ctx, c.off+4*n+guard)
+			outVals = vktest.NewPoisoned(t, ctx, c.off+4*n+guard)
 			b.ValuesOut = outVals.Range(c.off, 4*n)
 		}
 	}
-	b.Scratch = newBuf(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	b.Scratch = vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
 	nEff := n // the keys the sort covers
 	if c.gpuCount {
 		nEff = min(n, uint64(c.count))
-		cb := newBuf(t, ctx, 16)
+		cb := vktest.NewPoisoned(t, ctx, 16)
 		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
 			return err
 		}
@@ -198,8 +168,8 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 			wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
 		}
 	} else {
-		wantKeys = append(wantKeys, poisonBytes((n-nEff)*kb)...)
-		wantVals = append(wantVals, poisonBytes(4*(n-nEff))...)
+		wantKeys = append(wantKeys, vktest.PoisonBytes((n-nEff)*kb)...)
+		wantVals = append(wantVals, vktest.PoisonBytes(4*(n-nEff))...)
 	}
 	check := func(name string, buf *vk.Buffer, want []byte, size uint64) error {
 		got := make([]byte, buf.Size())
@@ -214,7 +184,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 				}
 			}
 		}
-		if !bytes.Equal(got[:c.off], poisonBytes(c.off)) || !bytes.Equal(got[c.off+uint64(len(want)):], poisonBytes(uint64(len(got))-c.off-uint64(len(want)))) {
+		if !bytes.Equal(got[:c.off], vktest.PoisonBytes(c.off)) || !bytes.Equal(got[c.off+uint64(len(want)):], vktest.PoisonBytes(uint64(len(got))-c.off-uint64(len(want)))) {
 			return fmt.Errorf("bytes around the %s were written", name)
 		}
 		return nil
@@ -291,7 +261,7 @@ var patterns = []string{"random", "equal", "few", "sorted", "reversed"}
 // sizes.
 func TestSortSizes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	turn := 0
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, typ := range keyTypes {
@@ -311,7 +281,7 @@ func TestSortSizes(t *testing.T) {
 // reversed keys as pairs (whose values show stability), both directions.
 func TestSortPatterns(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, pat := range patterns {
 		for _, typ := range keyTypes {
 			for _, desc := range []bool{false, true} {
@@ -325,7 +295,7 @@ func TestSortPatterns(t *testing.T) {
 // TestSortFloatSpecials sorts nothing but special float32 values.
 func TestSortFloatSpecials(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	k := make([]uint64, 20000)
 	for i := range k {
 		k[i] = uint64(specialF32[rng.IntN(len(specialF32))])
@@ -339,7 +309,7 @@ func TestSortFloatSpecials(t *testing.T) {
 // them.
 func TestSortBits(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, c := range []struct {
 		typ        vkcompact.Type
 		begin, end uint32
@@ -360,7 +330,7 @@ func TestSortBits(t *testing.T) {
 // widths at their edges, with ranges at nonzero offsets.
 func TestSortTuning(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
 	for _, o := range []radix.Options{
@@ -452,8 +422,8 @@ func TestSortBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := newBuf(t, ctx, 4096)
-	scratch := newBuf(t, ctx, p.ScratchSize())
+	buf := vktest.NewPoisoned(t, ctx, 4096)
+	scratch := vktest.NewPoisoned(t, ctx, p.ScratchSize())
 	good := radix.Buffers{Keys: buf.Range(0, 400), Values: buf.Range(512, 400), KeysOut: buf.Range(1024, 400), ValuesOut: buf.Range(1536, 400),
 		Scratch: scratch.Range(0, p.ScratchSize())}
 	align := info.MinStorageBufferOffsetAlignment
@@ -529,7 +499,7 @@ func FuzzSort(f *testing.F) {
 // an odd number of passes and with none (a plain, counted copy).
 func TestSortGPUCount(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{0, 1, 100, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
@@ -557,7 +527,7 @@ func TestSortGPUCount(t *testing.T) {
 // wherever they apply, and refused by name where they do not.
 func TestSortFusedCounts(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	fused := map[uint32]int{}
 	i := 0
 	for _, bits := range []uint32{1, 2, 4, 5, 6, 7} {
@@ -635,12 +605,12 @@ func TestSortRecordTimed(t *testing.T) {
 		t.Fatalf("separate phases %v, want %v", got, want)
 	}
 	keys := make([]uint32, n)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for i := range keys {
 		keys[i] = rng.Uint32() & 0xfff
 	}
-	in, out := newBuf(t, ctx, 4*n), newBuf(t, ctx, 4*n)
-	scratch := newBuf(t, ctx, 1<<20)
+	in, out := vktest.NewPoisoned(t, ctx, 4*n), vktest.NewPoisoned(t, ctx, 4*n)
+	scratch := vktest.NewPoisoned(t, ctx, 1<<20)
 	if err := vk.Upload(in.Range(0, 4*n), keys); err != nil {
 		t.Fatal(err)
 	}
@@ -730,7 +700,7 @@ func TestSortRecordTimed(t *testing.T) {
 // that passes it; the plan's chunks must stay under it.
 func TestSortFusedManyCrossings(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	const digits, k = 64, 40
 	chunk := digits * k
 	for _, m := range []int{30, 58} { // runs 1..m cross
@@ -768,7 +738,7 @@ func TestSortFusedManyCrossings(t *testing.T) {
 // the output is checked.
 func TestSortFusedWherePassesFit(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	info := ctx.Info()
 	wg := 8 * info.MaxSubgroupSize
 	const n = 3 * 16 * 1024 * 2
@@ -814,7 +784,7 @@ func TestSortFusedWherePassesFit(t *testing.T) {
 // to write, and by default only for pairs on a GPU.
 func TestSortHeldTails(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	info := ctx.Info()
 	i, ran := 0, 0
 	for _, bits := range []uint32{1, 3, 4, 5, 6} {

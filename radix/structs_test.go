@@ -10,6 +10,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/badinput"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -93,7 +94,7 @@ func elemOf[T any](t *testing.T, field string) vkcompact.Elem {
 // struct with a stable Go sort.
 func TestSortStructs(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	sizes := []int{0, 1, 2, 63, 64, 65, 1000, 4097, 30011}
 	fields := []string{"Depth", "ID", "Life", "Tag"}
 	for i, n := range sizes {
@@ -130,7 +131,7 @@ type wide struct {
 // written.
 func TestStructPlanShapes(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	align := max(ctx.Info().MinStorageBufferOffsetAlignment, 4)
 	t.Run("word", func(t *testing.T) {
 		items := make([]word, 5000)
@@ -163,9 +164,9 @@ func checkStructPlan[T any](t *testing.T, ctx *vk.Context, s radix.StructSort, i
 		t.Fatal(err)
 	}
 	size := n * uint64(unsafe.Sizeof(items[0]))
-	src := newBuf(t, ctx, off+size+64)
-	dst := newBuf(t, ctx, off+size+64)
-	scratch := newBuf(t, ctx, off+p.ScratchSize())
+	src := vktest.NewPoisoned(t, ctx, off+size+64)
+	dst := vktest.NewPoisoned(t, ctx, off+size+64)
+	scratch := vktest.NewPoisoned(t, ctx, off+p.ScratchSize())
 	if err := vk.Upload(src.Range(off, size), items); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func checkStructPlan[T any](t *testing.T, ctx *vk.Context, s radix.StructSort, i
 	if err := vk.Download(dst.All(), got); err != nil {
 		t.Fatal(err)
 	}
-	want := poisonBytes(dst.Size())
+	want := vktest.PoisonBytes(dst.Size())
 	copy(want[off:], asBytes(refStructs(s, items)))
 	if !slices.Equal(got, want) {
 		t.Fatalf("%d structs of %d bytes by a %s key: the destination differs from a stable sort (or bytes around it were written)", n, s.Elem.Size(), s.Elem.Key)
@@ -191,7 +192,7 @@ func checkStructPlan[T any](t *testing.T, ctx *vk.Context, s radix.StructSort, i
 // and the destination past them must stay poisoned.
 func TestStructSortAfterCompaction(t *testing.T) {
 	ctx := vktest.Open(t)
-	rng := newRand(t)
+	rng := vktest.Rand(t)
 	for _, n := range []int{1, 100, 20000} {
 		items := randomParticles(rng, n)
 		elem := elemOf[particle](t, "Life")
@@ -205,12 +206,12 @@ func TestStructSortAfterCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		size := uint64(n) * uint64(unsafe.Sizeof(particle{}))
-		src := newBuf(t, ctx, size)
-		kept := newBuf(t, ctx, size)
-		out := newBuf(t, ctx, size)
-		result := newBuf(t, ctx, compact.ResultSize)
-		s1 := newBuf(t, ctx, sel.ScratchSize())
-		s2 := newBuf(t, ctx, sorter.ScratchSize())
+		src := vktest.NewPoisoned(t, ctx, size)
+		kept := vktest.NewPoisoned(t, ctx, size)
+		out := vktest.NewPoisoned(t, ctx, size)
+		result := vktest.NewPoisoned(t, ctx, compact.ResultSize)
+		s1 := vktest.NewPoisoned(t, ctx, sel.ScratchSize())
+		s2 := vktest.NewPoisoned(t, ctx, sorter.ScratchSize())
 		if err := vk.Upload(src.Range(0, size), items); err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +234,7 @@ func TestStructSortAfterCompaction(t *testing.T) {
 		if err := vk.Download(out.Range(0, size), got); err != nil {
 			t.Fatal(err)
 		}
-		want := poisonBytes(size)
+		want := vktest.PoisonBytes(size)
 		copy(want, asBytes(refStructs(s, survivors)))
 		if !slices.Equal(got, want) {
 			t.Fatalf("n=%d, %d survivors: the sorted survivors differ from a Go filter and sort, or the slots past them were written", n, len(survivors))
@@ -257,8 +258,8 @@ func TestStructSortBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := 100 * uint64(unsafe.Sizeof(particle{}))
-	a := newBuf(t, ctx, 2*size+4096)
-	s := newBuf(t, ctx, p.ScratchSize())
+	a := vktest.NewPoisoned(t, ctx, 2*size+4096)
+	s := vktest.NewPoisoned(t, ctx, p.ScratchSize())
 	align := max(ctx.Info().MinStorageBufferOffsetAlignment, 4)
 	dstOff := (size + align - 1) / align * align
 	good := radix.StructBuffers{Src: a.Range(0, size), Dst: a.Range(dstOff, size), Scratch: s.Range(0, p.ScratchSize())}
@@ -272,47 +273,47 @@ func TestStructSortBadInput(t *testing.T) {
 	}
 	var nilPlan *radix.StructPlan
 	inval := vk.ErrInvalid
-	for _, c := range []badCase{
-		{"NewStructPlan", "float64 key", inval, "the key field is a f64", func() error {
+	for _, c := range []badinput.Case{
+		{Entry: "NewStructPlan", Input: "float64 key", Want: inval, Msg: "the key field is a f64", Call: func() error {
 			_, err := radix.NewStructPlan(ctx, 10, radix.StructSort{Elem: elemOf[f64](t, "K")})
 			return err
 		}},
-		{"NewStructPlan", "key past the stride", inval, "does not fit in a 8-byte element", func() error {
+		{Entry: "NewStructPlan", Input: "key past the stride", Want: inval, Msg: "does not fit in a 8-byte element", Call: func() error {
 			_, err := radix.NewStructPlan(ctx, 10, radix.StructSort{Elem: vkcompact.Struct(8, 8, vkcompact.Uint32)})
 			return err
 		}},
-		{"NewStructPlan", "nil context", inval, "radix: nil context", func() error {
+		{Entry: "NewStructPlan", Input: "nil context", Want: inval, Msg: "radix: nil context", Call: func() error {
 			_, err := radix.NewStructPlan(nil, 10, radix.StructSort{Elem: elemOf[particle](t, "Depth")})
 			return err
 		}},
-		{"NewStructPlan", "too many structs", inval, "exceed one binding", func() error {
+		{Entry: "NewStructPlan", Input: "too many structs", Want: inval, Msg: "exceed one binding", Call: func() error {
 			_, err := radix.NewStructPlan(ctx, 1<<40, radix.StructSort{Elem: elemOf[particle](t, "Depth")})
 			return err
 		}},
-		{"SortStructs", "no such field", inval, `no field "Height"`, func() error {
+		{Entry: "SortStructs", Input: "no such field", Want: inval, Msg: `no field "Height"`, Call: func() error {
 			_, err := radix.SortStructs(ctx, []particle{{}}, "Height", radix.StructSort{})
 			return err
 		}},
-		{"SortStructs", "Elem of another field", inval, "does not match", func() error {
+		{Entry: "SortStructs", Input: "Elem of another field", Want: inval, Msg: "does not match", Call: func() error {
 			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: elemOf[particle](t, "ID")})
 			return err
 		}},
-		{"StructPlan.Record", "nil plan", inval, "radix: nil StructPlan", func() error {
+		{Entry: "StructPlan.Record", Input: "nil plan", Want: inval, Msg: "radix: nil StructPlan", Call: func() error {
 			return pipeline.Run(ctx, func(r *pipeline.Recorder) { nilPlan.Record(r, good) })
 		}},
-		{"StructPlan.Record", "destination overlaps source", inval, "the destination overlaps the source", rec(func(b *radix.StructBuffers) {
+		{Entry: "StructPlan.Record", Input: "destination overlaps source", Want: inval, Msg: "the destination overlaps the source", Call: rec(func(b *radix.StructBuffers) {
 			b.Dst = a.Range(0, size)
 		})},
-		{"StructPlan.Record", "short destination", inval, "destination range of", rec(func(b *radix.StructBuffers) {
+		{Entry: "StructPlan.Record", Input: "short destination", Want: inval, Msg: "destination range of", Call: rec(func(b *radix.StructBuffers) {
 			b.Dst = a.Range(dstOff, size-4)
 		})},
-		{"StructPlan.Record", "no scratch", inval, "no scratch buffer", rec(func(b *radix.StructBuffers) {
+		{Entry: "StructPlan.Record", Input: "no scratch", Want: inval, Msg: "no scratch buffer", Call: rec(func(b *radix.StructBuffers) {
 			b.Scratch = vk.Range{}
 		})},
-		{"StructPlan.Record", "count of 8 bytes", inval, "it must be exactly 4", rec(func(b *radix.StructBuffers) {
+		{Entry: "StructPlan.Record", Input: "count of 8 bytes", Want: inval, Msg: "it must be exactly 4", Call: rec(func(b *radix.StructBuffers) {
 			b.Count = a.Range(countOff, 8)
 		})},
-		{"StructPlan.Run", "nil plan", inval, "radix: nil StructPlan", func() error {
+		{Entry: "StructPlan.Run", Input: "nil plan", Want: inval, Msg: "radix: nil StructPlan", Call: func() error {
 			return nilPlan.Run(good)
 		}},
 	} {
@@ -323,7 +324,7 @@ func TestStructSortBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		checkBad(t, c)
+		badinput.Check(t, c)
 		for i, buf := range []*vk.Buffer{a, s} {
 			after := make([]byte, buf.Size())
 			if err := vk.Download(buf.All(), after); err != nil {

@@ -1,0 +1,249 @@
+package radix
+
+import (
+	"github.com/vkcompact/vkcompact/internal/glslblock"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The Go side of each kernel's interface: its push constants are a Go
+// struct whose fields follow the GLSL Push block's members in order, and
+// its specialization constants a Go struct whose field i is constant_id i
+// (0 the workgroup size, local_size_x_id = 0); an embedded struct's
+// fields stand in its place. glslblock.Words turns either into the words
+// Vulkan takes, and TestKernelBlocks holds every struct to its kernel's
+// GLSL, names (the glsl tags), order and types.
+
+// keySpec is specialization constants 1 to 4 of every kernel that reads
+// keys (shaders/radix.glsl).
+type keySpec struct {
+	KeyType    uint32 `glsl:"KEY_TYPE"` // keyCode
+	Descending bool   `glsl:"DESCENDING"`
+	RadixBits  uint32 `glsl:"RADIX_BITS"` // the digit's bits, 1 to 8
+	KPL        uint32 `glsl:"KPL"`        // keys per lane per round
+}
+
+// countSpec is radix_count's specialization constants.
+type countSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	keySpec
+}
+
+// countPush is radix_count's push constants, and the first six of the
+// scatter's.
+type countPush struct {
+	N       uint32 `glsl:"n"`       // keys
+	Chunk   uint32 `glsl:"chunk"`   // keys per processor
+	Procs   uint32 `glsl:"nProcs"`  // processors
+	Shift   uint32 `glsl:"shift"`   // the digit's first bit
+	Width   uint32 `glsl:"width"`   // the digit's bits
+	CountOn uint32 `glsl:"countOn"` // 1: take the key count from Buffers.Count
+}
+
+// scanSpec is radix_scan's specialization constants. Its workgroups scan
+// Buckets rows of Procs words each: a pass's digits of the three phases,
+// or the single pass's passes (rows of 2^DigitBits digit counts).
+type scanSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"` // pipeline.ScanWorkgroup
+	Buckets       uint32 `glsl:"BUCKETS"`
+}
+
+// scanPush is radix_scan's push constants.
+type scanPush struct {
+	Procs uint32 `glsl:"nProcs"` // words per row
+}
+
+// scatterSpec is radix_scatter's specialization constants.
+type scatterSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	keySpec
+	Pairs        bool   `glsl:"PAIRS"`
+	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup, at the smallest subgroup size
+	Round        uint32 `glsl:"ROUND"`         // keys per round: workgroup size * KPL
+	Next         bool   `glsl:"NEXT"`          // count the next pass's digits (fused counts)
+}
+
+// scatterCarrySpec is radix_scatter_carry's specialization constants.
+type scatterCarrySpec struct {
+	scatterSpec
+	Sector uint32 `glsl:"SECTOR"` // TailSector
+}
+
+// scatterPush is the push constants of radix_scatter and
+// radix_scatter_carry.
+type scatterPush struct {
+	countPush
+	NextShift uint32 `glsl:"nextShift"` // with Next: the next pass's digit
+	NextWidth uint32 `glsl:"nextWidth"`
+}
+
+// histogramSpec is radix_histogram's specialization constants.
+type histogramSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	keySpec
+	Passes uint32 `glsl:"PASSES"`
+}
+
+// histogramPush is radix_histogram's push constants.
+type histogramPush struct {
+	N       uint32 `glsl:"n"`
+	Chunk   uint32 `glsl:"chunk"`
+	Procs   uint32 `glsl:"nProcs"`
+	Begin   uint32 `glsl:"begin"` // the first pass's first bit
+	End     uint32 `glsl:"end"`   // the bit after the last pass's last
+	CountOn uint32 `glsl:"countOn"`
+}
+
+// onesweepSpec is radix_onesweep's specialization constants.
+type onesweepSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	keySpec
+	Pairs        bool   `glsl:"PAIRS"`
+	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"`
+	Tile         uint32 `glsl:"TILE"` // keys per tile: workgroup size * KPL
+}
+
+// onesweepPush is radix_onesweep's push constants.
+type onesweepPush struct {
+	N       uint32 `glsl:"n"`
+	Tiles   uint32 `glsl:"tiles"`
+	Shift   uint32 `glsl:"shift"`
+	Width   uint32 `glsl:"width"`
+	CountOn uint32 `glsl:"countOn"`
+	Spins   uint32 `glsl:"spins"`   // re-reads of an unpublished predecessor before the fallback
+	Counter uint32 `glsl:"counter"` // the pass's tile counter: status[counter]
+	Cur     uint32 `glsl:"cur"`     // the pass's status region
+	Next    uint32 `glsl:"next"`    // the next pass's status region, zeroed by this one
+	First   uint32 `glsl:"first"`   // the pass's row of first slots in hist
+}
+
+// kernel is a pipeline.Kernel whose push constants are P and whose
+// specialization constants are S: its pipelines take only an S, and
+// dispatch only a P.
+type kernel[P, S any] struct{ *pipeline.Kernel }
+
+// newKernel describes package shaders' kernel name, with the words of its
+// push constants counted from P.
+func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) kernel[P, S] {
+	var push P
+	return kernel[P, S]{&pipeline.Kernel{Name: name, SPIRV: shaders.MustSPIRV(name), Bindings: bindings,
+		PushWords: len(glslblock.Words(push)), FullSubgroups: full}}
+}
+
+// get returns k's pipeline for the specialization constants spec.
+func (k kernel[P, S]) get(cache *pipeline.Cache, spec S) (kernelPipeline[P], error) {
+	p, err := cache.Get(k.Kernel, glslblock.Words(spec)...)
+	return kernelPipeline[P]{p}, err
+}
+
+// blocks returns zero values of k's push and specialization constants.
+func (k kernel[P, S]) blocks() (push, spec any) {
+	var p P
+	var s S
+	return p, s
+}
+
+// kernelPipeline is a pipeline whose push constants are P.
+type kernelPipeline[P any] struct{ *pipeline.Pipeline }
+
+// dispatch records the pipeline over groups workgroups.
+func (p kernelPipeline[P]) dispatch(r *pipeline.Recorder, groups uint64, push P, bindings ...vk.Range) {
+	r.Dispatch(p.Pipeline, groups, glslblock.Words(push), bindings...)
+}
+
+// Whether a kernel needs full subgroups (pipeline.Kernel.FullSubgroups).
+const (
+	fullSubgroups   = true
+	anySubgroupSize = false // shared-memory atomics only
+)
+
+var (
+	countKernel = newKernel[countPush, countSpec]("radix_count", anySubgroupSize, pipeline.Read, pipeline.Write, pipeline.Read)
+	scanKernel  = newKernel[scanPush, scanSpec]("radix_scan", fullSubgroups, pipeline.ReadWrite)
+	// The scatter's bindings: keys and values in, hist, keys and values
+	// out, the GPU-side key count, the next pass's hist.
+	scatterBindings    = []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite}
+	scatterKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter", fullSubgroups, scatterBindings...)
+	scatterCarryKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry", fullSubgroups, scatterBindings...)
+	histogramKernel    = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
+	// The single pass's bindings: keys and values in, the first slots,
+	// the tile status, keys and values out, the GPU-side key count.
+	onesweepKernel = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", fullSubgroups,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
+)
+
+// passKernels are the three phases' pipelines for one digit width; count
+// and scatterNext only where a pass of that width uses them.
+type passKernels struct {
+	count                kernelPipeline[countPush]
+	scan                 kernelPipeline[scanPush]
+	scatter, scatterNext kernelPipeline[scatterPush]
+}
+
+// keySpec is the key constants of a kernel for digits of bits bits.
+func (c *config) keySpec(bits uint32) keySpec {
+	return keySpec{KeyType: c.code, Descending: c.sort.Descending, RadixBits: bits, KPL: c.kpl}
+}
+
+// createPipelines creates the plan's pipelines: the single pass's three,
+// or the three phases' for each digit width (a narrower pass on a wider
+// width's kernels would pay for the wider one's counters). Widths never
+// grow from a pass to the next, so a fused scatter's counters for (digit,
+// next digit) fit its own BUCKETS x BUCKETS.
+func (p *Plan) createPipelines(info vk.DeviceInfo) error {
+	cache := pipeline.For(p.ctx)
+	var err error
+	switch {
+	case p.onesweep && p.passes == 0:
+		return nil // nothing to sort: Record copies at most
+	case p.onesweep:
+		if p.histogram, err = histogramKernel.get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
+			return err
+		}
+		if p.scan, err = scanKernel.get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
+			return err
+		}
+		p.onePass, err = onesweepKernel.get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
+			MaxSubgroups: p.subgroups, Tile: p.status.tile})
+		return err
+	}
+	p.kernels = map[uint32]*passKernels{}
+	for i := range p.passes {
+		w := p.width(i)
+		k := p.kernels[w]
+		if k == nil {
+			k = &passKernels{}
+			p.kernels[w] = k
+			if k.scan, err = scanKernel.get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: 1 << w}); err != nil {
+				return err
+			}
+		}
+		if p.counted(i) && k.count.Pipeline == nil {
+			if k.count, err = countKernel.get(cache, countSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w)}); err != nil {
+				return err
+			}
+		}
+		scatter := &k.scatter
+		if p.fuses(i) {
+			scatter = &k.scatterNext
+		}
+		if scatter.Pipeline == nil {
+			if *scatter, err = p.scatterPipeline(cache, w, p.fuses(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scatterPipeline returns the scatter for digits of w bits, counting the
+// next pass's digits where next is set, holding tails back where the plan
+// does.
+func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (kernelPipeline[scatterPush], error) {
+	spec := scatterSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w), Pairs: p.sort.Values, MaxSubgroups: p.subgroups, Round: p.wg * p.kpl, Next: next}
+	if p.carry {
+		return scatterCarryKernel.get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
+	}
+	return scatterKernel.get(cache, spec)
+}

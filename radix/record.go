@@ -1,0 +1,251 @@
+package radix
+
+import (
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Record records the sort into r's command buffer: the three phases'
+// count (where the scatter before did not count the pass's digits), scan
+// and scatter per pass, or the single pass's histogram and a dispatch
+// per pass (Phases names them), with a buffer barrier between each.
+// Errors are kept by r.
+//
+// Synchronisation contract: the first accesses are compute-shader reads
+// of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch and the
+// outputs; the last are compute-shader writes of KeysOut and ValuesOut
+// (Keys and Values in place). The caller orders its earlier writes of the
+// inputs before the recording and its later reads of the outputs after
+// it. Recording binds pipelines, descriptors and push constants.
+func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, nil)
+}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1. The three phases have "count", "scan"
+// and "scatter" per pass, with fused counts "count" in the first pass only
+// and "clear" (the zeroing of the next pass's counts) before each scatter
+// but the last; the single pass has "histogram" (the zeroing,
+// the histogram of every digit and its scan), then "pass" per digit pass.
+// A copy back of an in-place sort with an odd number of passes is
+// "copy". A sort of no keys, or of no bits, has one interval, "copy".
+func (p *Plan) Phases() []string {
+	if p == nil {
+		return nil
+	}
+	var names []string
+	switch {
+	case p.n == 0 || p.passes == 0:
+		return []string{"copy"}
+	case p.onesweep:
+		names = append(names, "histogram")
+		for range p.passes {
+			names = append(names, "pass")
+		}
+	default:
+		for i := range p.passes {
+			switch {
+			case p.counted(i):
+				names = append(names, "count", "scan")
+			default:
+				names = append(names, "scan")
+			}
+			if p.fuses(i) {
+				names = append(names, "clear")
+			}
+			names = append(names, "scatter")
+		}
+	}
+	if p.sort.InPlace && p.passes%2 == 1 {
+		names = append(names, "copy")
+	}
+	return names
+}
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
+// queries and must be reset (Timer.Reset) earlier in the command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(invalid("radix: RecordTimed needs a timer"))
+		return
+	}
+	if p == nil {
+		r.Fail(invalid("radix: nil Plan"))
+		return
+	}
+	if need := uint32(len(p.Phases()) + 1); t.Count() < need {
+		r.Fail(invalid("radix: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		return
+	}
+	next := uint32(0)
+	p.record(r, b, func() {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), next)
+		}
+		next++
+	})
+}
+
+// record checks b and records the sort, calling stamp where RecordTimed
+// writes a timestamp (Phases names the intervals between).
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+	if stamp == nil {
+		stamp = func() {}
+	}
+	if r.Err() != nil {
+		return
+	}
+	if p == nil {
+		r.Fail(invalid("radix: nil Plan"))
+		return
+	}
+	if err := p.check(r, &b); err != nil {
+		r.Fail(err)
+		return
+	}
+	if p.n == 0 {
+		stamp()
+		stamp()
+		return
+	}
+	stamp()
+	io := p.ranges(b)
+	if p.passes == 0 {
+		if !p.sort.InPlace {
+			p.copy(r, io.outKeys, io.keys, io.outVals, io.vals, b.Count)
+		}
+		stamp()
+		return
+	}
+	if p.onesweep {
+		p.recordOnesweep(r, io, b.Scratch, stamp)
+	} else {
+		p.recordThreePhase(r, io, b.Scratch, stamp)
+	}
+	if io.copyBack {
+		last, lastVals := io.target(p.passes - 1)
+		p.copy(r, io.keys, last, io.vals, lastVals, b.Count)
+		stamp()
+	}
+}
+
+// sortRanges are the ranges a recorded sort reads and writes, cut to its
+// n keys.
+type sortRanges struct {
+	keys, vals       vk.Range // the input: Keys and Values
+	outKeys, outVals vk.Range // the output: KeysOut and ValuesOut, or Keys and Values in place
+	tmpKeys, tmpVals vk.Range // scratch's half of the ping-pong
+	hist             vk.Range // the digit counts at the start of scratch
+	// count is Buffers.Count with countOn 1, or with countOn 0 any range
+	// (hist), bound and never read.
+	count   vk.Range
+	countOn uint32
+	// copyBack: in place with an odd number of passes, the last pass
+	// writes scratch and a copy brings the result back.
+	copyBack bool
+	passes   uint32
+}
+
+// ranges cuts b (checked, with the outputs set in place) to the plan.
+func (p *Plan) ranges(b Buffers) sortRanges {
+	n := uint64(p.n)
+	keyBytes := n * p.keyBytes
+	io := sortRanges{
+		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(p.layout.keysOff, keyBytes),
+		hist:     b.Scratch.Sub(0, p.layout.histWords*4),
+		count:    b.Count,
+		countOn:  1,
+		copyBack: p.sort.InPlace && p.passes%2 == 1,
+		passes:   p.passes,
+	}
+	if p.sort.Values {
+		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.layout.valsOff, 4*n)
+	}
+	if io.count.Buffer == nil {
+		io.count, io.countOn = io.hist, 0 // bound, never read
+	}
+	return io
+}
+
+// target returns the keys and values pass i writes. The passes alternate
+// between the output and scratch so that the last pass writes the output:
+// backwards from it, output and scratch alternate. In place, pass 0 must
+// not write the keys it reads: with an odd number of passes the result
+// then lands in scratch and is copied back.
+func (io sortRanges) target(i uint32) (keys, vals vk.Range) {
+	switch {
+	case io.copyBack && i%2 == 0:
+		return io.tmpKeys, io.tmpVals
+	case io.copyBack:
+		return io.keys, io.vals
+	case (io.passes-1-i)%2 == 0:
+		return io.outKeys, io.outVals
+	}
+	return io.tmpKeys, io.tmpVals
+}
+
+// source returns the keys and values pass i reads: the input, then what
+// the pass before wrote.
+func (io sortRanges) source(i uint32) (keys, vals vk.Range) {
+	if i == 0 {
+		return io.keys, io.vals
+	}
+	return io.target(i - 1)
+}
+
+// values returns the value ranges a pass from keys src to dst binds: the
+// values, or for keys alone the keys again (bound, unused).
+func (p *Plan) values(src, srcVals, dst, dstVals vk.Range) (in, out vk.Range) {
+	if !p.sort.Values {
+		return src, dst
+	}
+	return srcVals, dstVals
+}
+
+func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.Range) {
+	cp := func(dst, src vk.Range, elemBytes uint32) {
+		if count.Buffer == nil {
+			vkcompact.RecordCopy(r, dst, src, vkcompact.CopyOptions{})
+		} else {
+			vkcompact.RecordCopyCount(r, dst, src, count, elemBytes, vkcompact.CopyOptions{})
+		}
+	}
+	cp(keys, from, uint32(p.keyBytes))
+	if p.sort.Values {
+		cp(vals, fromVals, 4)
+	}
+}
+
+func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if r.CommandBuffer().Context() != p.ctx {
+		return invalid("radix: the plan was made for another context")
+	}
+	n := uint64(p.n)
+	s := p.sort
+	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
+		{Name: "scratch", Range: b.Scratch, Need: p.layout.size, Write: true}}
+	if s.Values {
+		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
+	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {
+		return invalid("radix: values given for a sort of keys only (set Sort.Values)")
+	}
+	if s.InPlace {
+		if b.KeysOut.Buffer != nil && b.KeysOut != b.Keys || b.ValuesOut.Buffer != nil && b.ValuesOut != b.Values {
+			return invalid("radix: in place, the outputs must be the inputs or left empty")
+		}
+		b.KeysOut, b.ValuesOut = b.Keys, b.Values
+	} else {
+		list = append(list, bufcheck.Range{Name: "keys output", Range: b.KeysOut, Need: n * p.keyBytes, Write: true})
+		if s.Values {
+			list = append(list, bufcheck.Range{Name: "values output", Range: b.ValuesOut, Need: 4 * n, Write: true})
+		}
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
+	}
+	return bufcheck.Check("radix", p.ctx, list)
+}

@@ -1,0 +1,316 @@
+package radix
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// The fake devices of internal/fakedev: the tuning is a pure function of
+// the device's information, so the choices for devices the tests do not
+// run on are checked without them.
+var (
+	h100, lavapipe4, lavapipe8, lavapipe16 = fakedev.H100, fakedev.Lavapipe4, fakedev.Lavapipe8, fakedev.Lavapipe16
+	swiftshader, amdLike                   = fakedev.SwiftShader, fakedev.AMDLike
+	fakeDevices                            = fakedev.All
+)
+
+// summary writes a tuning as the table below states it: the path, the
+// workgroup, keys per lane, processors and their chunk, each pass's bits
+// with (three phases) "count" where it has a count phase and "fused"
+// where the scatter before counted its digits, the held tails, the single
+// pass's tiles and spins, and the scratch size.
+func summary(c config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v wg=%d kpl=%d procs=%d chunk=%d passes=[", c.tuning().Path, c.wg, c.kpl, c.procs, c.chunk)
+	for i := range c.passes {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		switch {
+		case c.onesweep:
+			_, w := c.sweepDigit(i)
+			fmt.Fprintf(&b, "%d", w)
+		case c.counted(i):
+			fmt.Fprintf(&b, "%d:count", c.width(i))
+		default:
+			fmt.Fprintf(&b, "%d:fused", c.width(i))
+		}
+	}
+	b.WriteString("]")
+	if c.carry {
+		b.WriteString(" held")
+	}
+	if c.onesweep {
+		fmt.Fprintf(&b, " tiles=%d tile=%d spins=%d", c.status.tiles, c.status.tile, c.spins)
+	}
+	fmt.Fprintf(&b, " scratch=%d", c.layout.size)
+	return b.String()
+}
+
+var (
+	keys32  = Sort{Key: vkcompact.Uint32}
+	pairs32 = Sort{Key: vkcompact.Uint32, Values: true}
+	keys64  = Sort{Key: vkcompact.Uint64}
+)
+
+// with returns s with options o.
+func with(s Sort, o Options) Sort {
+	s.Options = o
+	return s
+}
+
+// TestTuneDevices checks the tuning of representative sorts on each fake
+// device, exactly. The H100's rows at 2^20 to 2^28 are the plans
+// BENCHMARKS.md's current table ran (its phases file names them: keys
+// 2^28 1049 processors of 256000 keys, 20 keys per lane, 6-bit digits as
+// passes of 6, 6, 5, 5, 5, 5 bits, the passes after the first counted by
+// the scatter before; pairs 1041 of 258048, 16 keys per lane, held tails,
+// the two 6-bit passes and the first 5-bit one with a count phase).
+func TestTuneDevices(t *testing.T) {
+	for _, c := range tuneRows {
+		got, err := tune(c.dev, c.n, c.s)
+		switch {
+		case err != nil:
+			t.Errorf("%s: n=%d %+v: %v", c.dev.Name, c.n, c.s, err)
+		case summary(got) != c.want:
+			t.Errorf("%s: n=%d %+v:\n got  %s\n want %s", c.dev.Name, c.n, c.s, summary(got), c.want)
+		}
+	}
+}
+
+type tuneRow struct {
+	dev  vk.DeviceInfo
+	n    uint64
+	s    Sort
+	want string
+}
+
+var tuneRows = []tuneRow{
+	// The H100: from 2^20 the plans BENCHMARKS.md ran.
+	{h100, 1 << 16, keys32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
+	{h100, 1 << 16, pairs32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
+	{h100, 1 << 20, keys32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4325632"},
+	{h100, 1 << 20, pairs32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=8519936"},
+	{h100, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
+	{h100, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=1024 chunk=16384 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=134742528"},
+	{h100, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=1049 chunk=256000 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074279424"},
+	{h100, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=1041 chunk=258048 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=2148017152"},
+	{h100, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
+	{h100, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 scratch=4458496"},
+	{h100, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
+	{h100, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
+	{h100, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
+	{h100, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
+	{h100, 0, pairs32, "three-phase wg=256 kpl=8 procs=1 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=512"},
+
+	// lavapipe (a CPU device: 8-bit digits, 4 keys per lane, chunks
+	// capped by its loop budget); 2^28 keys exceed its binding
+	// (TestTuneRefusals).
+	{lavapipe4, 1 << 16, keys32, "three-phase wg=32 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
+	{lavapipe4, 1 << 16, pairs32, "three-phase wg=32 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=533504"},
+	{lavapipe4, 1 << 20, keys32, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=4231168"},
+	{lavapipe4, 1 << 20, pairs32, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=8425472"},
+	{lavapipe4, 1 << 24, keys32, "three-phase wg=32 kpl=4 procs=547 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=67670016"},
+	{lavapipe4, 1 << 24, pairs32, "three-phase wg=32 kpl=4 procs=547 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=134778880"},
+	{lavapipe4, 1 << 20, keys64, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count 8:count 8:count 8:count 8:count] scratch=8425472"},
+	{lavapipe4, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=128 kpl=4 procs=8 chunk=131072 passes=[6 6 6 6 6 2] tiles=2048 tile=512 spins=0 scratch=5244928"},
+	{lavapipe4, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
+	{lavapipe4, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
+	{lavapipe4, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=32 kpl=16 procs=993 chunk=16896 passes=[8:count 8:count 8:count 8:count] scratch=68126720"},
+	{lavapipe4, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=4 procs=8 chunk=12544 passes=[] scratch=809472"},
+	{lavapipe4, 0, pairs32, "three-phase wg=32 kpl=4 procs=1 chunk=128 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
+
+	{lavapipe8, 1 << 16, keys32, "three-phase wg=64 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
+	{lavapipe8, 1 << 16, pairs32, "three-phase wg=64 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=533504"},
+	{lavapipe8, 1 << 20, keys32, "three-phase wg=64 kpl=4 procs=13 chunk=83712 passes=[8:count 8:count 8:count 8:count] scratch=4208640"},
+	{lavapipe8, 1 << 20, pairs32, "three-phase wg=64 kpl=4 procs=13 chunk=83712 passes=[8:count 8:count 8:count 8:count] scratch=8402944"},
+	{lavapipe8, 1 << 24, keys32, "three-phase wg=64 kpl=4 procs=201 chunk=83712 passes=[8:count 8:count 8:count 8:count] scratch=67315712"},
+	{lavapipe8, 1 << 24, pairs32, "three-phase wg=64 kpl=4 procs=201 chunk=83712 passes=[8:count 8:count 8:count 8:count] scratch=134424576"},
+	{lavapipe8, 1 << 20, keys64, "three-phase wg=64 kpl=4 procs=13 chunk=83712 passes=[8:count 8:count 8:count 8:count 8:count 8:count 8:count 8:count] scratch=8402944"},
+	{lavapipe8, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=4 procs=8 chunk=131072 passes=[6 6 6 6 6 2] tiles=1024 tile=1024 spins=0 scratch=4720640"},
+	{lavapipe8, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
+	{lavapipe8, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
+	{lavapipe8, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=64 kpl=16 procs=964 chunk=17408 passes=[8:count 8:count 8:count 8:count] scratch=68097024"},
+	{lavapipe8, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=64 kpl=4 procs=8 chunk=12544 passes=[] scratch=809472"},
+	{lavapipe8, 0, pairs32, "three-phase wg=64 kpl=4 procs=1 chunk=256 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
+
+	{lavapipe16, 1 << 16, keys32, "three-phase wg=128 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
+	{lavapipe16, 1 << 16, pairs32, "three-phase wg=128 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=533504"},
+	{lavapipe16, 1 << 20, keys32, "three-phase wg=128 kpl=4 procs=8 chunk=131072 passes=[8:count 8:count 8:count 8:count] scratch=4203520"},
+	{lavapipe16, 1 << 20, pairs32, "three-phase wg=128 kpl=4 procs=8 chunk=131072 passes=[8:count 8:count 8:count 8:count] scratch=8397824"},
+	{lavapipe16, 1 << 24, keys32, "three-phase wg=128 kpl=4 procs=83 chunk=204288 passes=[8:count 8:count 8:count 8:count] scratch=67194880"},
+	{lavapipe16, 1 << 24, pairs32, "three-phase wg=128 kpl=4 procs=83 chunk=204288 passes=[8:count 8:count 8:count 8:count] scratch=134303744"},
+	{lavapipe16, 1 << 20, keys64, "three-phase wg=128 kpl=4 procs=8 chunk=131072 passes=[8:count 8:count 8:count 8:count 8:count 8:count 8:count 8:count] scratch=8397824"},
+	{lavapipe16, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=4 procs=8 chunk=131072 passes=[6 6 6 6 6 2] tiles=1024 tile=1024 spins=0 scratch=4720640"},
+	{lavapipe16, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
+	{lavapipe16, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
+	{lavapipe16, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=128 kpl=16 procs=911 chunk=18432 passes=[8:count 8:count 8:count 8:count] scratch=68042752"},
+	{lavapipe16, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=128 kpl=4 procs=8 chunk=12800 passes=[] scratch=809472"},
+	{lavapipe16, 0, pairs32, "three-phase wg=128 kpl=4 procs=1 chunk=512 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
+
+	// SwiftShader: workgroups of at most 256 invocations, a 1 GiB binding.
+	{swiftshader, 1 << 16, keys32, "three-phase wg=32 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
+	{swiftshader, 1 << 16, pairs32, "three-phase wg=32 kpl=4 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=533504"},
+	{swiftshader, 1 << 20, keys32, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=4231168"},
+	{swiftshader, 1 << 20, pairs32, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=8425472"},
+	{swiftshader, 1 << 24, keys32, "three-phase wg=32 kpl=4 procs=547 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=67670016"},
+	{swiftshader, 1 << 24, pairs32, "three-phase wg=32 kpl=4 procs=547 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=134778880"},
+	{swiftshader, 1 << 28, keys32, "three-phase wg=32 kpl=4 procs=8739 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=1082691584"},
+	{swiftshader, 1 << 28, pairs32, "three-phase wg=32 kpl=4 procs=8739 chunk=30720 passes=[8:count 8:count 8:count 8:count] scratch=2156433408"},
+	{swiftshader, 1 << 20, keys64, "three-phase wg=32 kpl=4 procs=35 chunk=30720 passes=[8:count 8:count 8:count 8:count 8:count 8:count 8:count 8:count] scratch=8425472"},
+	{swiftshader, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=128 kpl=4 procs=8 chunk=131072 passes=[6 6 6 6 6 2] tiles=2048 tile=512 spins=0 scratch=5244928"},
+	{swiftshader, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
+	{swiftshader, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=4 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
+	{swiftshader, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=32 kpl=16 procs=993 chunk=16896 passes=[8:count 8:count 8:count 8:count] scratch=68126720"},
+	{swiftshader, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=4 procs=8 chunk=12544 passes=[] scratch=809472"},
+	{swiftshader, 0, pairs32, "three-phase wg=32 kpl=4 procs=1 chunk=128 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
+
+	// A 64-wide GPU: workgroups of 8 subgroups at the smallest size.
+	{amdLike, 1 << 16, keys32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
+	{amdLike, 1 << 16, pairs32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
+	{amdLike, 1 << 20, keys32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4325632"},
+	{amdLike, 1 << 20, pairs32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=8519936"},
+	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=656 chunk=25600 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67277056"},
+	{amdLike, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=134392832"},
+	{amdLike, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=760 chunk=353280 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074131456"},
+	{amdLike, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=763 chunk=352256 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] held scratch=2147874816"},
+	{amdLike, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
+	{amdLike, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 scratch=4458496"},
+	{amdLike, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
+	{amdLike, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
+	{amdLike, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
+	{amdLike, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
+	{amdLike, 0, pairs32, "three-phase wg=256 kpl=8 procs=1 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=512"},
+}
+
+// TestTuneRefusals checks, on every fake device, that each sort the
+// tuning refuses is refused with ErrInvalid naming its reason. The shapes
+// are sized from the device so that each fails for its own reason.
+func TestTuneRefusals(t *testing.T) {
+	for _, info := range fakeDevices {
+		sg := info.MaxSubgroupSize
+		for _, c := range []struct {
+			what string
+			n    uint64
+			s    Sort
+			want string
+		}{
+			{"i64 keys", 10, Sort{Key: vkcompact.Int64}, "keys of type i64: the key type must be u32, i32, f32 or u64"},
+			{"end bit past the key", 10, Sort{Key: vkcompact.Uint32, EndBit: 33}, "bit range [0, 33) of a 32-bit key"},
+			{"begin after end", 10, Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10}, "bit range [20, 10) of a 64-bit key"},
+			{"too many keys", 1 << 32, keys32, "4294967296 keys: at most 4294967295"},
+			{"keys past one binding", uint64(info.MaxStorageBufferRange)/8 + 1, keys64, fmt.Sprintf("keys of 8 bytes exceed the device's maxStorageBufferRange (%d bytes): at most %d keys here",
+				info.MaxStorageBufferRange, info.MaxStorageBufferRange/8)},
+			{"9-bit digits", 10, with(keys32, Options{DigitBits: 9}), "9 digit bits: 1 to 8"},
+			{"33 keys per lane", 10, with(keys32, Options{KeysPerLane: 33}), "33 keys per lane: at most 32"},
+			{"unknown tails mode", 10, with(keys32, Options{Tails: 9}), "unknown tails mode 9"},
+			{"held tails on the single pass", 10, with(keys32, Options{Tails: TailsHold, Path: vkcompact.PathSinglePass}), "held tails (TailsHold) apply to the three phases' scatter, not the single pass"},
+			{"workgroup not a subgroup multiple", 10, with(keys32, Options{WorkgroupSize: sg * 3 / 2}), fmt.Sprintf("workgroup size %d is not a multiple of the largest subgroup size %d", sg*3/2, sg)},
+			{"workgroup too large for shared memory", 10, with(keys32, Options{WorkgroupSize: 64 * sg}), fmt.Sprintf("bytes of shared memory; the device has %d", info.MaxSharedMemory)},
+			{"held tails beyond shared memory", 10, with(pairs32, Options{WorkgroupSize: 256, DigitBits: 8, KeysPerLane: 8, Tails: TailsHold}), "8 keys per lane and held tails needs"},
+			{"unknown path", 10, with(keys32, Options{Path: 7}), "unknown path 7"},
+			{"single pass, workgroup smaller than its digits", 1000, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 8, KeysPerLane: 1, WorkgroupSize: sg}),
+				fmt.Sprintf("the single pass does not apply: a workgroup of %d invocations is smaller than the 256 digits of 8 bits", sg)},
+			{"single pass, tile status past one binding", uint64(info.MaxStorageBufferRange) / 4, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6, KeysPerLane: 1, WorkgroupSize: 64}),
+				fmt.Sprintf("the single pass does not apply: its tile status (%d bytes for %d tiles of 6-bit digits) exceeds the device's maxStorageBufferRange",
+					4*(64+2*64*tiles(info)), tiles(info))},
+			{"unknown counts mode", 10, with(keys32, Options{Counts: 9}), "unknown counts mode 9"},
+			{"fused counts of 8-bit digits", 10, with(keys32, Options{Counts: CountsFused, DigitBits: 8}), "fused counts do not apply: 8-bit digits: at most 6"},
+			{"fused counts on the single pass", 1000, with(keys32, Options{Counts: CountsFused, Path: vkcompact.PathSinglePass, DigitBits: 6}), "fused counts do not apply: the single pass has no count phases"},
+		} {
+			_, err := tune(info, c.n, c.s)
+			if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s: got %v, want ErrInvalid naming %q", info.Name, c.what, err, c.want)
+			}
+		}
+		for _, s := range []Sort{keys32, pairs32} {
+			_, err := tune(info, 1<<28, s)
+			if past := 4<<28 > uint64(info.MaxStorageBufferRange); past != (err != nil) || past && !strings.Contains(err.Error(), "exceed the device's maxStorageBufferRange") {
+				t.Errorf("%s: 2^28 %+v: %v; the binding holds %d bytes", info.Name, s, err, info.MaxStorageBufferRange)
+			}
+		}
+		// Fused counts whose counters do not fit beside the scatter:
+		// wherever the scatter alone fits and forced fused counts do not,
+		// they are refused for their counters' shared memory, and the
+		// automatic choice fuses no 6-bit pass.
+		refused := 0
+		for wg := sg; wg <= min(256, info.MaxWorkgroupInvocations); wg *= 2 {
+			for kpl := uint32(1); kpl <= MaxKeysPerLane; kpl++ {
+				s := with(pairs32, Options{WorkgroupSize: wg, DigitBits: 6, KeysPerLane: kpl, Tails: TailsWrite, Counts: CountsSeparate})
+				if _, err := tune(info, 1<<20, s); err != nil {
+					continue
+				}
+				s.Counts = CountsFused
+				if _, err := tune(info, 1<<20, s); err == nil {
+					continue
+				} else if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "fused counts do not apply: the scatter would need") {
+					t.Errorf("%s: %+v: got %v, want the fused counts refused for shared memory", info.Name, s.Options, err)
+				}
+				refused++
+				s.Counts = CountsAuto
+				if c, err := tune(info, 1<<20, s); err != nil || c.nextFits[6] {
+					t.Errorf("%s: %+v: %v; want the automatic choice, 6-bit passes not fused", info.Name, s.Options, err)
+				}
+			}
+		}
+		if refused == 0 {
+			t.Errorf("%s: no workgroup and keys per lane where 6-bit digits fit but their fused counts do not", info.Name)
+		}
+	}
+}
+
+// tiles is the single pass's tiles of 64 keys over a binding of uint32.
+func tiles(info vk.DeviceInfo) uint64 { return ceilDiv(uint64(info.MaxStorageBufferRange)/4, 64) }
+
+// TestTuneMatchesNewPlan checks that NewPlan on the test device takes
+// exactly the configuration tune gives for the device's information, and
+// refuses what it refuses with the same error, over the table's sorts and
+// more options, so that the fake devices' rows speak for real plans.
+func TestTuneMatchesNewPlan(t *testing.T) {
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	sorts := []Sort{keys32, pairs32, keys64, {Key: vkcompact.Float32, Descending: true, InPlace: true}, {Key: vkcompact.Int32, Values: true, BeginBit: 3, EndBit: 29}}
+	for _, r := range tuneRows {
+		sorts = append(sorts, r.s)
+	}
+	for _, o := range []Options{
+		{Counts: CountsFused}, {Counts: CountsSeparate}, {Tails: TailsHold}, {Tails: TailsWrite, DigitBits: 5},
+		{Path: vkcompact.PathSinglePass, DigitBits: 6}, {Path: vkcompact.PathSinglePass, Spins: -1, DigitBits: 4, KeysPerLane: 3},
+		{Processors: 17, KeysPerLane: 12, DigitBits: 7}, {WorkgroupSize: info.MaxSubgroupSize, KeysPerLane: 1, Counts: CountsFused, DigitBits: 3},
+		{DigitBits: 8, KeysPerLane: 32}, {WorkgroupSize: 64 * info.MaxSubgroupSize},
+	} {
+		sorts = append(sorts, with(pairs32, o), with(keys64, o))
+	}
+	planned, refused := 0, 0
+	for _, n := range []uint64{0, 1, 4097, 1 << 16, 1 << 20, 1 << 24, uint64(info.MaxStorageBufferRange)/4 + 1} {
+		for i, s := range sorts {
+			if n >= 1<<24 && i%3 != 0 {
+				continue
+			}
+			want, wantErr := tune(info, n, s)
+			if wantErr != nil {
+				refused++
+			} else {
+				planned++
+			}
+			p, err := NewPlan(ctx, n, s)
+			switch {
+			case wantErr != nil && (err == nil || err.Error() != wantErr.Error()):
+				t.Errorf("n=%d %+v: NewPlan %v, tune %v", n, s, err, wantErr)
+			case wantErr != nil:
+			case err != nil:
+				t.Errorf("n=%d %+v: NewPlan %v, tune %s", n, s, err, summary(want))
+			case p.config != want:
+				t.Errorf("n=%d %+v: NewPlan %s, tune %s", n, s, summary(p.config), summary(want))
+			}
+		}
+	}
+	t.Logf("%d plans and %d refusals alike on %s", planned, refused, info.Name)
+}
