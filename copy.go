@@ -8,34 +8,52 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-var copyKernel = &pipeline.Kernel{
-	Name:      "copy",
-	SPIRV:     shaders.MustSPIRV("copy"),
-	Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write},
-	PushWords: 1,
-	// The copy uses no subgroup operations, so any workgroup size works.
+// copyPush is the copy's push constants.
+type copyPush struct {
+	N uint32 `glsl:"n"` // words to copy
 }
 
-// fillKernel sets words to a value (RecordFill).
-var fillKernel = &pipeline.Kernel{
-	Name:      "fill",
-	SPIRV:     shaders.MustSPIRV("fill"),
-	Bindings:  []pipeline.Use{pipeline.Write},
-	PushWords: 2,
+// copyCountPush is the counted copy's push constants.
+type copyCountPush struct {
+	N            uint32 `glsl:"n"`            // words in the range
+	FirstElem    uint32 `glsl:"firstElem"`    // the range's first element
+	WordsPerElem uint32 `glsl:"wordsPerElem"` // words per element, for the count
 }
+
+// copySpec is the specialization constants of both copies.
+type copySpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	VecsPerThread uint32 `glsl:"VECS_PER_THREAD"` // CopyOptions.LoadsPerLane
+}
+
+// fillPush is the fill's push constants.
+type fillPush struct {
+	N     uint32 `glsl:"n"` // words to fill
+	Value uint32 `glsl:"value"`
+}
+
+// fillSpec is the fill's specialization constants.
+type fillSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+}
+
+// The copy, the copy cut to a GPU-side element count, and the fill; none
+// uses subgroup operations, so any workgroup size works.
+var (
+	// Source as uvec4 and words, destination as uvec4 and words.
+	copyKernel = pipeline.NewTypedKernel[copyPush, copySpec]("copy", shaders.MustSPIRV("copy"), false,
+		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write)
+	// The same, and the count.
+	copyCountKernel = pipeline.NewTypedKernel[copyCountPush, copySpec]("copy_count", shaders.MustSPIRV("copy_count"), false,
+		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read)
+	// The words to fill.
+	fillKernel = pipeline.NewTypedKernel[fillPush, fillSpec]("fill", shaders.MustSPIRV("fill"), false, pipeline.Write)
+)
 
 // fillGroup is the fill kernel's workgroup size.
 const fillGroup = 256
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
-
-// copyCountKernel is the copy cut to a GPU-side element count.
-var copyCountKernel = &pipeline.Kernel{
-	Name:      "copy_count",
-	SPIRV:     shaders.MustSPIRV("copy_count"),
-	Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
-	PushWords: 3,
-}
 
 // MaxCopyLoadsPerLane bounds CopyOptions.LoadsPerLane: more only adds
 // registers (the H100 sweep in BENCHMARKS.md found 1 fastest).
@@ -50,25 +68,27 @@ type CopyOptions struct {
 	LoadsPerLane  uint32 // uvec4 per invocation; default 1
 }
 
-// copyPipeline returns the copy pipeline for opts on ctx: k is
-// copyKernel or copyCountKernel.
-func copyPipeline(ctx *vk.Context, k *pipeline.Kernel, opts CopyOptions) (*pipeline.Pipeline, CopyOptions, error) {
+// copyOptions resolves opts for ctx and checks them.
+func copyOptions(ctx *vk.Context, opts CopyOptions) (CopyOptions, error) {
 	if ctx == nil {
-		return nil, opts, vk.Invalidf("vkcompact: nil context")
+		return opts, vk.Invalidf("vkcompact: nil context")
 	}
 	o := opts.withDefaults(ctx.Info())
 	if o.LoadsPerLane > MaxCopyLoadsPerLane {
-		return nil, o, vk.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
+		return o, vk.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
 	}
-	p, err := pipeline.For(ctx).Get(k, o.WorkgroupSize, o.LoadsPerLane)
-	return p, o, err
+	return o, nil
 }
 
 // CheckCopyOptions reports options the device cannot run (a workgroup size
 // beyond its limits, too many vectors per invocation), creating the
 // pipeline they need.
 func CheckCopyOptions(ctx *vk.Context, opts CopyOptions) error {
-	_, _, err := copyPipeline(ctx, copyKernel, opts)
+	o, err := copyOptions(ctx, opts)
+	if err != nil {
+		return err
+	}
+	_, err = copyKernel.Get(pipeline.For(ctx), copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane})
 	return err
 }
 
@@ -142,11 +162,19 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		return
 	}
 	ctx := r.CommandBuffer().Context()
-	k := copyKernel
-	if elemBytes != 0 {
-		k = copyCountKernel
+	o, err := copyOptions(ctx, opts)
+	if err != nil {
+		r.Fail(err)
+		return
 	}
-	p, o, err := copyPipeline(ctx, k, opts)
+	spec := copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane}
+	var plain pipeline.TypedPipeline[copyPush]
+	var counted pipeline.TypedPipeline[copyCountPush]
+	if elemBytes == 0 {
+		plain, err = copyKernel.Get(pipeline.For(ctx), spec)
+	} else {
+		counted, err = copyCountKernel.Get(pipeline.For(ctx), spec)
+	}
 	if err != nil {
 		r.Fail(err)
 		return
@@ -162,9 +190,9 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
 		s, d := src.Sub(off, n), dst.Sub(off, n)
 		if elemBytes == 0 {
-			r.Dispatch(p, groups, []uint32{uint32(words)}, s, d, s, d)
+			plain.Dispatch(r, groups, copyPush{N: uint32(words)}, s, d, s, d)
 		} else {
-			r.Dispatch(p, groups, []uint32{uint32(words), uint32(off / uint64(elemBytes)), elemBytes / 4}, s, d, s, d, count)
+			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4}, s, d, s, d, count)
 		}
 	}
 }
@@ -215,7 +243,7 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 		return
 	}
 	ctx := r.CommandBuffer().Context()
-	p, err := pipeline.For(ctx).Get(fillKernel, fillGroup)
+	p, err := fillKernel.Get(pipeline.For(ctx), fillSpec{WorkgroupSize: fillGroup})
 	if err != nil {
 		r.Fail(err)
 		return
@@ -224,6 +252,6 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 	for off := uint64(0); off < dst.Size; off += chunk {
 		size := min(chunk, dst.Size-off)
 		words := size / 4
-		r.Dispatch(p, ceilDiv(words, fillGroup), []uint32{uint32(words), value}, dst.Sub(off, size))
+		p.Dispatch(r, ceilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, dst.Sub(off, size))
 	}
 }

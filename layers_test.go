@@ -20,19 +20,20 @@ const module = "github.com/vkcompact/vkcompact"
 // and internal/tiling, never through each other; the helpers under
 // internal/ sit below the operations, the demos above them.
 var layers = map[string][]string{
-	"vk":                {"internal/faults"},
-	"shaders":           {},
-	"pipeline":          {"vk"},
-	".":                 {"vk", "pipeline", "shaders"},
-	"internal/tiling":   {".", "vk", "pipeline"},
-	"internal/bufcheck": {"vk"},
-	"internal/badinput": {"vk"},
-	"internal/faults":   {},
-	"internal/spvtest":  {},
-	"internal/fakedev":  {"vk"},
-	"compact":           {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
-	"scan":              {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
-	"radix":             {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
+	"vk":                 {"internal/faults"},
+	"shaders":            {},
+	"pipeline":           {"vk", "internal/glslblock"},
+	".":                  {"vk", "pipeline", "shaders"},
+	"internal/tiling":    {".", "vk", "pipeline"},
+	"internal/bufcheck":  {"vk"},
+	"internal/badinput":  {"vk"},
+	"internal/faults":    {},
+	"internal/spvtest":   {},
+	"internal/fakedev":   {"vk"},
+	"internal/glslblock": {},
+	"compact":            {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
+	"scan":               {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
+	"radix":              {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
 }
 
 // TestLayers checks every package's imports of the module against layers,

@@ -95,8 +95,8 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.chunk))
 		src := b.Src.Sub(first*p.size, elems*p.size)
-		r.Dispatch(p.count, ceilDiv(nc, perGroup),
-			[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), p.cLo, p.cHi, countOn},
+		p.count.Dispatch(r, ceilDiv(nc, perGroup),
+			countPush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
 			src, src, p.flagsFor(b, src, first, elems), counts, count)
 	}
 	stamp(1)
@@ -105,8 +105,8 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 	if p.sel.Split {
 		copyAll = 1
 	}
-	r.Dispatch(p.scan, 1, []uint32{p.nChunks, p.n, p.sel.GroupSize, info.MaxWorkgroupCount[0],
-		p.segElems, p.pieces, p.wg * 4, countOn, copyAll}, counts, b.Result.Sub(0, ResultSize), args, count)
+	p.scan.Dispatch(r, 1, scanPush{NChunks: p.nChunks, N: p.n, GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0],
+		PieceElems: p.segElems, Pieces: p.pieces, CopyTile: p.wg * 4, CountOn: countOn, CopyAll: copyAll}, counts, b.Result.Sub(0, ResultSize), args, count)
 	stamp(2)
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
@@ -117,9 +117,9 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		for page := uint64(0); page < n; page += seg {
 			pageCount := min(seg, n-page)
 			dst := out.Sub(page*p.size, pageCount*p.size)
-			r.Dispatch(p.move, ceilDiv(nc, perGroup),
-				[]uint32{uint32(first / uint64(p.chunk)), uint32(nc), p.chunk, uint32(elems), uint32(first),
-					uint32(page), uint32(pageCount), p.cLo, p.cHi, countOn},
+			p.move.Dispatch(r, ceilDiv(nc, perGroup),
+				movePush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), SegFirst: uint32(first),
+					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
 				src, src, flags, counts, dst, dst, count)
 		}
 	}
@@ -133,7 +133,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		first := uint64(i) * seg
 		elems := min(seg, n-first)
 		from, to := out.Sub(first*p.size, elems*p.size), b.Src.Sub(first*p.size, elems*p.size)
-		r.DispatchIndirect(p.copyback, args.Sub(uint64(i)*16, 16), []uint32{uint32(first), uint32(elems), copyAll},
+		p.copyback.DispatchIndirect(r, args.Sub(uint64(i)*16, 16), copybackPush{First: uint32(first), PieceElems: uint32(elems), Which: copyAll},
 			from, to, from, to, counts)
 	}
 }
@@ -153,7 +153,8 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint
 	stamp(0)
 	vkcompact.RecordFill(r, status, 0)
 	stamp(1)
-	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, p.cLo, p.cHi, countOn, p.sel.GroupSize, info.MaxWorkgroupCount[0], p.spins},
+	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
+		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
 	stamp(2)
 	stamp(3)

@@ -4,50 +4,9 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
-	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-)
-
-// The three phases, and the copy-back of an in-place compaction. All need
-// full subgroups: every subgroup is one processor walking one chunk.
-var (
-	countKernel = &pipeline.Kernel{
-		Name:          "select_count",
-		SPIRV:         shaders.MustSPIRV("select_count"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
-		PushWords:     7,
-		FullSubgroups: true,
-	}
-	scanKernel = &pipeline.Kernel{
-		Name:          "select_scan",
-		SPIRV:         shaders.MustSPIRV("select_scan"),
-		Bindings:      []pipeline.Use{pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     9,
-		FullSubgroups: true,
-	}
-	moveKernel = &pipeline.Kernel{
-		Name:          "select_move",
-		SPIRV:         shaders.MustSPIRV("select_move"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     10,
-		FullSubgroups: true,
-	}
-	// The single pass (select_onepass.comp) and the clear of its status
-	// words before each run.
-	onepassKernel = &pipeline.Kernel{
-		Name:          "select_onepass",
-		SPIRV:         shaders.MustSPIRV("select_onepass"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     8,
-		FullSubgroups: true,
-	}
-	copybackKernel = &pipeline.Kernel{
-		Name:      "select_copyback",
-		SPIRV:     shaders.MustSPIRV("select_copyback"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read},
-		PushWords: 3,
-	}
 )
 
 // MaxElements is the largest element count a selection takes: slots and
@@ -192,18 +151,20 @@ type Plan struct {
 	cLo  uint32
 	cHi  uint32
 
-	wg, loads, procs  uint32
-	chunk, nChunks    uint32
-	segElems          uint32 // elements per segment, and per destination page
-	staged            bool
-	count, scan, move *pipeline.Pipeline
-	copyback          *pipeline.Pipeline
+	wg, loads, procs uint32
+	chunk, nChunks   uint32
+	segElems         uint32 // elements per segment, and per destination page
+	staged           bool
+	count            pipeline.TypedPipeline[countPush]
+	scan             pipeline.TypedPipeline[scanPush]
+	move             pipeline.TypedPipeline[movePush]
+	copyback         pipeline.TypedPipeline[copybackPush]
 
 	onepass     bool // the single pass; none of the three-phase fields above apply
 	tile, tiles uint32
 	spins       uint32
 	byIndex     bool // tiles go by workgroup index (tilesByIndex)
-	pass        *pipeline.Pipeline
+	pass        pipeline.TypedPipeline[onepassPush]
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
 	pieces                                           uint32
@@ -252,20 +213,21 @@ func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
 	if p.staged {
 		staged = 1
 	}
-	common := []uint32{p.wg, p.procs, words, sel.Elem.KeyOffset / 4, uint32(sel.Elem.Key), p.pred, flagBytes, p.loads}
+	common := tiling.SelectSpec{WorkgroupSize: p.wg, Procs: p.procs, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
+		KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads}
 	cache := pipeline.For(p.ctx)
 	var err error
-	if p.count, err = cache.Get(countKernel, common...); err != nil {
+	if p.count, err = countKernel.Get(cache, common); err != nil {
 		return err
 	}
-	if p.move, err = cache.Get(moveKernel, append(common, split, staged, uint32(p.stageWords))...); err != nil {
+	if p.move, err = moveKernel.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(p.stageWords)}); err != nil {
 		return err
 	}
-	if p.scan, err = cache.Get(scanKernel, pipeline.ScanWorkgroup(info), p.procs, words); err != nil {
+	if p.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(info), p.procs, words)); err != nil {
 		return err
 	}
 	if p.pieces > 0 {
-		if p.copyback, err = cache.Get(copybackKernel, p.wg, 1, words, p.procs); err != nil {
+		if p.copyback, err = copybackKernel.Get(cache, copybackSpec{WorkgroupSize: p.wg, VecsPerThread: 1, Stride: words, Procs: p.procs}); err != nil {
 			return err
 		}
 	}
@@ -298,13 +260,12 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	}
 	stage := p.tile * words
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
-	cache := pipeline.For(p.ctx)
 	var err error
-	if p.pass, err = cache.Get(onepassKernel, p.wg, 1, words, sel.Elem.KeyOffset/4, uint32(sel.Elem.Key), p.pred, flagBytes, p.loads,
-		split, stage, maxSubgroups, byIndex); err != nil {
-		return err
-	}
-	return nil
+	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{
+		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
+			KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
+		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex})
+	return err
 }
 
 func invalid(format string, args ...any) error {

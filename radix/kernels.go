@@ -1,7 +1,6 @@
 package radix
 
 import (
-	"github.com/vkcompact/vkcompact/internal/glslblock"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -118,38 +117,9 @@ type onesweepPush struct {
 	First   uint32 `glsl:"first"`   // the pass's row of first slots in hist
 }
 
-// kernel is a pipeline.Kernel whose push constants are P and whose
-// specialization constants are S: its pipelines take only an S, and
-// dispatch only a P.
-type kernel[P, S any] struct{ *pipeline.Kernel }
-
-// newKernel describes package shaders' kernel name, with the words of its
-// push constants counted from P.
-func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) kernel[P, S] {
-	var push P
-	return kernel[P, S]{&pipeline.Kernel{Name: name, SPIRV: shaders.MustSPIRV(name), Bindings: bindings,
-		PushWords: len(glslblock.Words(push)), FullSubgroups: full}}
-}
-
-// get returns k's pipeline for the specialization constants spec.
-func (k kernel[P, S]) get(cache *pipeline.Cache, spec S) (kernelPipeline[P], error) {
-	p, err := cache.Get(k.Kernel, glslblock.Words(spec)...)
-	return kernelPipeline[P]{p}, err
-}
-
-// blocks returns zero values of k's push and specialization constants.
-func (k kernel[P, S]) blocks() (push, spec any) {
-	var p P
-	var s S
-	return p, s
-}
-
-// kernelPipeline is a pipeline whose push constants are P.
-type kernelPipeline[P any] struct{ *pipeline.Pipeline }
-
-// dispatch records the pipeline over groups workgroups.
-func (p kernelPipeline[P]) dispatch(r *pipeline.Recorder, groups uint64, push P, bindings ...vk.Range) {
-	r.Dispatch(p.Pipeline, groups, glslblock.Words(push), bindings...)
+// newKernel describes package shaders' kernel name as a typed kernel.
+func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) pipeline.TypedKernel[P, S] {
+	return pipeline.NewTypedKernel[P, S](name, shaders.MustSPIRV(name), full, bindings...)
 }
 
 // Whether a kernel needs full subgroups (pipeline.Kernel.FullSubgroups).
@@ -176,9 +146,9 @@ var (
 // passKernels are the three phases' pipelines for one digit width; count
 // and scatterNext only where a pass of that width uses them.
 type passKernels struct {
-	count                kernelPipeline[countPush]
-	scan                 kernelPipeline[scanPush]
-	scatter, scatterNext kernelPipeline[scatterPush]
+	count                pipeline.TypedPipeline[countPush]
+	scan                 pipeline.TypedPipeline[scanPush]
+	scatter, scatterNext pipeline.TypedPipeline[scatterPush]
 }
 
 // keySpec is the key constants of a kernel for digits of bits bits.
@@ -198,13 +168,13 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 	case p.onesweep && p.passes == 0:
 		return nil // nothing to sort: Record copies at most
 	case p.onesweep:
-		if p.histogram, err = histogramKernel.get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
+		if p.histogram, err = histogramKernel.Get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
 			return err
 		}
-		if p.scan, err = scanKernel.get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
+		if p.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
 			return err
 		}
-		p.onePass, err = onesweepKernel.get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
+		p.onePass, err = onesweepKernel.Get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
 			MaxSubgroups: p.subgroups, Tile: p.status.tile})
 		return err
 	}
@@ -215,12 +185,12 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 		if k == nil {
 			k = &passKernels{}
 			p.kernels[w] = k
-			if k.scan, err = scanKernel.get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: 1 << w}); err != nil {
+			if k.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: 1 << w}); err != nil {
 				return err
 			}
 		}
 		if p.counted(i) && k.count.Pipeline == nil {
-			if k.count, err = countKernel.get(cache, countSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w)}); err != nil {
+			if k.count, err = countKernel.Get(cache, countSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w)}); err != nil {
 				return err
 			}
 		}
@@ -240,10 +210,10 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 // scatterPipeline returns the scatter for digits of w bits, counting the
 // next pass's digits where next is set, holding tails back where the plan
 // does.
-func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (kernelPipeline[scatterPush], error) {
+func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (pipeline.TypedPipeline[scatterPush], error) {
 	spec := scatterSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w), Pairs: p.sort.Values, MaxSubgroups: p.subgroups, Round: p.wg * p.kpl, Next: next}
 	if p.carry {
-		return scatterCarryKernel.get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
+		return scatterCarryKernel.Get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
 	}
-	return scatterKernel.get(cache, spec)
+	return scatterKernel.Get(cache, spec)
 }

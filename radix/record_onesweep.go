@@ -13,9 +13,9 @@ import (
 func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
 	status := scratch.Sub(p.layout.statusOff, p.status.bytes())
 	vkcompact.RecordFill(r, scratch.Sub(0, p.layout.statusOff+4*p.status.region(1)), 0)
-	p.histogram.dispatch(r, uint64(p.procs), histogramPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Begin: p.begin, End: p.end, CountOn: io.countOn},
+	p.histogram.Dispatch(r, uint64(p.procs), histogramPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Begin: p.begin, End: p.end, CountOn: io.countOn},
 		io.keys, io.hist, io.count)
-	p.scan.dispatch(r, uint64(p.passes), scanPush{Procs: p.buckets()}, io.hist)
+	p.scan.Dispatch(r, uint64(p.passes), scanPush{Procs: p.buckets()}, io.hist)
 	stamp()
 	for i := range p.passes {
 		src, srcVals := io.source(i)
@@ -24,7 +24,7 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Ra
 		push := onesweepPush{N: p.n, Tiles: p.status.tiles, Shift: shift, Width: width, CountOn: io.countOn, Spins: p.spins,
 			Counter: i, Cur: uint32(p.status.region(i)), Next: uint32(p.status.region(i + 1)), First: i * p.buckets()}
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
-		p.onePass.dispatch(r, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
+		p.onePass.Dispatch(r, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
 		stamp()
 	}
 }

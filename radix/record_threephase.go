@@ -26,19 +26,19 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 			push.NextShift, push.NextWidth = p.shift(i+1), p.width(i+1)
 		}
 		if p.counted(i) {
-			k.count.dispatch(r, uint64(p.procs), push.countPush, src, hist, io.count)
+			k.count.Dispatch(r, uint64(p.procs), push.countPush, src, hist, io.count)
 			stamp()
 		}
-		k.scan.dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, hist)
+		k.scan.Dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, hist)
 		stamp()
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
 		if next {
 			vkcompact.RecordFill(r, histNext.Sub(0, uint64(1)<<push.NextWidth*uint64(p.procs)*4), 0)
 			stamp()
-			k.scatterNext.dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, histNext)
+			k.scatterNext.Dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, histNext)
 			hist, histNext = histNext, hist
 		} else {
-			k.scatter.dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, hist) // 6: bound, unused
+			k.scatter.Dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, hist) // 6: bound, unused
 		}
 		stamp()
 	}

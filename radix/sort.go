@@ -174,9 +174,9 @@ type Plan struct {
 	config
 	// The three phases' pipelines by digit width, or the single pass's.
 	kernels   map[uint32]*passKernels
-	histogram kernelPipeline[histogramPush]
-	scan      kernelPipeline[scanPush]
-	onePass   kernelPipeline[onesweepPush]
+	histogram pipeline.TypedPipeline[histogramPush]
+	scan      pipeline.TypedPipeline[scanPush]
+	onePass   pipeline.TypedPipeline[onesweepPush]
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }

@@ -6,23 +6,36 @@ import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
-	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
+// structPush is the push constants of struct_keys and struct_gather.
+type structPush struct {
+	N       uint32 `glsl:"n"`       // structs
+	CountOn uint32 `glsl:"countOn"` // 1: take the count from StructBuffers.Count
+}
+
+// structKeysSpec is struct_keys' specialization constants.
+type structKeysSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	StrideWords   uint32 `glsl:"STRIDE_WORDS"` // words per struct
+	KeyWord       uint32 `glsl:"KEY_WORD"`     // the key's first word in the struct
+	KeyWords      uint32 `glsl:"KEY_WORDS"`    // 1, or 2 for a 64-bit key
+}
+
+// structGatherSpec is struct_gather's specialization constants.
+type structGatherSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	StrideWords   uint32 `glsl:"STRIDE_WORDS"`
+}
+
 var (
-	structKeysKernel = &pipeline.Kernel{
-		Name:      "struct_keys",
-		SPIRV:     shaders.MustSPIRV("struct_keys"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords: 2,
-	}
-	structGatherKernel = &pipeline.Kernel{
-		Name:      "struct_gather",
-		SPIRV:     shaders.MustSPIRV("struct_gather"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Read},
-		PushWords: 2,
-	}
+	// struct_keys' bindings: the structs, the keys, the indices, the count.
+	structKeysKernel = newKernel[structPush, structKeysSpec]("struct_keys", anySubgroupSize,
+		pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read)
+	// struct_gather's: the structs in, the structs out, the indices, the count.
+	structGatherKernel = newKernel[structPush, structGatherSpec]("struct_gather", anySubgroupSize,
+		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Read)
 )
 
 // StructSort describes a sort of structs by one key field: the keys are
@@ -70,7 +83,8 @@ type StructPlan struct {
 	n                        uint64
 	elem                     vkcompact.Elem
 	keys                     *Plan // the pairs sort of (key, index), in place
-	extract, gather          *pipeline.Pipeline
+	extract                  pipeline.TypedPipeline[structPush]
+	gather                   pipeline.TypedPipeline[structPush]
 	wg                       uint32
 	idxOff, sortOff, scratch uint64
 }
@@ -110,10 +124,11 @@ func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error)
 	p.scratch = p.sortOff + keys.ScratchSize()
 	cache := pipeline.For(ctx)
 	strideWords := uint32(stride / 4)
-	if p.extract, err = cache.Get(structKeysKernel, p.wg, strideWords, s.Elem.KeyOffset/4, s.Elem.Key.Size()/4); err != nil {
+	if p.extract, err = structKeysKernel.Get(cache, structKeysSpec{WorkgroupSize: p.wg, StrideWords: strideWords,
+		KeyWord: s.Elem.KeyOffset / 4, KeyWords: s.Elem.Key.Size() / 4}); err != nil {
 		return nil, err
 	}
-	if p.gather, err = cache.Get(structGatherKernel, p.wg, strideWords); err != nil {
+	if p.gather, err = structGatherKernel.Get(cache, structGatherSpec{WorkgroupSize: p.wg, StrideWords: strideWords}); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -153,11 +168,11 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 	if b.Count.Buffer != nil {
 		count, countOn = b.Count, 1
 	}
-	push := []uint32{uint32(p.n), countOn}
-	r.Dispatch(p.extract, ceilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
+	push := structPush{N: uint32(p.n), CountOn: countOn}
+	p.extract.Dispatch(r, ceilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
 	p.keys.Record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count})
 	words := p.n * uint64(p.elem.Size()/4)
-	r.Dispatch(p.gather, ceilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
+	p.gather.Dispatch(r, ceilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
 }
 
 func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {

@@ -4,42 +4,7 @@ import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
-	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-)
-
-// The prefix sum's three phases: the same chunking as the selection, with
-// sums in place of counts.
-var (
-	reduceKernel = &pipeline.Kernel{
-		Name:          "scan_reduce",
-		SPIRV:         shaders.MustSPIRV("scan_reduce"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read},
-		PushWords:     5,
-		FullSubgroups: true,
-	}
-	sumsKernel = &pipeline.Kernel{
-		Name:          "scan_sums",
-		SPIRV:         shaders.MustSPIRV("scan_sums"),
-		Bindings:      []pipeline.Use{pipeline.ReadWrite, pipeline.Write},
-		PushWords:     1,
-		FullSubgroups: true,
-	}
-	applyKernel = &pipeline.Kernel{
-		Name:          "scan_apply",
-		SPIRV:         shaders.MustSPIRV("scan_apply"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     5,
-		FullSubgroups: true,
-	}
-	// The single pass (scan_onepass.comp), for integer sums out of place.
-	scanOnepassKernel = &pipeline.Kernel{
-		Name:          "scan_onepass",
-		SPIRV:         shaders.MustSPIRV("scan_onepass"),
-		Bindings:      []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read},
-		PushWords:     4,
-		FullSubgroups: true,
-	}
 )
 
 // Record records the prefix sum into r's command buffer: on the three
@@ -107,18 +72,18 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.Chunk))
 		src := b.Src.Sub(first*4, elems*4)
-		r.Dispatch(p.reduce, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.Chunk)), uint32(nc), p.Chunk, uint32(elems), countOn},
+		p.reduce.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, count)
 	}
 	stamp(1)
 	// With n == 0 this writes a zero total (nChunks is 0).
-	r.Dispatch(p.sums, 1, []uint32{p.NChunks}, sums, b.Total.Sub(0, TotalSize))
+	p.sums.Dispatch(r, 1, sumsPush{NChunks: p.NChunks}, sums, b.Total.Sub(0, TotalSize))
 	stamp(2)
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.Chunk))
 		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
-		r.Dispatch(p.apply, ceilDiv(nc, perGroup), []uint32{uint32(first / uint64(p.Chunk)), uint32(nc), p.Chunk, uint32(elems), countOn},
+		p.apply.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, dst, dst, count)
 	}
 	stamp(3)
@@ -138,7 +103,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint
 	stamp(0)
 	vkcompact.RecordFill(r, status, 0)
 	stamp(1)
-	r.Dispatch(p.pass, uint64(p.tiles), []uint32{p.n, p.tiles, countOn, p.spins},
+	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
 		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
 	stamp(2)
 	stamp(3)

@@ -92,13 +92,14 @@ type Plan struct {
 	wg    uint32
 	loads uint32
 	tiling.Chunks
-	reduce, sums, apply *pipeline.Pipeline
+	reduce, apply pipeline.TypedPipeline[chunkPush]
+	sums          pipeline.TypedPipeline[sumsPush]
 
 	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
 	tile, tiles uint32
 	spins       uint32
 	byIndex     bool // tiles go by workgroup index (tiling.TilesByIndex)
-	pass        *pipeline.Pipeline
+	pass        pipeline.TypedPipeline[onepassPush]
 }
 
 // NewPlan checks s for n elements on ctx, picks its tuning and creates

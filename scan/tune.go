@@ -68,26 +68,18 @@ func tune(info vk.DeviceInfo, n uint64, s Sum) (*Plan, error) {
 // threePhasePipelines creates the three phases' pipelines.
 func (p *Plan) threePhasePipelines(info vk.DeviceInfo) error {
 	s := p.sum
-	float := uint32(0)
-	if s.Type == vkcompact.Float32 {
-		float = 1
-	}
-	inclusive := uint32(0)
-	if s.Inclusive {
-		inclusive = 1
-	}
+	float := s.Type == vkcompact.Float32
 	cache := pipeline.For(p.ctx)
-	// Constants as select.glsl numbers them: 1 PROCS, 2 STRIDE, ..., 7
-	// VECS; 11 the float flag, 12 inclusive.
-	common := []uint32{p.wg, p.Procs, 1, 0, 0, 0, 4, p.loads, 0, 0, 0, float}
+	chunks := tiling.DefaultSelectSpec(p.wg, p.Procs, 1)
+	chunks.Vecs = p.loads
 	var err error
-	if p.reduce, err = cache.Get(reduceKernel, common...); err != nil {
+	if p.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float}); err != nil {
 		return err
 	}
-	if p.apply, err = cache.Get(applyKernel, append(common, inclusive)...); err != nil {
+	if p.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: s.Inclusive}); err != nil {
 		return err
 	}
-	p.sums, err = cache.Get(sumsKernel, pipeline.ScanWorkgroup(info), float)
+	p.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), FloatSum: float})
 	return err
 }
 
@@ -129,21 +121,15 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 
 // singlePassPipelines creates the single pass's pipelines.
 func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
-	inclusive := uint32(0)
-	if p.sum.Inclusive {
-		inclusive = 1
-	}
-	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
-	cache := pipeline.For(p.ctx)
-	// Constants as select.glsl numbers them (1 PROCS, 2 STRIDE, ..., 7
-	// VECS), then 8 inclusive, 9 the most subgroups, 10 tiles by index
-	// (tiling.TilesByIndex).
-	var err error
 	byIndex := uint32(0)
 	if p.byIndex {
 		byIndex = 1
 	}
-	p.pass, err = cache.Get(scanOnepassKernel, p.wg, 1, 1, 0, 0, 0, 4, p.loads, inclusive, maxSubgroups, byIndex)
+	tiles := tiling.DefaultSelectSpec(p.wg, 1, 1)
+	tiles.Vecs = p.loads
+	var err error
+	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{SelectSpec: tiles, Inclusive: p.sum.Inclusive,
+		MaxSubgroups: p.wg / max(info.MinSubgroupSize, 1), TileByID: byIndex})
 	return err
 }
 

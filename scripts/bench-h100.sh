@@ -26,7 +26,8 @@
 # single pass's (workgroup size x loads per lane) beside the three phases;
 # -stress R runs the single passes R times per configuration (4 of the
 # compaction, 2 of the prefix sum) at 2^24 elements, every output checked
-# (compact.test, TestSinglePassRepeated, TestScanSinglePassRepeated);
+# (compact.test's TestSinglePassRepeated, scan.test's
+# TestScanSinglePassRepeated);
 # -sortsweep the
 # radix sort's digit bits and keys per lane at 2^28; -tests
 # runs the test binaries under the validation layer first; -demo N runs
@@ -97,9 +98,11 @@ if [ "$stress" != 0 ]; then
 	echo "== single-pass stress (compaction, split, prefix sum): $stress runs per configuration at 2^24, outputs checked, under the validation layer"
 	for f in .bench/layer/*.deb; do dpkg -x "$f" /; done
 	export VK_LAYER_PATH=/usr/share/vulkan/explicit_layer.d
-	(cd compact && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 VKCOMPACT_REPEAT=$stress VKCOMPACT_REPEAT_N=16777216 \
-		"$OLDPWD/.bench/tests/compact.test" -test.run 'TestSinglePassRepeated|TestScanSinglePassRepeated|TestSelectPaths|TestSelectAutoPath|TestScanPaths|TestScanAutoPath' -test.v -test.timeout 20m 2>&1) |
-		grep -E '^(--- |ok|FAIL|PASS|panic)|runs of|validation' | tee "$out/stress.txt" || true
+	for pkg in compact scan; do
+		(cd $pkg && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 VKCOMPACT_REPEAT=$stress VKCOMPACT_REPEAT_N=16777216 \
+			"$OLDPWD/.bench/tests/$pkg.test" -test.run 'TestSinglePassRepeated|TestScanSinglePassRepeated|TestSelectPaths|TestSelectAutoPath|TestScanPaths|TestScanAutoPath' -test.v -test.timeout 20m 2>&1) |
+			grep -E '^(--- |ok|FAIL|PASS|panic)|runs of|validation' | tee -a "$out/stress.txt" || true
+	done
 fi
 
 if [ "$demo" != 0 ]; then

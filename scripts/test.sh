@@ -32,15 +32,15 @@ export VKCOMPACT_VALIDATE=1         # validation layer + synchronisation validat
 export VKCOMPACT_REQUIRE_DEVICE=1   # no Vulkan device, layer or tool is a failure
 export VKCOMPACT_DEVICE=llvmpipe    # lavapipe, even on a machine with a GPU
 echo "== go test, lavapipe subgroup size 8, -race"
-LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 ./...
+LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 4"
-LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 ./...
+LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./internal/demo/raytrace/...
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/...
 echo "== go test, SwiftShader: the GPU packages, the engines, the path tracer and the command"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -count=1 ./vk/... ./pipeline/... ./compact/... ./radix/... ./cmd/... ./internal/...
+	go test -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./cmd/... ./internal/...
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline
@@ -54,7 +54,7 @@ fuzz ./cmd/vkcompact FuzzReadNpy 20000x
 fuzz ./cmd/vkcompact FuzzParseBits 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x
-fuzz ./compact FuzzScan 1000x
+fuzz ./scan FuzzScan 1000x
 fuzz ./radix FuzzSort 100x
 echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)

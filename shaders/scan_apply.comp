@@ -21,8 +21,8 @@
 #include "select.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 11) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
-layout(constant_id = 12) const bool INCLUSIVE = false;
+layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
+layout(constant_id = 9) const bool INCLUSIVE = false;
 
 // Not readonly/writeonly: in place, the source and destination bindings
 // alias the same memory.

@@ -18,7 +18,7 @@
 #include "select.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 11) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
+layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };

@@ -2,11 +2,13 @@ package glslblock
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"unsafe"
 )
 
@@ -172,4 +174,71 @@ func ConstantFields(constants []Constant) ([]Field, error) {
 		out[i] = c.Field
 	}
 	return out, nil
+}
+
+// Interface is a kernel's Go side: its name (its GLSL file is name.comp),
+// the words of push constants its pipeline.Kernel declares, and zero
+// values of its push and specialization constant structs.
+type Interface struct {
+	Name       string
+	PushWords  int
+	Push, Spec any
+}
+
+// CheckKernels holds each kernel's Go structs to its GLSL in fsys
+// (CheckKernel), and fails t unless the kernels are exactly those named
+// in want (a package's kernels in package shaders).
+func CheckKernels(t testing.TB, fsys fs.FS, want []string, kernels ...Interface) {
+	t.Helper()
+	var listed []string
+	for _, k := range kernels {
+		listed = append(listed, k.Name)
+		if err := CheckKernel(fsys, k.Name+".comp", k.PushWords, k.Push, k.Spec); err != nil {
+			t.Error(err)
+		}
+	}
+	slices.Sort(listed)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(listed, want) {
+		t.Errorf("kernels checked %v, the package's kernels %v", listed, want)
+	}
+}
+
+// CheckKernel compares a kernel's Go push and specialization constants
+// (zero values of its structs) with the GLSL source name in fsys,
+// includes followed: push field for field against the Push block's
+// members, spec field i against constant_id i, each by name, order and
+// type; and pushWords (the Kernel's) against push's words. It returns an
+// error naming every difference, or nil.
+func CheckKernel(fsys fs.FS, name string, pushWords int, push, spec any) error {
+	d, err := Parse(fsys, name)
+	if err != nil {
+		return err
+	}
+	var errs []string
+	goPush, err := Fields(push)
+	if err != nil {
+		return err
+	}
+	if err := Compare(goPush, d.Push); err != nil {
+		errs = append(errs, fmt.Sprintf("push constants %T against the GLSL Push block: %v", push, err))
+	}
+	if pushWords != len(goPush) {
+		errs = append(errs, fmt.Sprintf("PushWords %d, %T has %d fields", pushWords, push, len(goPush)))
+	}
+	goSpec, err := Fields(spec)
+	if err != nil {
+		return err
+	}
+	glslSpec, err := ConstantFields(d.Constants)
+	if err != nil {
+		return err
+	}
+	if err := Compare(goSpec, glslSpec); err != nil {
+		errs = append(errs, fmt.Sprintf("specialization constants %T against the GLSL constant_ids: %v", spec, err))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s: %s", name, strings.Join(errs, "; "))
+	}
+	return nil
 }

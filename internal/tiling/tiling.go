@@ -149,3 +149,24 @@ func TilesByIndex(info vk.DeviceInfo, split bool) bool {
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
+
+// SelectSpec is the specialization constants 0 to 7 that
+// shaders/select.glsl declares for every kernel built on Billeter's
+// chunks: compact's and scan's. A kernel's own constants follow from 8.
+type SelectSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Procs         uint32 `glsl:"PROCS"`      // processors: chunks at most
+	Stride        uint32 `glsl:"STRIDE"`     // words per element
+	KeyWord       uint32 `glsl:"KEY_WORD"`   // the key's first word in the element
+	KeyType       uint32 `glsl:"KEY_TYPE"`   // vkcompact.Type
+	Pred          uint32 `glsl:"PRED"`       // the predicate (compact's encoding)
+	FlagBytes     uint32 `glsl:"FLAG_BYTES"` // 1 or 4, for flagged selections
+	Vecs          uint32 `glsl:"VECS"`       // uvec4 loads per lane per step
+}
+
+// DefaultSelectSpec is SelectSpec with the GLSL's defaults past the
+// workgroup size, processors and stride: for the kernels that include
+// select.glsl for its chunking only.
+func DefaultSelectSpec(wg, procs, stride uint32) SelectSpec {
+	return SelectSpec{WorkgroupSize: wg, Procs: procs, Stride: stride, FlagBytes: 4, Vecs: 1}
+}

@@ -1,0 +1,123 @@
+package compact
+
+import (
+	"github.com/vkcompact/vkcompact/internal/tiling"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+)
+
+// Each kernel's interface with its GLSL: its push constants are a Go
+// struct whose fields follow the GLSL Push block's members in order, its
+// specialization constants a Go struct whose field i is constant_id i (0
+// the workgroup size; 0 to 7 are select.glsl's, tiling.SelectSpec).
+// TestKernelBlocks holds every struct to its kernel's GLSL.
+
+// countPush is select_count's push constants.
+type countPush struct {
+	C0      uint32 `glsl:"c0"`    // the segment's first chunk
+	NC      uint32 `glsl:"nc"`    // chunks in the segment
+	Chunk   uint32 `glsl:"chunk"` // elements per chunk
+	N       uint32 `glsl:"n"`     // elements in the segment
+	CLo     uint32 `glsl:"cLo"`   // the predicate's constant, low word
+	CHi     uint32 `glsl:"cHi"`   // and high word
+	CountOn uint32 `glsl:"countOn"`
+}
+
+// scanPush is select_scan's push constants.
+type scanPush struct {
+	NChunks    uint32 `glsl:"nChunks"`    // chunks holding elements
+	N          uint32 `glsl:"n"`          // elements in all
+	GroupSize  uint32 `glsl:"groupSize"`  // Selection.GroupSize, for the result block's dispatch arguments
+	MaxX       uint32 `glsl:"maxX"`       // maxComputeWorkGroupCount[0]
+	PieceElems uint32 `glsl:"pieceElems"` // elements per copy-back piece
+	Pieces     uint32 `glsl:"pieces"`     // copy-back pieces; 0 without a copy-back
+	CopyTile   uint32 `glsl:"copyTile"`   // words per copy-back workgroup
+	CountOn    uint32 `glsl:"countOn"`
+	CopyAll    uint32 `glsl:"copyAll"` // 1: the copy-back copies every element (a split)
+}
+
+// movePush is select_move's push constants.
+type movePush struct {
+	C0        uint32 `glsl:"c0"`
+	NC        uint32 `glsl:"nc"`
+	Chunk     uint32 `glsl:"chunk"`
+	N         uint32 `glsl:"n"`
+	SegFirst  uint32 `glsl:"segFirst"`  // the segment's first element in the whole input
+	PageFirst uint32 `glsl:"pageFirst"` // the output page's first slot
+	PageCount uint32 `glsl:"pageCount"` // output slots in the page
+	CLo       uint32 `glsl:"cLo"`
+	CHi       uint32 `glsl:"cHi"`
+	CountOn   uint32 `glsl:"countOn"`
+}
+
+// moveSpec is select_move's specialization constants.
+type moveSpec struct {
+	tiling.SelectSpec
+	Split      uint32 `glsl:"SPLIT"`       // 1: the rejected after the kept, in order; 2: reversed from the back
+	Staged     uint32 `glsl:"STAGED"`      // 1: the staged write
+	StageWords uint32 `glsl:"STAGE_WORDS"` // the stage's words when staged
+}
+
+// copybackPush is select_copyback's push constants.
+type copybackPush struct {
+	First      uint32 `glsl:"first"`      // the piece's first element
+	PieceElems uint32 `glsl:"pieceElems"` // elements in the piece
+	Which      uint32 `glsl:"which"`      // 0: the kept elements; 1: all of them
+}
+
+// copybackSpec is select_copyback's specialization constants.
+type copybackSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	VecsPerThread uint32 `glsl:"VECS_PER_THREAD"`
+	Stride        uint32 `glsl:"STRIDE"`
+	Procs         uint32 `glsl:"PROCS"`
+}
+
+// onepassPush is select_onepass's push constants.
+type onepassPush struct {
+	N         uint32 `glsl:"n"`     // elements (the capacity with a GPU count)
+	Tiles     uint32 `glsl:"tiles"` // tiles dispatched
+	CLo       uint32 `glsl:"cLo"`
+	CHi       uint32 `glsl:"cHi"`
+	CountOn   uint32 `glsl:"countOn"`
+	GroupSize uint32 `glsl:"groupSize"`
+	MaxX      uint32 `glsl:"maxX"`
+	Spins     uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+}
+
+// onepassSpec is select_onepass's specialization constants.
+type onepassSpec struct {
+	tiling.SelectSpec
+	Split        uint32 `glsl:"SPLIT"`         // 1: the rejected to the back, reversed
+	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
+	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
+	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+}
+
+// newKernel describes package shaders' kernel name as a typed kernel.
+func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) pipeline.TypedKernel[P, S] {
+	return pipeline.NewTypedKernel[P, S](name, shaders.MustSPIRV(name), full, bindings...)
+}
+
+// The three phases, the copy-back of an in-place compaction and the single
+// pass. All but the copy-back need full subgroups: every subgroup is one
+// processor walking one chunk.
+var (
+	// Elements as uvec4 and as words, flags, counts, the GPU count.
+	countKernel = newKernel[countPush, tiling.SelectSpec]("select_count", true,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read)
+	// Counts, the result block, the copy-back's arguments, the GPU count.
+	scanKernel = newKernel[scanPush, tiling.SelectSpec]("select_scan", true,
+		pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
+	// Elements in (uvec4, words), flags, counts, elements out (uvec4,
+	// words), the GPU count.
+	moveKernel = newKernel[movePush, moveSpec]("select_move", true,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read)
+	// Elements in (uvec4, words), elements out (uvec4, words), counts.
+	copybackKernel = newKernel[copybackPush, copybackSpec]("select_copyback", false,
+		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read)
+	// Elements in (uvec4, words), flags, tile status, elements out (uvec4,
+	// words), the result block, the GPU count.
+	onepassKernel = newKernel[onepassPush, onepassSpec]("select_onepass", true,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
+)

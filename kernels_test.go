@@ -1,0 +1,15 @@
+package vkcompact
+
+import (
+	"os"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/internal/glslblock"
+)
+
+// TestKernelBlocks holds the copy's, the counted copy's and the fill's Go
+// push and specialization constants to their GLSL, field by field.
+func TestKernelBlocks(t *testing.T) {
+	glslblock.CheckKernels(t, os.DirFS("shaders"), []string{"copy", "copy_count", "fill"},
+		copyKernel.Interface(), copyCountKernel.Interface(), fillKernel.Interface())
+}
