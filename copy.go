@@ -56,11 +56,11 @@ const fillGroup = 256
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // MaxCopyLoadsPerLane bounds CopyOptions.LoadsPerLane: more only adds
-// registers (the H100 sweep in BENCHMARKS.md found 1 fastest).
+// registers (the H100 sweep in BENCHMARKS-history.md found 1 fastest).
 const MaxCopyLoadsPerLane = 16
 
 // CopyOptions tunes the copy kernel. Zero values take the defaults, chosen
-// by measurement on an NVIDIA H200 (BENCHMARKS.md): at 2^28 words, one
+// by measurement on an NVIDIA H200 (BENCHMARKS-history.md): at 2^28 words, one
 // uvec4 per invocation in workgroups of 128 or 256 ran fastest (0.501 ms),
 // two to eight per invocation 1-6% slower.
 type CopyOptions struct {

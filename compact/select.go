@@ -251,7 +251,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	// index in the dispatch, it starts loading at once, a round trip to
 	// memory earlier; a predecessor not yet started costs only the
 	// fallback, so this is safe anywhere and fast where workgroups start
-	// in index order. On the H100 (BENCHMARKS.md) by index was the faster
+	// in index order. On the H100 (BENCHMARKS-history.md) by index was the faster
 	// for compaction (2^28 uint32, keep 0.5: 0.81 against 0.86 ms) and
 	// the slower for split (1.24 against 1.04 ms).
 	byIndex := uint32(0)

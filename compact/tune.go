@@ -69,7 +69,7 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 		}
 		p.staged = true
 	case WriteAuto:
-		p.staged = fits // staged was the faster everywhere measured (BENCHMARKS.md)
+		p.staged = fits // staged was the faster everywhere measured (BENCHMARKS-history.md)
 	case WriteScattered:
 	default:
 		return nil, invalid("compact: unknown write strategy %d", o.Write)
@@ -125,7 +125,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	if loads == 0 {
 		// Tiles of 4 loads per lane, where they fit shared memory: on the
 		// H100 fewer, larger tiles (less look-back) beat the registers 3
-		// loads save (BENCHMARKS.md).
+		// loads save (BENCHMARKS-history.md).
 		loads = vkcompact.MaxLoadsPerLane
 		for loads > 1 && shared(loads) > uint64(info.MaxSharedMemory) {
 			loads--

@@ -28,7 +28,7 @@
 // inside a 32-byte sector, the scatter can hold those last keys back and
 // write them at the head of the run's next round (Options.Tails; by
 // default for pairs on a GPU), so that partly written sectors, which the
-// H100 pays for dearly (BENCHMARKS.md), remain only at the ends of whole
+// H100 pays for dearly (BENCHMARKS-history.md), remain only at the ends of whole
 // runs. The passes ping-pong between the output and scratch so that the
 // result ends in the buffer the caller names.
 //
@@ -38,7 +38,7 @@
 // a chained scan over (tile, digit) status words, decoupled look-back and
 // decoupled fallback, so it needs no forward-progress guarantee. It is
 // opt-in: on the H100 it measured slower than the three phases
-// (BENCHMARKS.md), and PathAuto takes the three phases everywhere.
+// (BENCHMARKS-history.md), and PathAuto takes the three phases everywhere.
 //
 // Plan.Record follows the recording contract, the counts from the GPU
 // (Buffers.Count) and the concurrency rules of package compact: see its

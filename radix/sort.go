@@ -28,7 +28,7 @@ type Options struct {
 	// when it is forced where it does not apply. vkcompact.PathAuto takes
 	// the three phases on every device: the single pass measured slower
 	// on the H100, its look-back bound by dependent loads over small
-	// tiles (BENCHMARKS.md).
+	// tiles (BENCHMARKS-history.md).
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -77,7 +77,7 @@ const (
 	// its fused counts to them (it never shrinks the workgroup for
 	// them), and writes them (TailsWrite) elsewhere: on the H100 holding
 	// them back made pairs faster, 6-bit digits then the fastest, and
-	// keys alone slower (BENCHMARKS.md, "Radix sort: held run tails").
+	// keys alone slower (BENCHMARKS-history.md, "Radix sort: held run tails").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -112,7 +112,7 @@ const (
 	// after the first are counted by the scatter before them. The chunk
 	// bound is where fused counts stopped paying on the H100: with
 	// smaller chunks the counters' atomic adds cost more than a count
-	// phase (BENCHMARKS.md).
+	// phase (BENCHMARKS-history.md).
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.

@@ -185,7 +185,7 @@ func resolveDigits(info vk.DeviceInfo, s Sort) (bits, kpl uint32, err error) {
 // device. On a GPU, 32-bit keys alone take 6-bit digits (passes of 6, 6,
 // 5, 5, 5, 5 bits) and 20 keys per lane, pairs 6-bit digits with held
 // tails and 16 keys per lane: the fastest measured on the H100 at 2^28
-// (BENCHMARKS.md, "Radix sort: prefetching rounds and balanced digits"
+// (BENCHMARKS-history.md, "Radix sort: prefetching rounds and balanced digits"
 // and "Radix sort: held run tails, 6-bit pairs"); more keys per lane need
 // more registers and were slower. 64-bit keys keep 4-bit digits and 8
 // keys per lane, unmeasured. On a CPU device 8-bit digits: half the
@@ -224,7 +224,7 @@ func defaultWorkgroup(info vk.DeviceInfo, kpl, stage, bits uint32, held, forcedF
 // fewerRounds returns 8 keys per lane in place of a larger default where
 // rounds of the default would be too few to give every processor the
 // device holds one (smaller rounds were faster there on the H100:
-// BENCHMARKS.md), and kpl otherwise.
+// BENCHMARKS-history.md), and kpl otherwise.
 func fewerRounds(info vk.DeviceInfo, n uint64, o Options, wg, kpl uint32) uint32 {
 	if o.KeysPerLane == 0 && kpl > 8 && n < defaultProcessors(info, wg)*uint64(wg)*uint64(kpl) {
 		return 8
@@ -249,7 +249,7 @@ func defaultProcessors(info vk.DeviceInfo, wg uint32) uint64 {
 // GPU, on the three phases, where the carried keys fit the scatter's
 // shared memory and no pass but the last (which counts nothing) loses its
 // fused counts to them. On the H100 they made pairs faster and keys alone
-// slower (BENCHMARKS.md, "Radix sort: held run tails").
+// slower (BENCHMARKS-history.md, "Radix sort: held run tails").
 func autoHold(info vk.DeviceInfo, s Sort, sh scatterShape, d digits) bool {
 	if s.Tails != TailsAuto || !s.Values || info.CPU() || s.Path == vkcompact.PathSinglePass || sh.shared(d.bits, true) > info.MaxSharedMemory {
 		return false
@@ -268,7 +268,7 @@ func autoHold(info vk.DeviceInfo, s Sort, sh scatterShape, d digits) bool {
 // some pass's counters fit (fusable) and a chunk holds at least 16 * 4^w
 // keys for the widest such pass, w bits (fused counts were slower with
 // smaller chunks on the H100: the counters' atomic adds cost more than a
-// count phase; BENCHMARKS.md).
+// count phase; BENCHMARKS-history.md).
 func fusedCounts(info vk.DeviceInfo, o Options, sh scatterShape, d digits, fits nextFits, carry, onesweep bool, chunk uint64) (bool, error) {
 	if o.Counts > CountsFused {
 		return false, invalid("radix: unknown counts mode %d", o.Counts)

@@ -68,7 +68,7 @@ func with(s Sort, o Options) Sort {
 
 // TestTuneDevices checks the tuning of representative sorts on each fake
 // device, exactly. The H100's rows at 2^20 to 2^28 are the plans
-// BENCHMARKS.md's current table ran (its phases file names them: keys
+// BENCHMARKS.md's table ran (its phases file names them: keys
 // 2^28 1049 processors of 256000 keys, 20 keys per lane, 6-bit digits as
 // passes of 6, 6, 5, 5, 5, 5 bits, the passes after the first counted by
 // the scatter before; pairs 1041 of 258048, 16 keys per lane, held tails,
@@ -93,7 +93,7 @@ type tuneRow struct {
 }
 
 var tuneRows = []tuneRow{
-	// The H100: from 2^20 the plans BENCHMARKS.md ran.
+	// The H100: from 2^20 the plans BENCHMARKS.md's table ran.
 	{h100, 1 << 16, keys32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
 	{h100, 1 << 16, pairs32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
 	{h100, 1 << 20, keys32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4325632"},

@@ -16,7 +16,7 @@ import (
 // Defaults of `vkcompact demo`: 2^20 particles (32 MiB) for 60 frames, a
 // size that runs in seconds on a CPU driver such as lavapipe, where the Go
 // simulation that checks it must run too (the README says how long;
-// BENCHMARKS.md has the demo's GPU times).
+// BENCHMARKS-history.md has the demo's GPU times).
 const (
 	demoDefaultParticles = 1 << 20
 	demoDefaultFrames    = 60

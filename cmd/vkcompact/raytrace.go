@@ -14,7 +14,7 @@ import (
 // Defaults of `vkcompact raytrace`: 480 x 270 pixels, 4 samples and 8
 // bounces (518,400 paths), a size that runs in seconds on a CPU driver
 // such as lavapipe, the Go reference check, warm-up and three renders of
-// each mode included (BENCHMARKS.md has the path tracer's GPU times).
+// each mode included (BENCHMARKS-history.md has the path tracer's GPU times).
 const (
 	rtDefaultWidth    = 480
 	rtDefaultHeight   = 270

@@ -101,7 +101,7 @@ func DefaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
 	switch {
 	case info.ComputeUnits > 0 && info.SubgroupsPerUnit > 0:
 		// Two subgroups per resident slot: on the H100 (132 x 64) 16896
-		// ran faster than 4224 or 8448 at 2^28 (BENCHMARKS.md).
+		// ran faster than 4224 or 8448 at 2^28 (BENCHMARKS-history.md).
 		return max(info.ComputeUnits*info.SubgroupsPerUnit*2, perGroup)
 	case info.ComputeUnits > 0:
 		return info.ComputeUnits * 4 * perGroup
@@ -111,7 +111,7 @@ func DefaultProcessors(info vk.DeviceInfo, wg uint32) uint32 {
 
 // AutoSinglePass is PathAuto's choice for a selection or an integer prefix
 // sum where the single pass applies: on every GPU, where it measured
-// faster than the three phases at every size (BENCHMARKS.md); not on CPU
+// faster than the three phases at every size (BENCHMARKS-history.md); not on CPU
 // devices, where the three phases were the faster.
 func AutoSinglePass(info vk.DeviceInfo) bool {
 	return !info.CPU()
