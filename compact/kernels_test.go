@@ -2,7 +2,6 @@ package compact
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/glslblock"
@@ -14,12 +13,6 @@ import (
 // types), and PushWords to the push struct: a field added, dropped,
 // renamed or swapped on either side fails it.
 func TestKernelBlocks(t *testing.T) {
-	var all []string
-	for _, name := range shaders.Names() {
-		if strings.HasPrefix(name, "select_") {
-			all = append(all, name)
-		}
-	}
-	glslblock.CheckKernels(t, os.DirFS("../shaders"), all, countKernel.Interface(), scanKernel.Interface(),
+	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("select_"), countKernel.Interface(), scanKernel.Interface(),
 		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface())
 }

@@ -14,19 +14,6 @@ import (
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// pathConfigs are the ways a selection can run: the three phases, the
-// single pass with the device's default spins, and the single pass with
-// its fallback taken at the first unpublished predecessor.
-var pathConfigs = []struct {
-	name  string
-	path  vkcompact.Path
-	spins int32
-}{
-	{"three-phase", vkcompact.PathThreePhase, 0},
-	{"single-pass", vkcompact.PathSinglePass, 0},
-	{"single-pass-fallback", vkcompact.PathSinglePass, -1},
-}
-
 // TestSelectPaths runs both paths, and the single pass's fallback, on
 // sizes around its tiles, every key type, structs, flags, reversed splits
 // and GPU counts, each against the Go reference.
@@ -34,11 +21,11 @@ func TestSelectPaths(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := vktest.Rand(t)
 	sizes := []int{1, 2, 255, 256, 257, 4095, 4096, 4097, 12289, 100003, 1<<20 + 7}
-	for _, pc := range pathConfigs {
+	for _, pc := range vktest.PathConfigs {
 		for i, n := range sizes {
-			typ := allTypes[(i+len(pc.name))%len(allTypes)]
+			typ := allTypes[(i+len(pc.Name))%len(allTypes)]
 			sel := nonzero(typ)
-			sel.Path, sel.Spins = pc.path, pc.spins
+			sel.Path, sel.Spins = pc.Path, pc.Spins
 			switch i % 4 {
 			case 1:
 				sel.Elem = vkcompact.Struct(12, 4, vkcompact.Uint32) // the element path (3 words)
@@ -58,14 +45,14 @@ func TestSelectPaths(t *testing.T) {
 			if i%3 == 2 {
 				c.gpuCount, c.count = true, uint32(rng.IntN(n+2))
 			}
-			name := fmt.Sprintf("%s/n=%d", pc.name, n)
+			name := fmt.Sprintf("%s/n=%d", pc.Name, n)
 			t.Run(name, func(t *testing.T) {
 				p, err := compact.NewPlan(ctx, uint64(n), sel)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := p.Tuning().Path; got != pc.path {
-					t.Fatalf("plan took the %v path, want %v", got, pc.path)
+				if got := p.Tuning().Path; got != pc.Path {
+					t.Fatalf("plan took the %v path, want %v", got, pc.Path)
 				}
 				runSel(t, ctx, rng, c)
 			})
@@ -301,11 +288,11 @@ func TestSelectSinglePassManyTiles(t *testing.T) {
 	}
 }
 
-// smallTiles makes a CPU device's tiles small (one subgroup, one load per
-// lane), so that a single pass has many of them.
+// smallTiles makes a CPU device's single pass take many small tiles
+// (vktest.SmallTiles).
 func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
-	if ctx.Info().CPU() {
-		o.WorkgroupSize, o.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1
+	if wg, loads := vktest.SmallTiles(ctx.Info()); wg != 0 {
+		o.WorkgroupSize, o.LoadsPerLane = wg, loads
 	}
 	return o
 }

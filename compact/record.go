@@ -30,7 +30,7 @@ import (
 // last word's padding bytes, up to n rounded up to 4, must lie inside the
 // flags buffer (their values are ignored).
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
-	p.record(r, b, nil)
+	p.record(r, b, pipeline.Stamps(r, nil))
 }
 
 // RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
@@ -42,32 +42,11 @@ func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 		r.Fail(invalid("compact: RecordTimed needs a timer"))
 		return
 	}
-	p.record(r, b, stamper(r, t))
+	p.record(r, b, pipeline.Stamps(r, t))
 }
 
-// stamper returns a function writing t's query i into r's command buffer,
-// unless r has already failed.
-func stamper(r *pipeline.Recorder, t *vk.Timer) func(uint32) {
-	return func(i uint32) {
-		if r.Err() == nil {
-			t.Stamp(r.CommandBuffer(), i)
-		}
-	}
-}
-
-func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
-	if stamp == nil {
-		stamp = func(uint32) {}
-	}
-	if r.Err() != nil {
-		return
-	}
-	if p == nil {
-		r.Fail(invalid("compact: nil Plan"))
-		return
-	}
-	if err := p.check(r, &b); err != nil {
-		r.Fail(err)
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
 	if p.onepass {
@@ -89,7 +68,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 	seg := uint64(p.segElems)
 	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
 
-	stamp(0)
+	stamp()
 	// Phase 1: count, one dispatch per segment.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
@@ -99,7 +78,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 			countPush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
 			src, src, p.flagsFor(b, src, first, elems), counts, count)
 	}
-	stamp(1)
+	stamp()
 	// Phase 2: scan the counts; write the result block.
 	copyAll := uint32(0)
 	if p.sel.Split {
@@ -107,7 +86,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 	}
 	p.scan.Dispatch(r, 1, scanPush{NChunks: p.nChunks, N: p.n, GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0],
 		PieceElems: p.segElems, Pieces: p.pieces, CopyTile: p.wg * 4, CountOn: countOn, CopyAll: copyAll}, counts, b.Result.Sub(0, ResultSize), args, count)
-	stamp(2)
+	stamp()
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
@@ -123,7 +102,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 				src, src, flags, counts, dst, dst, count)
 		}
 	}
-	defer stamp(3)
+	defer stamp()
 	if !p.sel.InPlace || n == 0 {
 		return
 	}
@@ -140,7 +119,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 
 // recordSinglePass records the single pass: the clear of the tile counter
 // and status words, then one dispatch of a workgroup per tile.
-func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
 	words := uint64(p.tiles) + 1
 	status := b.Scratch.Sub(0, words*4)
@@ -150,14 +129,14 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint
 	}
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
-	stamp(0)
+	stamp()
 	vkcompact.RecordFill(r, status, 0)
-	stamp(1)
+	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
 		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
-	stamp(2)
-	stamp(3)
+	stamp()
+	stamp()
 }
 
 // flagsFor returns the flags of the segment [first, first+elems), or src
@@ -172,6 +151,9 @@ func (p *Plan) flagsFor(b Buffers, src vk.Range, first, elems uint64) vk.Range {
 
 // check validates the buffers against the plan.
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if p == nil {
+		return invalid("compact: nil Plan")
+	}
 	if r.CommandBuffer().Context() != p.ctx {
 		return invalid("compact: the plan was made for another context")
 	}

@@ -271,3 +271,34 @@ func Run(ctx *vk.Context, record func(*Recorder)) error {
 		return nil
 	})
 }
+
+// Begin opens an operation's recording: it runs check (the plan's
+// validation of itself and of its buffers) unless r has already failed,
+// and reports whether recording may go on; r keeps check's error.
+func (r *Recorder) Begin(check func() error) bool {
+	if r.Err() != nil {
+		return false
+	}
+	if err := check(); err != nil {
+		r.Fail(err)
+		return false
+	}
+	return true
+}
+
+// Stamps returns the function an operation's recording calls at each of
+// its timestamps: the i-th call writes t's query i into r's command
+// buffer, unless r has failed. With a nil t it writes nothing (Record
+// without timing).
+func Stamps(r *Recorder, t *vk.Timer) func() {
+	if t == nil {
+		return func() {}
+	}
+	next := uint32(0)
+	return func() {
+		if r.Err() == nil {
+			t.Stamp(r.CommandBuffer(), next)
+		}
+		next++
+	}
+}

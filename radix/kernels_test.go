@@ -2,7 +2,6 @@ package radix
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/glslblock"
@@ -19,13 +18,7 @@ import (
 // kernel of package shaders must be listed, and each Kernel's PushWords
 // must be its push struct's words.
 func TestKernelBlocks(t *testing.T) {
-	var all []string
-	for _, name := range shaders.Names() {
-		if strings.HasPrefix(name, "radix_") || strings.HasPrefix(name, "struct_") {
-			all = append(all, name)
-		}
-	}
-	glslblock.CheckKernels(t, os.DirFS("../shaders"), all, countKernel.Interface(), scanKernel.Interface(),
+	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
 		scatterKernel.Interface(), scatterCarryKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
 		structKeysKernel.Interface(), structGatherKernel.Interface())
 }

@@ -21,7 +21,7 @@ import (
 // inputs before the recording and its later reads of the outputs after
 // it. Recording binds pipelines, descriptors and push constants.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
-	p.record(r, b, nil)
+	p.record(r, b, pipeline.Stamps(r, nil))
 }
 
 // Phases names the intervals RecordTimed measures, in order: interval i
@@ -81,30 +81,13 @@ func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 		r.Fail(invalid("radix: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 		return
 	}
-	next := uint32(0)
-	p.record(r, b, func() {
-		if r.Err() == nil {
-			t.Stamp(r.CommandBuffer(), next)
-		}
-		next++
-	})
+	p.record(r, b, pipeline.Stamps(r, t))
 }
 
 // record checks b and records the sort, calling stamp where RecordTimed
 // writes a timestamp (Phases names the intervals between).
 func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
-	if stamp == nil {
-		stamp = func() {}
-	}
-	if r.Err() != nil {
-		return
-	}
-	if p == nil {
-		r.Fail(invalid("radix: nil Plan"))
-		return
-	}
-	if err := p.check(r, &b); err != nil {
-		r.Fail(err)
+	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
 	if p.n == 0 {
@@ -221,6 +204,9 @@ func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.R
 }
 
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if p == nil {
+		return invalid("radix: nil Plan")
+	}
 	if r.CommandBuffer().Context() != p.ctx {
 		return invalid("radix: the plan was made for another context")
 	}

@@ -148,18 +148,7 @@ func (p *StructPlan) Elem() vkcompact.Elem { return p.elem }
 // writes of Src and Count before the recording and later reads of Dst
 // after it.
 func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
-	if r.Err() != nil {
-		return
-	}
-	if p == nil {
-		r.Fail(invalid("radix: nil StructPlan"))
-		return
-	}
-	if err := p.check(r, b); err != nil {
-		r.Fail(err)
-		return
-	}
-	if p.n == 0 {
+	if !r.Begin(func() error { return p.check(r, b) }) || p.n == 0 {
 		return
 	}
 	keys := b.Scratch.Sub(0, p.n*uint64(p.elem.Key.Size()))
@@ -176,6 +165,9 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 }
 
 func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {
+	if p == nil {
+		return invalid("radix: nil StructPlan")
+	}
 	if r.CommandBuffer().Context() != p.ctx {
 		return invalid("radix: struct sort: the plan was made for another context")
 	}

@@ -16,27 +16,6 @@ import (
 // smallTiles, on a CPU device, makes the single pass's tiles as small as
 // they go (one subgroup, one load per lane), so that modest inputs cross
 // many tiles and the look-back walks far.
-// pathConfigs are the ways a prefix sum can run: the three phases, the
-// single pass with the device's default spins, and the single pass with
-// its fallback taken at the first unpublished predecessor.
-var pathConfigs = []struct {
-	name  string
-	path  vkcompact.Path
-	spins int32
-}{
-	{"three-phase", vkcompact.PathThreePhase, 0},
-	{"single-pass", vkcompact.PathSinglePass, 0},
-	{"single-pass-fallback", vkcompact.PathSinglePass, -1},
-}
-
-// smallTiles makes a CPU device's tiles small (one subgroup, one load per
-// lane), so that a single pass has many of them.
-func smallTiles(ctx *vk.Context, o scan.Options) scan.Options {
-	if ctx.Info().CPU() {
-		o.WorkgroupSize, o.LoadsPerLane = ctx.Info().MaxSubgroupSize, 1
-	}
-	return o
-}
 
 // TestScanPaths runs integer prefix sums on both paths and on the single
 // pass's fallback, at sizes around the tile edges, exclusive and
@@ -46,12 +25,12 @@ func TestScanPaths(t *testing.T) {
 	rng := vktest.Rand(t)
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	sizes := []int{1, 2, 3, 5, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4095, 4096, 4097, 65537, 1<<20 + 12345}
-	for _, pc := range pathConfigs {
-		t.Run(pc.name, func(t *testing.T) {
+	for _, pc := range vktest.PathConfigs {
+		t.Run(pc.Name, func(t *testing.T) {
 			for _, tiles := range []string{"default", "small"} {
 				for i, n := range sizes {
 					typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
-					o := scan.Options{Path: pc.path, Spins: pc.spins}
+					o := scan.Options{Path: pc.Path, Spins: pc.Spins}
 					if tiles == "small" {
 						o = smallTiles(ctx, o)
 					}
@@ -61,8 +40,8 @@ func TestScanPaths(t *testing.T) {
 						if err != nil {
 							t.Fatalf("%v n=%d: %v", s, n, err)
 						}
-						if got := p.Tuning().Path; got != pc.path {
-							t.Fatalf("%v n=%d: path %v, want %v", s, n, got, pc.path)
+						if got := p.Tuning().Path; got != pc.Path {
+							t.Fatalf("%v n=%d: path %v, want %v", s, n, got, pc.Path)
 						}
 						runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true),
 							srcOff: align * uint64(rng.IntN(4)), dstOff: align * uint64(rng.IntN(4))})
@@ -237,4 +216,13 @@ func TestSinglePassManyTiles(t *testing.T) {
 		t.Skipf("%d tiles of %d: too many elements to test here", tiles, probe.Tuning().Tile)
 	}
 	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
+}
+
+// smallTiles makes a CPU device's single pass take many small tiles
+// (vktest.SmallTiles).
+func smallTiles(ctx *vk.Context, o scan.Options) scan.Options {
+	if wg, loads := vktest.SmallTiles(ctx.Info()); wg != 0 {
+		o.WorkgroupSize, o.LoadsPerLane = wg, loads
+	}
+	return o
 }

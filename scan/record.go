@@ -20,7 +20,7 @@ import (
 // the recording and its later reads of Dst and Total after it. Recording
 // binds pipelines, descriptors and push constants.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
-	p.record(r, b, nil)
+	p.record(r, b, pipeline.Stamps(r, nil))
 }
 
 // RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
@@ -32,26 +32,11 @@ func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
 		return
 	}
-	p.record(r, b, func(i uint32) {
-		if r.Err() == nil {
-			t.Stamp(r.CommandBuffer(), i)
-		}
-	})
+	p.record(r, b, pipeline.Stamps(r, t))
 }
 
-func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
-	if stamp == nil {
-		stamp = func(uint32) {}
-	}
-	if r.Err() != nil {
-		return
-	}
-	if p == nil {
-		r.Fail(vk.Invalidf("scan: nil Plan"))
-		return
-	}
-	if err := p.check(r, &b); err != nil {
-		r.Fail(err)
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
 	if p.onepass {
@@ -67,7 +52,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 	}
 	seg := uint64(p.SegElems)
 	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
-	stamp(0)
+	stamp()
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.Chunk))
@@ -75,10 +60,10 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		p.reduce.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, count)
 	}
-	stamp(1)
+	stamp()
 	// With n == 0 this writes a zero total (nChunks is 0).
 	p.sums.Dispatch(r, 1, sumsPush{NChunks: p.NChunks}, sums, b.Total.Sub(0, TotalSize))
-	stamp(2)
+	stamp()
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
 		nc := ceilDiv(elems, uint64(p.Chunk))
@@ -86,12 +71,12 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
 		p.apply.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, dst, dst, count)
 	}
-	stamp(3)
+	stamp()
 }
 
 // recordSinglePass records the clear of the tile counter and status
 // words, then one dispatch of a workgroup per tile.
-func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint32)) {
+func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	words := 1 + 2*uint64(p.tiles)
 	status := b.Scratch.Sub(0, words*4)
 	count, countOn := b.Count, uint32(1)
@@ -100,16 +85,19 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func(uint
 	}
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
-	stamp(0)
+	stamp()
 	vkcompact.RecordFill(r, status, 0)
-	stamp(1)
+	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
 		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
-	stamp(2)
-	stamp(3)
+	stamp()
+	stamp()
 }
 
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if p == nil {
+		return vk.Invalidf("scan: nil Plan")
+	}
 	if r.CommandBuffer().Context() != p.ctx {
 		return vk.Invalidf("scan: the plan was made for another context")
 	}

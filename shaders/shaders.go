@@ -62,10 +62,21 @@ func MustSPIRVFrom(fsys fs.FS, name string) []uint32 {
 
 // Names lists the embedded kernels.
 func Names() []string {
+	return NamesWith("")
+}
+
+// NamesWith lists the kernels whose names start with one of prefixes.
+func NamesWith(prefixes ...string) []string {
 	var names []string
 	entries, _ := fs.ReadDir(files, ".")
 	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+		name := strings.TrimSuffix(e.Name(), path.Ext(e.Name()))
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				names = append(names, name)
+				break
+			}
+		}
 	}
 	return names
 }

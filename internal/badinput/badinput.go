@@ -100,3 +100,19 @@ func Unchanged(t *testing.T, what string, bufs map[*vk.Buffer][]byte) {
 		}
 	}
 }
+
+// CheckAll checks each case (Check) and then that the buffers in
+// watched still hold their bytes (Unchanged). A case whose Input says
+// "not aligned" is skipped where the device's
+// minStorageBufferOffsetAlignment, align, is 4 or less: no offset of
+// whole words is misaligned there.
+func CheckAll(t *testing.T, cases []Case, watched map[*vk.Buffer][]byte, align uint64) {
+	t.Helper()
+	for _, c := range cases {
+		if align <= 4 && strings.Contains(c.Input, "not aligned") {
+			continue
+		}
+		Check(t, c)
+		Unchanged(t, c.Entry+": "+c.Input, watched)
+	}
+}
