@@ -18,6 +18,11 @@
 // keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
+// Structs sort by a key field (StructPlan, SortStructs): the keys are
+// copied out on the GPU, sorted with each struct's index as its value,
+// and the structs gathered into the output in that order, stably; after a
+// compaction, the kept count can come from the GPU.
+//
 // A pass handles at most Options.DigitBits bits (by default on a GPU 6
 // for 32-bit keys, with values or not, so 6 passes of 6, 6, 5, 5, 5 and
 // 5 bits, and 4 for 64-bit keys; 8 on a CPU device): in the three phases
@@ -40,8 +45,8 @@
 // opt-in: on the H100 it measured slower than the three phases
 // (BENCHMARKS-history.md), and PathAuto takes the three phases everywhere.
 //
-// Plan.Record follows the recording contract, the counts from the GPU
-// (Buffers.Count) and the concurrency rules of package compact: see its
-// documentation. Its inputs are Keys, Values and Count; its outputs
-// KeysOut, ValuesOut (Keys and Values in place) and Scratch.
+// Plan.Record and StructPlan.Record follow the recording contract, the
+// counts from the GPU (Buffers.Count) and the concurrency rules in package
+// vkcompact's documentation. A sort's inputs are Keys, Values and Count;
+// its outputs KeysOut, ValuesOut (Keys and Values in place) and Scratch.
 package radix
