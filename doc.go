@@ -28,14 +28,16 @@
 //   - First access to every input range (Src, Flags, Count, and the
 //     Keys, Values of a sort): a read in VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
 //     with VK_ACCESS_SHADER_READ_BIT. First access to every written range
-//     (Dst, Result, Total, Scratch, Src in place): a write in the same
-//     stage with VK_ACCESS_SHADER_WRITE_BIT.
+//     (Dst, Result, Total, Src in place): a write in the same stage with
+//     VK_ACCESS_SHADER_WRITE_BIT; to Scratch, a read and a write (the
+//     single pass reads the status words its last run left there).
 //   - Before: the caller records a barrier making its earlier writes of
 //     the inputs available to that stage and access (for instance
 //     COMPUTE_SHADER/SHADER_WRITE to COMPUTE_SHADER/SHADER_READ after its
 //     own update shader, or TRANSFER/TRANSFER_WRITE after an upload), and
 //     orders its earlier reads of the written ranges before them (an
-//     execution dependency).
+//     execution dependency), and makes earlier writes of Scratch (an
+//     earlier run's) available to COMPUTE_SHADER/SHADER_READ|SHADER_WRITE.
 //   - Last access to every output (Dst, or Src in place, Result, Total,
 //     Scratch): a compute-shader write. After: the caller records a
 //     barrier from COMPUTE_SHADER/SHADER_WRITE to the stage and access
@@ -88,7 +90,27 @@
 // Result, outputs). Two plans (of any operation) may share one scratch
 // range when their recordings are ordered: one after the other in one
 // Recorder (which puts the barrier between them), or in submissions that
-// do not overlap; a plan keeps nothing in its scratch from one recording
-// to the next. The pipeline cache (pipeline.For) is safe for concurrent
-// first use.
+// do not overlap. The pipeline cache (pipeline.For) is safe for
+// concurrent first use.
+//
+// # Scratch between runs
+//
+// The single pass (compact and scan, Path SinglePass) keeps its tile
+// counter and status words at the start of its scratch, and its last
+// workgroup sets them back to zero as it finishes, so that the next run
+// needs no clear dispatch (one dispatch, and no barrier, fewer per run).
+// Whether they are zero is known at record time, in recording order
+// (vk.Range.KnownZero): Record records a clear first when it is not
+// known, at the first recording with a scratch range and after anything
+// else wrote it. Every write vkcompact records or makes (dispatches of
+// any plan, fills, copies, uploads) counts, so plans may still share
+// scratch as above; a command buffer of the library's that is never
+// submitted takes back what it would have zeroed. Tell vkcompact
+// (vk.Range.NoteWritten) when commands of your own write a plan's
+// scratch, and when you discard an engine's command buffer (Wrap)
+// holding a recorded plan instead of submitting it; submit an engine's
+// command buffers in the order they were recorded when they share a
+// scratch range. A run cut short by a lost device cannot leave wrong
+// status words for a later run: a lost device ends the context. A wait
+// that times out leaves the run in flight, which still resets them.
 package vkcompact

@@ -117,11 +117,13 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	}
 }
 
-// recordSinglePass records the single pass: the clear of the tile counter
-// and status words, then one dispatch of a workgroup per tile.
+// recordSinglePass records the single pass: one dispatch of a workgroup
+// per tile, after a clear of its status words (tile counter, tiles'
+// status, finished count) unless the commands recorded so far leave them
+// zero, as the pass itself does (shaders/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
-	words := uint64(p.tiles) + 1
+	words := uint64(p.tiles) + 2
 	status := b.Scratch.Sub(0, words*4)
 	count, countOn := b.Count, uint32(1)
 	if count.Buffer == nil {
@@ -130,11 +132,14 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
 	stamp()
-	vkcompact.RecordFill(r, status, 0)
+	if !status.KnownZero() {
+		vkcompact.RecordFill(r, status, 0)
+	}
 	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
 		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
+	r.LeaveZero(status)
 	stamp()
 	stamp()
 }

@@ -117,7 +117,9 @@ type Buffers struct {
 	Result vk.Range // ResultSize bytes, written
 	// Scratch is Plan.ScratchSize bytes, read and written, also as
 	// indirect dispatch arguments (an engine's buffer needs
-	// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT).
+	// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT). The single pass leaves its
+	// status words there zero for its next run: see package vkcompact,
+	// "Scratch between runs".
 	Scratch vk.Range
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU: for instance the kept count a previous

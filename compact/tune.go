@@ -139,7 +139,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.loads = loads
 	p.tile = p.wg * loads * epv
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
-	p.scratch = alignUp(uint64(p.tiles+1)*4, 256)
+	p.scratch = alignUp(uint64(p.tiles+2)*4, 256) // tile counter, status words, finished count
 	p.spins = tiling.Spins(info, sel.Spins)
 	p.byIndex = tiling.TilesByIndex(info, sel.Split)
 	return ""

@@ -35,6 +35,7 @@ type Recorder struct {
 	flushed []vk.Range
 	nDisp   int
 	nBarr   int
+	zeroed  []vk.Range // LeaveZero's ranges, taken back on failure
 }
 
 // Record returns a Recorder appending to cb, which must be recording.
@@ -55,8 +56,35 @@ func (r *Recorder) Err() error {
 // use it to report bad arguments through the same sticky error.
 func (r *Recorder) Fail(err error) {
 	if r != nil && r.err == nil && err != nil {
-		r.err = err
+		r.setErr(err)
 	}
+}
+
+// setErr makes err the recorder's error. A failed recording is not
+// submitted, so what it noted as left zero (LeaveZero) is taken back.
+func (r *Recorder) setErr(err error) {
+	r.err = err
+	r.forgetZeroes()
+}
+
+func (r *Recorder) forgetZeroes() {
+	for _, z := range r.zeroed {
+		z.NoteWritten()
+	}
+	r.zeroed = nil
+}
+
+// LeaveZero notes that the dispatches recorded so far leave rng zero once
+// they have run (vk.Range.NoteZero), as a kernel that resets its own
+// scratch does, so that the next recording can skip a clear. If the
+// recorder fails later, or the submission of the library's command buffer does, the note is taken
+// back: that command buffer never runs (vk.CommandBuffer.LeaveZero).
+func (r *Recorder) LeaveZero(rng vk.Range) {
+	if r == nil || r.err != nil {
+		return
+	}
+	r.cb.LeaveZero(rng)
+	r.zeroed = append(r.zeroed, rng)
 }
 
 // Stats reports how many dispatches and barriers were recorded.
@@ -109,7 +137,7 @@ func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings 
 	}
 	grid, err := GridFor(r.ctx.Info(), groups)
 	if err != nil {
-		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
+		r.setErr(fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err))
 		return
 	}
 	if groups == 0 {
@@ -117,7 +145,7 @@ func (r *Recorder) Dispatch(p *Pipeline, groups uint64, push []uint32, bindings 
 	}
 	r.barrierFor(p.Kernel, bindings, nil)
 	if err := r.cb.Dispatch(p.p, push, bindings, grid.X, grid.Y, 1); err != nil {
-		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
+		r.setErr(fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err))
 		return
 	}
 	r.nDisp++
@@ -133,23 +161,23 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 		return
 	}
 	if err := args.Check(); err != nil {
-		r.err = fmt.Errorf("pipeline %s: indirect arguments: %w", p.Kernel.Name, err)
+		r.setErr(fmt.Errorf("pipeline %s: indirect arguments: %w", p.Kernel.Name, err))
 		return
 	}
 	switch {
 	case args.Buffer.Context() != r.ctx:
-		r.err = vk.Invalidf("pipeline %s: indirect arguments in a buffer of another context", p.Kernel.Name)
+		r.setErr(vk.Invalidf("pipeline %s: indirect arguments in a buffer of another context", p.Kernel.Name))
 		return
 	case args.Offset%4 != 0:
-		r.err = vk.Invalidf("pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", p.Kernel.Name, args.Offset)
+		r.setErr(vk.Invalidf("pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", p.Kernel.Name, args.Offset))
 		return
 	case args.Size < 12:
-		r.err = vk.Invalidf("pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", p.Kernel.Name, args.Size)
+		r.setErr(vk.Invalidf("pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", p.Kernel.Name, args.Size))
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)
 	if err := r.cb.DispatchIndirect(p.p, push, bindings, args); err != nil {
-		r.err = fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err)
+		r.setErr(fmt.Errorf("pipeline %s: %w", p.Kernel.Name, err))
 		return
 	}
 	r.nDisp++
@@ -164,29 +192,29 @@ func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
 		return false
 	}
 	if !r.cb.Recording() {
-		r.err = vk.Invalidf("pipeline: a Recorder used after its Submit callback returned: the command buffer is submitted; record inside the callback")
+		r.setErr(vk.Invalidf("pipeline: a Recorder used after its Submit callback returned: the command buffer is submitted; record inside the callback"))
 		return false
 	}
 	if p == nil {
-		r.err = vk.Invalidf("pipeline: dispatch of a nil pipeline")
+		r.setErr(vk.Invalidf("pipeline: dispatch of a nil pipeline"))
 		return false
 	}
 	if p.ctx != r.ctx {
-		r.err = vk.Invalidf("pipeline %s: dispatch of a pipeline from another context", p.Kernel.Name)
+		r.setErr(vk.Invalidf("pipeline %s: dispatch of a pipeline from another context", p.Kernel.Name))
 		return false
 	}
 	k := p.Kernel
 	if len(bindings) != len(k.Bindings) {
-		r.err = vk.Invalidf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings))
+		r.setErr(vk.Invalidf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings)))
 		return false
 	}
 	if len(push) != k.PushWords {
-		r.err = vk.Invalidf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords)
+		r.setErr(vk.Invalidf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords))
 		return false
 	}
 	for i, b := range bindings {
 		if err := r.checkBinding(k, i, b); err != nil {
-			r.err = err
+			r.setErr(err)
 			return false
 		}
 	}

@@ -74,10 +74,12 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	stamp()
 }
 
-// recordSinglePass records the clear of the tile counter and status
-// words, then one dispatch of a workgroup per tile.
+// recordSinglePass records one dispatch of a workgroup per tile, after a
+// clear of its status words (tile counter, tiles' status, finished count)
+// unless the commands recorded so far leave them zero, as the pass itself
+// does (shaders/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
-	words := 1 + 2*uint64(p.tiles)
+	words := 2 + 2*uint64(p.tiles)
 	status := b.Scratch.Sub(0, words*4)
 	count, countOn := b.Count, uint32(1)
 	if count.Buffer == nil {
@@ -86,10 +88,13 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
 	stamp()
-	vkcompact.RecordFill(r, status, 0)
+	if !status.KnownZero() {
+		vkcompact.RecordFill(r, status, 0)
+	}
 	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
 		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+	r.LeaveZero(status)
 	stamp()
 	stamp()
 }

@@ -75,7 +75,7 @@ type Buffers struct {
 	Src     vk.Range // n elements, read (and written in place)
 	Dst     vk.Range // n elements, written; empty in place
 	Total   vk.Range // TotalSize bytes, written: the sum of all n elements
-	Scratch vk.Range // Plan.ScratchSize bytes
+	Scratch vk.Range // Plan.ScratchSize bytes; the single pass leaves its status words there zero for its next run (package vkcompact, "Scratch between runs")
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU (compact.Buffers.Count explains): the prefix sum then
 	// covers the first min(count, n) elements, Total is their sum, and
@@ -130,7 +130,7 @@ func (p *Plan) N() uint64 { return uint64(p.n) }
 // and the total, or on the single pass the status words of its tiles.
 func (p *Plan) ScratchSize() uint64 {
 	if p.onepass {
-		return alignUp((1+2*uint64(p.tiles))*4, 256)
+		return alignUp((2+2*uint64(p.tiles))*4, 256) // tile counter, status words, finished count
 	}
 	return alignUp(uint64(p.NChunks+1)*4, 256)
 }

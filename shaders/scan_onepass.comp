@@ -31,14 +31,17 @@
 // aggregate may be published twice, by its tile and by a successor's
 // fallback: both write the same bits, as integer sums do not depend on
 // their order (which is why float sums keep the three phases). status[0]
-// is the tile counter. The host zeroes status before the dispatch.
+// is the tile counter, status[1 + 2 * tiles] the count of finished
+// workgroups. The last workgroup to finish sets them all back to zero
+// (tile_reset.glsl), so the host clears status only when it does not know
+// it zero.
 //
 // Fallback: a predecessor that stays unpublished for pc.spins re-reads is
 // summed by the looking subgroup itself from its input, which this pass
 // never overwrites (it does not run in place).
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 status
-// (1 + 2 * tiles words), 3 the output as uvec4, 4 the same as uint, 5 the
+// (2 + 2 * tiles words), 3 the output as uvec4, 4 the same as uint, 5 the
 // total (1 word), 6 the GPU-side element count.
 
 #include "common.glsl"
@@ -59,7 +62,7 @@ layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;       // elements (the capacity when countOn)
-    uint tiles;   // tiles dispatched: status holds 1 + 2 * tiles words
+    uint tiles;   // tiles dispatched: status holds 2 + 2 * tiles words
     uint countOn; // take the element count from gpuCount[0]
     uint spins;   // re-reads of an unpublished predecessor before the fallback
 } pc;
@@ -114,7 +117,7 @@ uint sumTile(uint t, uint n) {
     return subgroupAdd(s);
 }
 
-void main() {
+void runTile() {
     uint lid = gl_LocalInvocationID.x;
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
@@ -257,4 +260,11 @@ void main() {
     if (tile == lastTile && lid == 0) {
         total[0] = prefix + aggregate;
     }
+}
+
+#include "tile_reset.glsl"
+
+void main() {
+    runTile();
+    countOut(1 + 2 * pc.tiles);
 }

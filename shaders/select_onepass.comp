@@ -40,8 +40,10 @@
 // 1 aggregate, 2 inclusive prefix), bits 0-29 the value. Flag and value
 // share one word, written with atomicMax (a flag never goes down) and read
 // with atomic loads, so no other memory ordering is needed; the host keeps
-// n below 2^30. status[0] is the tile counter (unused with TILE_BY_ID). The host zeroes status
-// before the dispatch.
+// n below 2^30. status[0] is the tile counter (unused with TILE_BY_ID),
+// status[1 + tiles] the count of finished workgroups. The last workgroup
+// to finish sets them all back to zero (tile_reset.glsl), so the host
+// clears status only when it does not know it zero.
 //
 // Fallback: when the look-back meets a predecessor that has not published
 // and it stays so for pc.spins re-reads, the looking subgroup counts that
@@ -50,7 +52,7 @@
 // or unscheduled predecessor therefore never blocks its successors.
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
-// 3 status (1 + tiles words), 4 the output as uvec4 (unused), 5 the output
+// 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
 // as uint, 6 the result block (12 words), 7 the GPU-side element count.
 
 #include "common.glsl"
@@ -73,7 +75,7 @@ layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;         // elements (the capacity when countOn)
-    uint tiles;     // tiles dispatched: status holds 1 + tiles words
+    uint tiles;     // tiles dispatched: status holds 2 + tiles words
     uint cLo;       // the constant's words
     uint cHi;
     uint countOn;   // take the element count from gpuCount[0]
@@ -155,7 +157,7 @@ uint countTile(uint t, uint n, uvec2 c) {
 
 #include "result_block.glsl"
 
-void main() {
+void runTile() {
     uint lid = gl_LocalInvocationID.x;
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
@@ -396,4 +398,11 @@ void main() {
         uint kept = prefix + aggregate;
         writeResult(kept, n, pc.groupSize, pc.maxX);
     }
+}
+
+#include "tile_reset.glsl"
+
+void main() {
+    runTile();
+    countOut(1 + pc.tiles);
 }

@@ -56,7 +56,8 @@ type Buffer struct {
 	kind     MemoryKind
 	mapped   unsafe.Pointer // non-nil when the memory is host-visible
 	coherent bool
-	borrowed bool // an engine's buffer (WrapBuffer): never destroyed here
+	borrowed bool      // an engine's buffer (WrapBuffer): never destroyed here
+	zero     zeroSpans // spans the recorded commands leave zero (zero.go)
 
 	// use is held for reading by transfers through the mapping and for
 	// writing by Release, so a Release waits for them.
@@ -329,6 +330,7 @@ func (b *Buffer) transfer(r Range, data []byte, upload bool) error {
 	}
 	defer c.exit()
 	if upload {
+		r.NoteWritten()
 		return c.upload(r, data)
 	}
 	return c.download(r, data)

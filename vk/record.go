@@ -32,6 +32,7 @@ func (cb CommandBuffer) CopyBuffer(src, dst Range) {
 	if !cb.Recording() {
 		return // submitted: see Recording
 	}
+	dst.Sub(0, src.Size).NoteWritten()
 	cb.ctx.fns.copyBuffer(cb.h, src.Buffer.buf, dst.Buffer.buf, src.Offset, dst.Offset, src.Size)
 }
 
@@ -40,6 +41,11 @@ func (cb CommandBuffer) CopyBuffer(src, dst Range) {
 func (cb CommandBuffer) FillBuffer(r Range, v uint32) {
 	if !cb.Recording() {
 		return // submitted: see Recording
+	}
+	if v == 0 {
+		r.NoteZero()
+	} else {
+		r.NoteWritten()
 	}
 	cb.ctx.fns.fillBuffer(cb.h, r.Buffer.buf, r.Offset, r.Size, v)
 }
@@ -106,5 +112,8 @@ func (cb CommandBuffer) dispatch(p *ComputePipeline, push []uint32, bindings []R
 		indirect = args.Buffer.buf
 	}
 	c.fns.dispatch(cb.h, p.pipeline, p.layout, set, &a, push, x, y, z, indirect, args.Offset)
+	for _, b := range bindings {
+		b.NoteWritten() // which bindings the shader writes is not known here
+	}
 	return nil
 }

@@ -16,6 +16,22 @@ type CommandBuffer struct {
 	// done is set once Submit's record callback has returned (nil for an
 	// engine's command buffer, whose end the library cannot see).
 	done *atomic.Bool
+	// zeroed holds the ranges LeaveZero noted while recording (nil for an
+	// engine's command buffer): taken back if it is not submitted.
+	zeroed *[]Range
+}
+
+// LeaveZero notes that the commands recorded into cb so far leave r zero
+// once they have run (Range.NoteZero). If cb is one of the library's and
+// is not submitted (its record callback fails, or the submission does),
+// the note is taken back. An engine's command buffer (Wrap) is assumed
+// submitted in the order recorded: if you discard one that recorded a
+// vkcompact plan, call NoteWritten on the plan's scratch.
+func (cb CommandBuffer) LeaveZero(r Range) {
+	r.NoteZero()
+	if cb.zeroed != nil {
+		*cb.zeroed = append(*cb.zeroed, r)
+	}
 }
 
 // Recording reports whether commands may still be recorded: false once
@@ -144,21 +160,27 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 	if err := c.noteResult(check("vkBeginCommandBuffer", c.fns.begin(s.cmd))); err != nil {
 		return err
 	}
-	done := new(atomic.Bool)
-	err := record(CommandBuffer{ctx: c, h: s.cmd, done: done})
+	done, zeroed := new(atomic.Bool), new([]Range)
+	err := record(CommandBuffer{ctx: c, h: s.cmd, done: done, zeroed: zeroed})
 	done.Store(true)
-	if err != nil {
+	if err == nil {
+		err = c.noteResult(check("vkEndCommandBuffer", c.fns.end(s.cmd)))
+	} else {
 		c.fns.end(s.cmd)
-		return err
 	}
-	if err := c.noteResult(check("vkEndCommandBuffer", c.fns.end(s.cmd))); err != nil {
-		return err
+	if err == nil {
+		// queueMu is never held while taking mu, nor the other way round.
+		c.queueMu.Lock()
+		r := c.fns.queueSubmit(c.queue, s.cmd, s.fence)
+		c.queueMu.Unlock()
+		err = c.noteResult(check("vkQueueSubmit", r))
 	}
-	// queueMu is never held while taking mu, nor the other way round.
-	c.queueMu.Lock()
-	r := c.fns.queueSubmit(c.queue, s.cmd, s.fence)
-	c.queueMu.Unlock()
-	return c.noteResult(check("vkQueueSubmit", r))
+	if err != nil {
+		for _, r := range *zeroed {
+			r.NoteWritten() // never runs: what it would have zeroed is not known to be zero
+		}
+	}
+	return err
 }
 
 // wait waits for s. On success it recycles s; on timeout or failure it

@@ -41,6 +41,10 @@ var benchOps = map[string]benchOp{
 	"scan_exclusive_u32": benchScan,
 	"sort_keys_u32":      benchSort(false),
 	"sort_pairs_u32":     benchSort(true),
+	// The floors every operation stands on (n is ignored): one dispatch
+	// of one workgroup, and two with the barrier the second needs.
+	"floor_dispatch":                  benchFloor(1),
+	"floor_dispatch_barrier_dispatch": benchFloor(2),
 }
 
 // keeps reports whether an operation runs once per keep ratio.
@@ -187,6 +191,36 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 		}
 	}
 	return measured("copy", n, 1, ms), nil
+}
+
+// benchFloor times d dispatches of one workgroup, each filling the same
+// 16 bytes, so that a barrier separates consecutive ones: the fixed GPU
+// cost of a dispatch, and of a dependent one after it, between two
+// timestamps of one command buffer. n is only reported.
+func benchFloor(d int) benchOp {
+	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+		sets := bufferSets{pool: cfg.pool}
+		defer sets.release()
+		var dst vk.Range
+		if err := sets.allocAll(bufSize{&dst, 16}); err != nil {
+			return benchRow{}, err
+		}
+		dst = dst.Sub(0, 16)
+		ms, _, err := timeRuns(ctx, cfg, 1, 2, func(r *pipeline.Recorder, _ int, t *vk.Timer) {
+			t.Stamp(r.CommandBuffer(), 0)
+			for i := range d {
+				vkcompact.RecordFill(r, dst, uint32(i+1))
+			}
+			t.Stamp(r.CommandBuffer(), 1)
+		})
+		if err != nil {
+			return benchRow{}, err
+		}
+		if err := checkWords(dst, []uint32{uint32(d), uint32(d), uint32(d), uint32(d)}, "floor output"); err != nil {
+			return benchRow{}, err
+		}
+		return measured(fmt.Sprintf("floor_dispatch%s", map[bool]string{true: "_barrier_dispatch"}[d == 2]), n, 1, ms), nil
+	}
 }
 
 // kernelStatsCSV gives each pipeline's driver statistics as CSV rows:
