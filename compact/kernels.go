@@ -83,6 +83,7 @@ type onepassPush struct {
 	GroupSize uint32 `glsl:"groupSize"`
 	MaxX      uint32 `glsl:"maxX"`
 	Spins     uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+	Reset     uint32 `glsl:"reset"` // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // onepassSpec is select_onepass's specialization constants.

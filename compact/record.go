@@ -120,7 +120,8 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // recordSinglePass records the single pass: one dispatch of a workgroup
 // per tile, after a clear of its status words (tile counter, tiles'
 // status, finished count) unless the commands recorded so far leave them
-// zero, as the pass itself does (shaders/tile_reset.glsl).
+// zero, as the pass itself does up to tiling.SelfResetMaxTiles tiles
+// (shaders/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
 	words := uint64(p.tiles) + 2
@@ -132,14 +133,16 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
 	stamp()
-	if !status.KnownZero() {
+	if !p.selfReset || !status.KnownZero() {
 		vkcompact.RecordFill(r, status, 0)
 	}
 	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
-		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
+		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins, Reset: b2u(p.selfReset)},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
-	r.LeaveZero(status)
+	if p.selfReset {
+		r.LeaveZero(status)
+	}
 	stamp()
 	stamp()
 }
@@ -189,4 +192,11 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		}
 	}
 	return nil
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -166,6 +166,7 @@ type Plan struct {
 	tile, tiles uint32
 	spins       uint32
 	byIndex     bool // tiles go by workgroup index (tilesByIndex)
+	selfReset   bool // the pass leaves its status words zero (tiling.SelfReset)
 	pass        pipeline.TypedPipeline[onepassPush]
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
@@ -288,7 +289,7 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset}
 	}
 	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
 }
@@ -305,8 +306,13 @@ type Tuning struct {
 	// The single pass: elements per tile, tiles, and re-reads of a late
 	// predecessor before the fallback counts it.
 	Tile, Tiles, Spins uint32
-	// TilesByIndex: a workgroup's tile is its index in the dispatch (a
-	// compaction) rather than the next number of a tile counter (a
-	// split). See singlePassPipelines.
+	// TilesByIndex: a workgroup's tile is its index in the dispatch
+	// rather than the next number of a tile counter
+	// (tiling.TilesByIndex).
 	TilesByIndex bool
+	// SelfReset: the pass sets its status words back to zero as it ends,
+	// so a Record whose scratch is known zero records no clear before it
+	// (package vkcompact, "Scratch between runs"); up to
+	// tiling.SelfResetMaxTiles tiles.
+	SelfReset bool
 }

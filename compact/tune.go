@@ -117,11 +117,19 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	case sel.Keep.Op == Flagged && alignUp(n*uint64(sel.Keep.FlagBytes), 4) > limit:
 		return fmt.Sprintf("the flags exceed one binding (maxStorageBufferRange %d)", limit)
 	}
-	maxSubgroups := uint64(p.wg / max(info.MinSubgroupSize, 1))
 	shared := func(loads uint32) uint64 {
+		maxSubgroups := uint64(p.wg / max(info.MinSubgroupSize, 1))
 		return 4 * (uint64(p.wg*loads*epv*words) + uint64(loads+1)*maxSubgroups + 8)
 	}
 	loads := p.sel.LoadsPerLane
+	if wg, l, ok := tiling.SmallTiles(info, n*p.size, sel.WorkgroupSize, loads); ok {
+		old := p.wg
+		if p.wg = wg; shared(l) <= uint64(info.MaxSharedMemory) {
+			loads = l
+		} else {
+			p.wg = old
+		}
+	}
 	if loads == 0 {
 		// Tiles of 4 loads per lane, where they fit shared memory: on the
 		// H100 fewer, larger tiles (less look-back) beat the registers 3
@@ -141,6 +149,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.scratch = alignUp(uint64(p.tiles+2)*4, 256) // tile counter, status words, finished count
 	p.spins = tiling.Spins(info, sel.Spins)
-	p.byIndex = tiling.TilesByIndex(info, sel.Split)
+	p.byIndex = tiling.TilesByIndex(info, sel.Split, p.tiles)
+	p.selfReset = tiling.SelfReset(p.tiles)
 	return ""
 }

@@ -53,3 +53,64 @@ func TestAutoPathDecision(t *testing.T) {
 
 	}
 }
+
+// TestSinglePassTiles checks the single pass's tiles, tile order and
+// self-reset as the tuning picks them on every fake device: small tiles
+// (512 x 1) for inputs up to 4 MiB on a GPU unless the caller chose the
+// workgroup or the loads, tiles by index for a compaction on a GPU and for
+// a split with up to 1024 tiles, and the status words reset by the pass
+// itself up to 1024 tiles.
+func TestSinglePassTiles(t *testing.T) {
+	u32 := Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: KeepNonZero(), Options: Options{Path: vkcompact.PathSinglePass}}
+	split := u32
+	split.Split, split.ReverseRejected = true, true
+	chosen := u32
+	chosen.LoadsPerLane = 4
+	for _, dev := range fakedev.All {
+		gpu := !dev.CPU()
+		for _, c := range []struct {
+			what      string
+			sel       Selection
+			n         uint64
+			wg, loads uint32 // 0: the defaults (256, 4 on a GPU)
+		}{
+			{"compaction, 2^16", u32, 1 << 16, 512, 1},
+			{"compaction, 2^20", u32, 1 << 20, 512, 1},
+			{"compaction, 2^20 + 1", u32, 1<<20 + 1, 0, 0},
+			{"compaction, 2^28", u32, 1 << 28, 0, 0},
+			{"split, 2^16", split, 1 << 16, 512, 1},
+			{"split, 2^22", split, 1 << 22, 0, 0},
+			{"split, 2^28", split, 1 << 28, 0, 0},
+			{"compaction, loads chosen, 2^16", chosen, 1 << 16, 0, 4},
+		} {
+			if uint64(dev.MaxStorageBufferRange) < 4*c.n {
+				continue
+			}
+			p, err := tunePlan(dev, c.n, c.sel)
+			if err != nil {
+				t.Errorf("%s: %s: %v", dev.Name, c.what, err)
+				continue
+			}
+			tu := p.Tuning()
+			wantWG, wantLoads := uint32(max(256, dev.MaxSubgroupSize)), uint32(vkcompact.MaxLoadsPerLane)
+			if gpu && c.wg != 0 && dev.MaxWorkgroupInvocations >= c.wg {
+				wantWG = c.wg
+			}
+			if (gpu && c.wg != 0 && dev.MaxWorkgroupInvocations >= c.wg) || c.loads == 4 {
+				wantLoads = c.loads
+			}
+			if tu.WorkgroupSize != wantWG || tu.LoadsPerLane != wantLoads {
+				t.Errorf("%s: %s: workgroup %d x %d loads, want %d x %d", dev.Name, c.what, tu.WorkgroupSize, tu.LoadsPerLane, wantWG, wantLoads)
+			}
+			if want := uint32((c.n + uint64(tu.Tile) - 1) / uint64(tu.Tile)); tu.Tiles != want || tu.Tile != wantWG*wantLoads*4 {
+				t.Errorf("%s: %s: %d tiles of %d", dev.Name, c.what, tu.Tiles, tu.Tile)
+			}
+			if want := gpu && (!c.sel.Split || tu.Tiles <= 1024); tu.TilesByIndex != want {
+				t.Errorf("%s: %s (%d tiles): tiles by index %v, want %v", dev.Name, c.what, tu.Tiles, tu.TilesByIndex, want)
+			}
+			if want := tu.Tiles <= 1024; tu.SelfReset != want {
+				t.Errorf("%s: %s (%d tiles): self-reset %v, want %v", dev.Name, c.what, tu.Tiles, tu.SelfReset, want)
+			}
+		}
+	}
+}

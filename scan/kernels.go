@@ -51,6 +51,7 @@ type onepassPush struct {
 	Tiles   uint32 `glsl:"tiles"` // tiles dispatched
 	CountOn uint32 `glsl:"countOn"`
 	Spins   uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+	Reset   uint32 `glsl:"reset"` // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // onepassSpec is scan_onepass's specialization constants.

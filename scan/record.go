@@ -77,7 +77,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // recordSinglePass records one dispatch of a workgroup per tile, after a
 // clear of its status words (tile counter, tiles' status, finished count)
 // unless the commands recorded so far leave them zero, as the pass itself
-// does (shaders/tile_reset.glsl).
+// does up to tiling.SelfResetMaxTiles tiles (shaders/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	words := 2 + 2*uint64(p.tiles)
 	status := b.Scratch.Sub(0, words*4)
@@ -88,13 +88,19 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
 	stamp()
-	if !status.KnownZero() {
+	if !p.selfReset || !status.KnownZero() {
 		vkcompact.RecordFill(r, status, 0)
 	}
 	stamp()
-	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
+	reset := uint32(0)
+	if p.selfReset {
+		reset = 1
+	}
+	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins, Reset: reset},
 		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
-	r.LeaveZero(status)
+	if p.selfReset {
+		r.LeaveZero(status)
+	}
 	stamp()
 	stamp()
 }

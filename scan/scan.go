@@ -99,6 +99,7 @@ type Plan struct {
 	tile, tiles uint32
 	spins       uint32
 	byIndex     bool // tiles go by workgroup index (tiling.TilesByIndex)
+	selfReset   bool // the pass leaves its status words zero (tiling.SelfReset)
 	pass        pipeline.TypedPipeline[onepassPush]
 }
 

@@ -27,6 +27,10 @@ type Tuning struct {
 	// tile counter).
 	Tile, Tiles, Spins uint32
 	TilesByIndex       bool // tiles by workgroup index (not a counter)
+	// SelfReset: the pass sets its status words back to zero as it ends,
+	// so a Record whose scratch is known zero records no clear before it
+	// (package vkcompact, "Scratch between runs").
+	SelfReset bool
 }
 
 // tune checks s for n elements on a device with info and picks the
@@ -107,6 +111,9 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 		return fmt.Sprintf("workgroups above %d invocations are not proven on the single pass (%d asked)", maxScanPassWorkgroup, p.wg)
 	}
 	p.loads = s.LoadsPerLane
+	if p.loads == 0 && s.WorkgroupSize == 0 {
+		p.loads = tiling.SmallScanLoads(info, n)
+	}
 	if p.loads == 0 {
 		// Tiles of 4 uvec4 loads per lane, as the compaction's.
 		p.loads = vkcompact.MaxLoadsPerLane
@@ -115,7 +122,8 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 	p.tile = p.wg * p.loads * 4
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
 	p.spins = tiling.Spins(info, s.Spins)
-	p.byIndex = tiling.TilesByIndex(info, false)
+	p.byIndex = tiling.TilesByIndex(info, false, p.tiles)
+	p.selfReset = tiling.SelfReset(p.tiles)
 	return ""
 }
 
@@ -136,7 +144,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
 	if p.onepass {
-		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex}
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset}
 	}
 	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.Procs, Chunk: p.Chunk, Chunks: p.NChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, SegmentElems: p.SegElems}
 }

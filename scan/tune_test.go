@@ -43,3 +43,41 @@ func TestAutoPathDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestSinglePassTiles checks the single pass's loads per lane, tile order
+// and self-reset on every fake device: on a GPU 1 load per lane up to
+// 2^17 elements and 2 up to 2^19 unless the caller chose, else 4; tiles
+// by index on a GPU; the status words reset by the pass up to 1024 tiles.
+func TestSinglePassTiles(t *testing.T) {
+	one := Sum{Type: vkcompact.Uint32, Options: Options{Path: vkcompact.PathSinglePass}}
+	chosen := one
+	chosen.LoadsPerLane = 3
+	for _, dev := range fakedev.All {
+		gpu := !dev.CPU()
+		for _, c := range []struct {
+			s        Sum
+			n        uint64
+			gpuLoads uint32
+		}{{one, 1 << 16, 1}, {one, 1 << 17, 1}, {one, 1<<17 + 1, 2}, {one, 1 << 19, 2}, {one, 1<<19 + 1, 4}, {one, 1 << 28, 4}, {chosen, 1 << 16, 3}} {
+			if uint64(dev.MaxStorageBufferRange) < 4*c.n {
+				continue
+			}
+			p, err := tune(dev, c.n, c.s)
+			if err != nil {
+				t.Errorf("%s: n=%d: %v", dev.Name, c.n, err)
+				continue
+			}
+			tu := p.Tuning()
+			want := c.gpuLoads
+			if !gpu && c.s.LoadsPerLane == 0 {
+				want = vkcompact.MaxLoadsPerLane
+			}
+			if tu.LoadsPerLane != want {
+				t.Errorf("%s: n=%d: %d loads per lane, want %d", dev.Name, c.n, tu.LoadsPerLane, want)
+			}
+			if tu.TilesByIndex != gpu || tu.SelfReset != (tu.Tiles <= 1024) {
+				t.Errorf("%s: n=%d (%d tiles): by index %v, self-reset %v", dev.Name, c.n, tu.Tiles, tu.TilesByIndex, tu.SelfReset)
+			}
+		}
+	}
+}

@@ -65,6 +65,7 @@ layout(push_constant) uniform Push {
     uint tiles;   // tiles dispatched: status holds 2 + 2 * tiles words
     uint countOn; // take the element count from gpuCount[0]
     uint spins;   // re-reads of an unpublished predecessor before the fallback
+    uint reset;   // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 } pc;
 
 const bool LOAD_DATA = true;
@@ -77,6 +78,9 @@ const uint NONE = 0, AGG = 1, INCL = 2;
 
 shared uint segSums[VECS * MAX_SUBGROUPS]; // per (load k, subgroup), then their exclusive scan
 shared uint sTile, sAggregate, sPrefix;
+
+#define DONE_WORD (1 + 2 * pc.tiles)
+#include "tile_reset.glsl"
 
 void publish(uint t, uint flag, uint value) {
     atomicMax(status[1 + 2 * t], flag << 16 | (value & 0xffffu), gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
@@ -137,6 +141,9 @@ void runTile() {
         tile = sTile;
     }
     if (tile > lastTile || tile >= pc.tiles) {
+        if (lid == 0) {
+            countIn(); // it made no status access but the tile counter's
+        }
         return; // past the count: no tile with elements waits on this one
     }
     uint start = tile * TILE;
@@ -180,7 +187,7 @@ void runTile() {
     uint aggregate = sAggregate;
 
     // Publish the aggregate early, so successors can look past this tile.
-    if (lid == 0) {
+    if (sgid == 0 && subgroupElect()) { // the invocation that makes every status access (tile_reset.glsl)
         publish(tile, tile == 0 ? INCL : AGG, aggregate);
     }
 
@@ -229,6 +236,7 @@ void runTile() {
                 publish(tile, INCL, prefix + aggregate);
             }
             sPrefix = prefix;
+            countIn(); // done with status
         }
     }
     barrier();
@@ -262,9 +270,7 @@ void runTile() {
     }
 }
 
-#include "tile_reset.glsl"
-
 void main() {
     runTile();
-    countOut(1 + 2 * pc.tiles);
+    resetIfLast();
 }

@@ -82,6 +82,7 @@ layout(push_constant) uniform Push {
     uint groupSize; // the caller's invocations per workgroup, for result[4..6]
     uint maxX;      // maxComputeWorkGroupCount[0]
     uint spins;     // re-reads of an unpublished predecessor before the fallback
+    uint reset;     // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 } pc;
 
 const bool LOAD_DATA = true;
@@ -105,6 +106,9 @@ shared uint sTile, sAggregate, sPrefix;
 uint loadStatus(uint t) {
     return atomicLoad(status[1 + t], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
+
+#define DONE_WORD (1 + pc.tiles)
+#include "tile_reset.glsl"
 
 void publish(uint t, uint word) {
     atomicMax(status[1 + t], word, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
@@ -178,6 +182,9 @@ void runTile() {
         tile = sTile;
     }
     if (tile > lastTile || tile >= pc.tiles) {
+        if (lid == 0) {
+            countIn(); // it made no status access but the tile counter's
+        }
         return; // past the count: no tile with elements waits on this one
     }
     uint start = tile * TILE;
@@ -279,7 +286,7 @@ void runTile() {
     uint aggregate = sAggregate;
 
     // Publish the aggregate early, so successors can look past this tile.
-    if (lid == 0) {
+    if (sgid == 0 && subgroupElect()) { // the invocation that makes every status access (tile_reset.glsl)
         publish(tile, (tile == 0 ? FLAG_INCL : FLAG_AGG) | aggregate);
     }
 
@@ -343,6 +350,7 @@ void runTile() {
                 publish(tile, FLAG_INCL | (prefix + aggregate));
             }
             sPrefix = prefix;
+            countIn(); // done with status
         }
     }
     barrier(); // the stage and sPrefix are complete
@@ -400,9 +408,7 @@ void runTile() {
     }
 }
 
-#include "tile_reset.glsl"
-
 void main() {
     runTile();
-    countOut(1 + pc.tiles);
+    resetIfLast();
 }

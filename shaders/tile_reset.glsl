@@ -1,31 +1,52 @@
-// tile_reset.glsl: the end of a single pass that leaves its scratch zero.
+// tile_reset.glsl: a single pass that leaves its scratch zero.
 //
-// The includer declares status[], a buffer whose words 0..done hold its
-// tile counter, its tiles' status words and, at done, the count of
-// workgroups finished. Every workgroup calls countOut once, in uniform
-// control flow, after its last access to status: it adds itself to the
-// count, and the last workgroup of the dispatch to do so (every other one
-// has then finished with status) sets words 0..done back to zero. So the
-// next run of the plan, recorded after a barrier as every later write of
-// the range is, finds its status words zero with no clear dispatch before
-// it; the host knows this at record time (vk.Range.KnownZero) and records
-// a clear only when it cannot (first use of a scratch range, or after
+// With pc.reset 0 neither does anything (the host clears status before
+// the pass: past tiling.SelfResetMaxTiles tiles the one counter's atomics
+// cost more than that clear). The includer declares pc.reset and
+// status[], a buffer whose words 0..DONE_WORD hold
+// its tile counter, its tiles' status words and, at DONE_WORD, the count
+// of workgroups done with status. Each workgroup counts itself in once
+// (countIn, by the invocation that made all of its status accesses,
+// after the last of them, with release semantics so that they are
+// performed first); the workgroup whose count completes the dispatch's
+// knows every other workgroup is done with status, and sets words
+// 0..DONE_WORD back to zero as it ends (resetIfLast). So the next run of
+// the plan, recorded after a barrier as every later write of the range
+// is, finds its status words zero with no clear dispatch before it; the
+// host knows this at record time (vk.Range.KnownZero) and records a
+// clear only when it cannot (first use of a scratch range, or after
 // something else wrote it).
+//
+// The count is taken as soon as the workgroup's look-back is over, not
+// at its end behind a fence, so that the atomic's round trip overlaps the
+// write-out (on the H100 that saved 0.3 to 1 us: BENCHMARKS.md).
 
+bool counted = false; // this invocation called countIn
+uint doneBefore;      // what countIn returned
 shared uint sLastGroup;
 
-void countOut(uint done) {
-    memoryBarrierBuffer(); // this workgroup's publishes before its count
-    barrier();
-    if (gl_LocalInvocationIndex == 0) {
+void countIn() {
+    if (pc.reset == 0) {
+        return;
+    }
+    doneBefore = atomicAdd(status[DONE_WORD], 1, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    counted = true;
+}
+
+// resetIfLast is called by every invocation, in uniform control flow, at
+// the end of the workgroup.
+void resetIfLast() {
+    if (pc.reset == 0) {
+        return;
+    }
+    if (counted) {
         uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;
-        uint before = atomicAdd(status[done], 1, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-        sLastGroup = before + 1 == groups ? 1 : 0;
+        sLastGroup = doneBefore + 1 == groups ? 1u : 0u;
     }
     barrier();
     if (sLastGroup != 0) {
-        memoryBarrierBuffer(); // every other workgroup's accesses before the reset
-        for (uint i = gl_LocalInvocationIndex; i <= done; i += gl_WorkGroupSize.x) {
+        memoryBarrierBuffer(); // acquire: every workgroup's status accesses before the reset
+        for (uint i = gl_LocalInvocationIndex; i <= DONE_WORD; i += gl_WorkGroupSize.x) {
             status[i] = 0;
         }
     }

@@ -143,8 +143,64 @@ func Spins(info vk.DeviceInfo, spins int32) uint32 {
 // guard, and wrote wrong output (2^20 uint32 at subgroup size 4 with
 // tiles of 16). From the counter, a tile's unpublished predecessors are
 // only those still running beside it.
-func TilesByIndex(info vk.DeviceInfo, split bool) bool {
-	return !split && !info.CPU()
+//
+// A split by index was slower at 2^28 (1.244 against 1.044 ms, 65536
+// tiles) but faster wherever the tiles are few (up to 1024 of them, 2^22
+// uint32: 0.3 to 0.7 us less on the H100, BENCHMARKS.md), so a split
+// takes its tiles by index up to SelfResetMaxTiles tiles.
+func TilesByIndex(info vk.DeviceInfo, split bool, tiles uint32) bool {
+	return !info.CPU() && (!split || tiles <= SelfResetMaxTiles)
+}
+
+// SelfResetMaxTiles is the most tiles for which the single pass resets
+// its own status words (shaders/tile_reset.glsl) instead of the host
+// recording a clear before it: every workgroup then adds itself to one
+// counter, and past this many tiles those atomics on one word cost more
+// than the clear's dispatch and barrier (on the H100, 65536 tiles at
+// 2^28 took 6 to 10% longer, while 1024 tiles at 2^22 gained 0.6 us:
+// BENCHMARKS.md).
+const SelfResetMaxTiles = 1024
+
+// SelfReset says whether a single pass of tiles tiles resets its own
+// status words.
+func SelfReset(tiles uint32) bool { return tiles <= SelfResetMaxTiles }
+
+// SmallInputBytes is the largest input, in bytes, for which a single pass
+// on a GPU takes small tiles (SmallTiles).
+const SmallInputBytes = 4 << 20
+
+// SmallTiles returns the workgroup size and loads per lane of a
+// compaction's or split's single pass over inputs of at most
+// SmallInputBytes on a GPU, when the caller chose neither: workgroups of
+// 512 with one load per lane (tiles of 2048 uint32) rather than 256 with
+// four. The default tiles of 4096 leave most of a large GPU idle at
+// engine sizes (16 workgroups at 2^16 on the H100's 132 processors), and
+// a smaller tile is also a shorter chain of loads per lane. On the H100
+// (BENCHMARKS.md) select_if keep 0.5 at 2^16 took 9.31 instead of 10.27
+// us, partition_if 9.54 instead of 11.30; at 2^22 the default tiles were
+// faster. ok is false where the rule does not apply.
+func SmallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uint32, bool) {
+	if wg != 0 || loads != 0 || info.CPU() || bytes > SmallInputBytes || info.MaxWorkgroupInvocations < 512 || 512%info.MaxSubgroupSize != 0 {
+		return 0, 0, false
+	}
+	return 512, 1, true
+}
+
+// SmallScanLoads returns the loads per lane of a prefix sum's single pass
+// over n uint32 on a GPU when the caller chose none: 1 up to 2^17, 2 up
+// to 2^19, else 0 (the default, 4). On the H100 (BENCHMARKS.md) 2^16 took
+// 9.25 us with one load against 10.02 with four, 2^18 10.40 with two
+// against 10.75; at 2^20 four were the fastest.
+func SmallScanLoads(info vk.DeviceInfo, n uint64) uint32 {
+	switch {
+	case info.CPU():
+		return 0
+	case n <= 1<<17:
+		return 1
+	case n <= 1<<19:
+		return 2
+	}
+	return 0
 }
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
