@@ -43,6 +43,38 @@ type config struct {
 // nothing. Each choice takes the ones before it as values; the refusals
 // come in a fixed order, each naming its reason.
 func tune(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
+	if small, ok := smallSort(info, n, s); ok {
+		if c, err := tuneAs(info, n, small); err == nil {
+			return c, nil
+		}
+	}
+	return tuneAs(info, n, s)
+}
+
+// SmallSortKeys is the most keys for which PathAuto on a GPU sorts 32-bit
+// keys with the single pass and 8-bit digits (smallSort).
+const SmallSortKeys = 1 << 20
+
+// smallSort returns s as PathAuto takes it for up to SmallSortKeys 32-bit
+// keys on a GPU when the caller left the path, the digit width and the
+// keys per lane to it: the single pass (one histogram pass, then one
+// pass per digit) with 8-bit digits, four passes where the three phases'
+// 6-bit digits take six of three dispatches each. Fewer dispatches
+// matter most where each moves little: on the H100 (BENCHMARKS.md) u32
+// keys took 47, 58 and 102 us at 2^16, 2^18 and 2^20 against 94, 97 and
+// 115, pairs 50, 61 and 122 against 101, 103 and 141; at 2^22 the three
+// phases were faster. ok is false where the rule does not apply; where
+// the single pass then does not (tuneAs refuses it), tune keeps s.
+func smallSort(info vk.DeviceInfo, n uint64, s Sort) (Sort, bool) {
+	if info.CPU() || n == 0 || n > SmallSortKeys || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
+		return s, false
+	}
+	s.Path, s.DigitBits = vkcompact.PathSinglePass, 8
+	return s, true
+}
+
+// tuneAs is tune for s as given.
+func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 	code, begin, end, err := checkKeys(info, n, s)
 	if err != nil {
 		return config{}, err

@@ -93,11 +93,17 @@ type tuneRow struct {
 }
 
 var tuneRows = []tuneRow{
-	// The H100: from 2^20 the plans BENCHMARKS.md's table ran.
-	{h100, 1 << 16, keys32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
-	{h100, 1 << 16, pairs32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
-	{h100, 1 << 20, keys32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4325632"},
-	{h100, 1 << 20, pairs32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=8519936"},
+	// The H100: up to 2^20 u32 keys PathAuto takes the single pass with
+	// 8-bit digits (smallSort); past it, the plans BENCHMARKS.md's table
+	// ran; a digit width, path or 64-bit keys keep the three phases.
+	{h100, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
+	{h100, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
+	{h100, 1 << 20, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
+	{h100, 1 << 20, pairs32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=9441792"},
+	{h100, 1<<20 + 1, keys32, "three-phase wg=256 kpl=8 procs=513 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4326144"},
+	{h100, 1 << 16, with(keys32, Options{DigitBits: 6}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
+	{h100, 1 << 16, with(pairs32, Options{Path: vkcompact.PathThreePhase}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
+	{h100, 1 << 16, keys64, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=526592"},
 	{h100, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
 	{h100, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=1024 chunk=16384 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=134742528"},
 	{h100, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=1049 chunk=256000 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074279424"},
@@ -173,10 +179,10 @@ var tuneRows = []tuneRow{
 	{swiftshader, 0, pairs32, "three-phase wg=32 kpl=4 procs=1 chunk=128 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	// A 64-wide GPU: workgroups of 8 subgroups at the smallest size.
-	{amdLike, 1 << 16, keys32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
-	{amdLike, 1 << 16, pairs32, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
-	{amdLike, 1 << 20, keys32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4325632"},
-	{amdLike, 1 << 20, pairs32, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=8519936"},
+	{amdLike, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
+	{amdLike, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
+	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
+	{amdLike, 1 << 20, pairs32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=9441792"},
 	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=656 chunk=25600 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67277056"},
 	{amdLike, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=134392832"},
 	{amdLike, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=760 chunk=353280 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074131456"},
