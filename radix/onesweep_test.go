@@ -209,17 +209,33 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	}
 }
 
-// TestSortAutoPath checks PathAuto's choice: the three phases on every
-// device (the single pass measured slower on the H100).
+// TestSortAutoPath checks PathAuto's choice: on a GPU the single pass
+// with 8-bit digits for up to radix.SmallSortKeys 32-bit keys, the three
+// phases past it and for 64-bit keys; the three phases on a CPU device.
 func TestSortAutoPath(t *testing.T) {
 	ctx := vktest.Open(t)
-	for _, s := range []radix.Sort{{Key: vkcompact.Uint32}, {Key: vkcompact.Uint32, Values: true}, {Key: vkcompact.Uint64}} {
-		p, err := radix.NewPlan(ctx, 100000, s)
+	gpu := !ctx.Info().CPU()
+	for _, c := range []struct {
+		s     radix.Sort
+		n     uint64
+		small bool
+	}{
+		{radix.Sort{Key: vkcompact.Uint32}, 100000, true},
+		{radix.Sort{Key: vkcompact.Uint32, Values: true}, radix.SmallSortKeys, true},
+		{radix.Sort{Key: vkcompact.Float32}, radix.SmallSortKeys + 1, false},
+		{radix.Sort{Key: vkcompact.Uint64}, 100000, false},
+		{radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{DigitBits: 6}}, 100000, false},
+	} {
+		p, err := radix.NewPlan(ctx, c.n, c.s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Tuning(); got.Path != vkcompact.PathThreePhase {
-			t.Errorf("%+v: PathAuto on a %s device: %+v, want the three phases", s, ctx.Info().Type, got)
+		want := vkcompact.PathThreePhase
+		if gpu && c.small {
+			want = vkcompact.PathSinglePass
+		}
+		if got := p.Tuning(); got.Path != want || want == vkcompact.PathSinglePass && got.DigitBits != 8 {
+			t.Errorf("%+v, n=%d: PathAuto on a %s device: %+v, want %v", c.s, c.n, ctx.Info().Type, got, want)
 		}
 	}
 }
