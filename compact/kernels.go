@@ -83,7 +83,6 @@ type onepassPush struct {
 	GroupSize uint32 `glsl:"groupSize"`
 	MaxX      uint32 `glsl:"maxX"`
 	Spins     uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
-	Reset     uint32 `glsl:"reset"` // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // onepassSpec is select_onepass's specialization constants.
@@ -93,6 +92,7 @@ type onepassSpec struct {
 	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // newKernel describes package shaders' kernel name as a typed kernel.

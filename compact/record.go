@@ -138,7 +138,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	}
 	stamp()
 	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
-		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins, Reset: b2u(p.selfReset)},
+		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
 		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
 	if p.selfReset {
 		r.LeaveZero(status)

@@ -267,7 +267,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{
 		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
 			KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
-		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex})
+		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex, SelfReset: b2u(p.selfReset)})
 	return err
 }
 

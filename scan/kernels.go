@@ -51,7 +51,6 @@ type onepassPush struct {
 	Tiles   uint32 `glsl:"tiles"` // tiles dispatched
 	CountOn uint32 `glsl:"countOn"`
 	Spins   uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
-	Reset   uint32 `glsl:"reset"` // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // onepassSpec is scan_onepass's specialization constants.
@@ -60,6 +59,7 @@ type onepassSpec struct {
 	Inclusive    bool   `glsl:"INCLUSIVE"`
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // newKernel describes package shaders' kernel name as a typed kernel; every

@@ -92,11 +92,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 		vkcompact.RecordFill(r, status, 0)
 	}
 	stamp()
-	reset := uint32(0)
-	if p.selfReset {
-		reset = 1
-	}
-	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins, Reset: reset},
+	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
 		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
 	if p.selfReset {
 		r.LeaveZero(status)

@@ -133,11 +133,15 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
 	if p.byIndex {
 		byIndex = 1
 	}
+	selfReset := uint32(0)
+	if p.selfReset {
+		selfReset = 1
+	}
 	tiles := tiling.DefaultSelectSpec(p.wg, 1, 1)
 	tiles.Vecs = p.loads
 	var err error
 	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{SelectSpec: tiles, Inclusive: p.sum.Inclusive,
-		MaxSubgroups: p.wg / max(info.MinSubgroupSize, 1), TileByID: byIndex})
+		MaxSubgroups: p.wg / max(info.MinSubgroupSize, 1), TileByID: byIndex, SelfReset: selfReset})
 	return err
 }
 

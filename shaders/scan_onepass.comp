@@ -51,6 +51,7 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const bool INCLUSIVE = false;
 layout(constant_id = 9) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 10) const uint TILE_BY_ID = 1;    // 1: tile = workgroup index; 0: from the tile counter
+layout(constant_id = 11) const uint SELF_RESET = 0;    // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -65,7 +66,6 @@ layout(push_constant) uniform Push {
     uint tiles;   // tiles dispatched: status holds 2 + 2 * tiles words
     uint countOn; // take the element count from gpuCount[0]
     uint spins;   // re-reads of an unpublished predecessor before the fallback
-    uint reset;   // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 } pc;
 
 const bool LOAD_DATA = true;

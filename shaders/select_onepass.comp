@@ -63,6 +63,7 @@ layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to th
 layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
 layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 11) const uint TILE_BY_ID = 0; // 1: tile = workgroup index; 0: from the tile counter
+layout(constant_id = 12) const uint SELF_RESET = 0; // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -82,7 +83,6 @@ layout(push_constant) uniform Push {
     uint groupSize; // the caller's invocations per workgroup, for result[4..6]
     uint maxX;      // maxComputeWorkGroupCount[0]
     uint spins;     // re-reads of an unpublished predecessor before the fallback
-    uint reset;     // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 } pc;
 
 const bool LOAD_DATA = true;

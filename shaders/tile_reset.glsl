@@ -1,8 +1,11 @@
 // tile_reset.glsl: a single pass that leaves its scratch zero.
 //
-// With pc.reset 0 neither does anything (the host clears status before
+// With SELF_RESET 0 neither does anything (the host clears status before
 // the pass: past tiling.SelfResetMaxTiles tiles the one counter's atomics
-// cost more than that clear). The includer declares pc.reset and
+// cost more than that clear); a specialization constant, so that the
+// kernel without it is the kernel as it was (on the H100 a push constant
+// cost the split 5% at 2^28: its registers). The includer declares
+// SELF_RESET and
 // status[], a buffer whose words 0..DONE_WORD hold
 // its tile counter, its tiles' status words and, at DONE_WORD, the count
 // of workgroups done with status. Each workgroup counts itself in once
@@ -26,7 +29,7 @@ uint doneBefore;      // what countIn returned
 shared uint sLastGroup;
 
 void countIn() {
-    if (pc.reset == 0) {
+    if (SELF_RESET == 0) {
         return;
     }
     doneBefore = atomicAdd(status[DONE_WORD], 1, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
@@ -36,7 +39,7 @@ void countIn() {
 // resetIfLast is called by every invocation, in uniform control flow, at
 // the end of the workgroup.
 void resetIfLast() {
-    if (pc.reset == 0) {
+    if (SELF_RESET == 0) {
         return;
     }
     if (counted) {
