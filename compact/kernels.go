@@ -92,7 +92,6 @@ type onepassSpec struct {
 	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
-	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
 }
 
 // newKernel describes package shaders' kernel name as a typed kernel.
@@ -120,5 +119,7 @@ var (
 	// Elements in (uvec4, words), flags, tile status, elements out (uvec4,
 	// words), the result block, the GPU count.
 	onepassKernel = newKernel[onepassPush, onepassSpec]("select_onepass", true,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
+	onepassResetKernel = newKernel[onepassPush, onepassSpec]("select_onepass_reset", true,
 		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
 )

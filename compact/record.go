@@ -193,10 +193,3 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	}
 	return nil
 }
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -264,10 +264,14 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	stage := p.tile * words
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
 	var err error
-	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{
+	kernel := onepassKernel
+	if p.selfReset {
+		kernel = onepassResetKernel // the pass resets its status words (shaders/tile_reset.glsl)
+	}
+	p.pass, err = kernel.Get(pipeline.For(p.ctx), onepassSpec{
 		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
 			KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
-		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex, SelfReset: b2u(p.selfReset)})
+		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex})
 	return err
 }
 
