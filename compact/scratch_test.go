@@ -74,43 +74,14 @@ func TestSinglePassScratchReuse(t *testing.T) {
 						rs[i] = newReuseRun(t, ctx, rng, n, []uint32{uint32(n), uint32(n / 3), 0, uint32(n + 9), uint32(n - 1)}[rng.IntN(5)])
 						rs[i].b.Scratch = status
 					}
-					var disp int
-					err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-						if before != nil {
-							before(r)
-						}
-						d0, _ := r.Stats()
-						for _, x := range rs {
-							p.Record(r, x.b)
-						}
-						d1, _ := r.Stats()
-						disp = d1 - d0
-					})
-					if err != nil {
-						t.Fatalf("%s: %v", what, err)
-					}
-					want := runs
-					if !tu.SelfReset {
-						want += runs // a clear before every run
-					} else if wantClear {
-						want++
-					}
-					if disp != want {
-						t.Errorf("%s: %d dispatches for %d runs, want %d (clear recorded: %v)", what, disp, runs, want, wantClear)
-					}
+					vktest.RecordRuns(t, ctx, what, runs, tu.SelfReset, wantClear, before, func(r *pipeline.Recorder, i int) { p.Record(r, rs[i].b) })
 					for i, x := range rs {
 						if err := checkReuseRun(x, sel, split); err != nil {
 							t.Fatalf("%s: run %d of %d (count %d): %v", what, i+1, runs, x.count, err)
 						}
 					}
-					got := make([]uint32, words)
-					if err := vk.Download(status.Sub(0, words*4), got); err != nil {
-						t.Fatal(err)
-					}
-					for i, w := range got {
-						if w != 0 && tu.SelfReset {
-							t.Fatalf("%s: status word %d of %d is %#x after the runs, want 0", what, i, words, w)
-						}
+					if tu.SelfReset {
+						vktest.CheckZero(t, what, status, words)
 					}
 				}
 				round("first use of the scratch", true, nil)
@@ -118,13 +89,7 @@ func TestSinglePassScratchReuse(t *testing.T) {
 
 				// Stale status words: inclusive prefixes and aggregates with
 				// values, a tile counter and a finished count past the end.
-				stale := make([]byte, p.ScratchSize())
-				for i := 0; i+4 <= len(stale); i += 4 {
-					binary.LittleEndian.PutUint32(stale[i:], (1+uint32(rng.IntN(2)))<<30|rng.Uint32N(1<<20))
-				}
-				if err := vk.Upload(status, stale); err != nil {
-					t.Fatal(err)
-				}
+				vktest.UploadStale(t, status, func() uint32 { return (1+uint32(rng.IntN(2)))<<30 | rng.Uint32N(1<<20) })
 				round("scratch overwritten by an upload", true, nil)
 
 				// A three-phase plan on the same scratch, recorded first.

@@ -1,7 +1,6 @@
 package scan_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -69,30 +68,7 @@ func TestSinglePassScratchReuse(t *testing.T) {
 						Total: vktest.NewPoisoned(t, ctx, scan.TotalSize).Range(0, scan.TotalSize), Count: cnt.Range(0, 4), Scratch: status}
 					rs[i] = x
 				}
-				var disp int
-				err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-					if before != nil {
-						before(r)
-					}
-					d0, _ := r.Stats()
-					for _, x := range rs {
-						p.Record(r, x.b)
-					}
-					d1, _ := r.Stats()
-					disp = d1 - d0
-				})
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				want := runs
-				if !tu.SelfReset {
-					want += runs // a clear before every run
-				} else if wantClear {
-					want++
-				}
-				if disp != want {
-					t.Errorf("%s: %d dispatches for %d runs, want %d (clear recorded: %v)", what, disp, runs, want, wantClear)
-				}
+				vktest.RecordRuns(t, ctx, what, runs, tu.SelfReset, wantClear, before, func(r *pipeline.Recorder, i int) { p.Record(r, rs[i].b) })
 				for i, x := range rs {
 					nEff := min(n, int(x.count))
 					got := make([]uint32, n)
@@ -118,26 +94,14 @@ func TestSinglePassScratchReuse(t *testing.T) {
 						t.Fatalf("%s: run %d of %d (count %d): total %#x, want %#x", what, i+1, runs, x.count, total[0], sum)
 					}
 				}
-				got := make([]uint32, words)
-				if err := vk.Download(status.Sub(0, 4*words), got); err != nil {
-					t.Fatal(err)
-				}
-				for i, w := range got {
-					if w != 0 && tu.SelfReset {
-						t.Fatalf("%s: status word %d of %d is %#x after the runs, want 0", what, i, words, w)
-					}
+				if tu.SelfReset {
+					vktest.CheckZero(t, what, status, words)
 				}
 			}
 			round("first use of the scratch", true, nil)
 			round("scratch left zero by the last run", false, nil)
 
-			stale := make([]byte, p.ScratchSize())
-			for i := 0; i+4 <= len(stale); i += 4 {
-				binary.LittleEndian.PutUint32(stale[i:], (1+uint32(rng.IntN(2)))<<16|rng.Uint32N(1<<16))
-			}
-			if err := vk.Upload(status, stale); err != nil {
-				t.Fatal(err)
-			}
+			vktest.UploadStale(t, status, func() uint32 { return (1+uint32(rng.IntN(2)))<<16 | rng.Uint32N(1<<16) })
 			round("scratch overwritten by an upload", true, nil)
 
 			q, err := scan.NewPlan(ctx, uint64(n), scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathThreePhase}})
