@@ -96,9 +96,11 @@
 // # Scratch between runs
 //
 // The single pass (compact and scan, Path SinglePass) keeps its tile
-// counter and status words at the start of its scratch, and its last
-// workgroup sets them back to zero as it finishes, so that the next run
-// needs no clear dispatch (one dispatch, and no barrier, fewer per run).
+// counter and status words at the start of its scratch. Up to 1024 tiles
+// (Tuning.SelfReset) its last workgroup sets them back to zero as it
+// finishes, so that the next run needs no clear dispatch (one dispatch,
+// and no barrier, fewer per run); past that a clear is recorded before
+// every run.
 // Whether they are zero is known at record time, in recording order
 // (vk.Range.KnownZero): Record records a clear first when it is not
 // known, at the first recording with a scratch range and after anything
