@@ -112,7 +112,11 @@
 // scratch, and when you discard an engine's command buffer (Wrap)
 // holding a recorded plan instead of submitting it; submit an engine's
 // command buffers in the order they were recorded when they share a
-// scratch range. A run cut short by a lost device cannot leave wrong
+// scratch range. A command buffer recorded once and submitted again runs
+// with what its scratch holds then: replay one only if nothing else
+// writes the plan's scratch between its runs (give each plan a scratch
+// range of its own), or call NoteWritten on the scratch before Record, so
+// that the recording clears it every time it runs. A run cut short by a lost device cannot leave wrong
 // status words for a later run: a lost device ends the context. A wait
 // that times out leaves the run in flight, which still resets them.
 package vkcompact

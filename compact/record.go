@@ -14,10 +14,12 @@ import (
 //
 // Synchronisation contract. The first accesses are compute-shader reads of
 // Src, Flags and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Dst, Result and
-// Scratch (VK_ACCESS_SHADER_WRITE_BIT; Src too with InPlace): the caller
-// makes its earlier writes of Src and Flags available to them, and orders
-// its earlier uses of the written ranges before them. The last accesses
+// VK_ACCESS_SHADER_READ_BIT), compute-shader writes of Dst and Result
+// (VK_ACCESS_SHADER_WRITE_BIT; Src too with InPlace), and compute-shader
+// reads and writes of Scratch (the single pass reads the status words
+// its last run left zero there): the caller makes its earlier writes of
+// Src, Flags and Scratch available to them, and orders its earlier uses
+// of the written ranges before them. The last accesses
 // are compute-shader writes of Dst (Src with InPlace), Result and Scratch:
 // the caller orders its later reads after them, and to use the result
 // block as indirect arguments it records a barrier from

@@ -9,15 +9,18 @@ import (
 
 // Record records the prefix sum into r's command buffer: on the three
 // phases reduce, scan of the chunk sums, and apply, with a buffer barrier
-// between each; on the single pass the clear of its status words and the
-// pass. Errors are kept by r.
+// between each; on the single pass the pass, after a clear of its status
+// words unless they are known zero (package vkcompact, "Scratch between
+// runs"). Errors are kept by r.
 //
 // Synchronisation contract, as for compact.Plan.Record: the first accesses are
 // compute-shader reads of Src and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch, Total
-// and Dst (Src in place); the last are compute-shader writes of Dst (Src
-// in place) and Total. The caller orders its earlier writes of Src before
-// the recording and its later reads of Dst and Total after it. Recording
+// VK_ACCESS_SHADER_READ_BIT), compute-shader writes of Total and Dst (Src
+// in place), and compute-shader reads and writes of Scratch (the single
+// pass reads the status words its last run left there); the last are
+// compute-shader writes of Dst (Src in place), Total and Scratch. The
+// caller orders its earlier writes of Src and Scratch before the
+// recording and its later reads of Dst and Total after it. Recording
 // binds pipelines, descriptors and push constants.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.record(r, b, pipeline.Stamps(r, nil))

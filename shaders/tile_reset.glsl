@@ -1,24 +1,29 @@
 // tile_reset.glsl: a single pass that leaves its scratch zero.
 //
-// With SELF_RESET 0 neither does anything (the host clears status before
-// the pass: past tiling.SelfResetMaxTiles tiles the one counter's atomics
-// cost more than that clear); a specialization constant, so that the
-// kernel without it is the kernel as it was (on the H100 a push constant
-// cost the split 5% at 2^28: its registers). The includer declares
-// SELF_RESET and
-// status[], a buffer whose words 0..DONE_WORD hold
-// its tile counter, its tiles' status words and, at DONE_WORD, the count
-// of workgroups done with status. Each workgroup counts itself in once
-// (countIn, by the invocation that made all of its status accesses,
-// after the last of them, with release semantics so that they are
-// performed first); the workgroup whose count completes the dispatch's
-// knows every other workgroup is done with status, and sets words
-// 0..DONE_WORD back to zero as it ends (resetIfLast). So the next run of
-// the plan, recorded after a barrier as every later write of the range
-// is, finds its status words zero with no clear dispatch before it; the
-// host knows this at record time (vk.Range.KnownZero) and records a
-// clear only when it cannot (first use of a scratch range, or after
-// something else wrote it).
+// The includer declares SELF_RESET and status[], a buffer whose words
+// 0..DONE_WORD hold its tile counter, its tiles' status words and, at
+// DONE_WORD, the count of workgroups done with status. Each workgroup
+// counts itself in once (countIn), after its last status access, with
+// release semantics, by the invocation that made its status writes (its
+// publishes and fallback publishes). Its other status accesses are the
+// look-back's loads and the tile counter's atomicAdd, whose values it
+// used before counting in: they are ordered before the count by those
+// dependencies, not by the memory model. The workgroup whose count
+// completes the dispatch's knows that every other one is done with
+// status, and sets words 0..DONE_WORD back to zero as it ends
+// (resetIfLast). So the next run of the plan, recorded after a barrier
+// as every later write of the range is, finds its status words zero with
+// no clear dispatch before it; the host knows this at record time
+// (vk.Range.KnownZero) and records a clear only when it cannot (first use
+// of a scratch range, or after something else wrote it).
+//
+// With SELF_RESET 0 neither function does anything and the host clears
+// status before every pass: past tiling.SelfResetMaxTiles tiles the one
+// counter's atomics cost more than that clear. For the compaction
+// SELF_RESET is a #define in select_onepass_reset.comp, absent from
+// select_onepass.comp, whose SPIR-V is then the kernel as it was (the
+// split is sensitive to registers: as a push constant the switch cost it
+// 5% at 2^28 on the H100); for the prefix sum a specialization constant.
 //
 // The count is taken as soon as the workgroup's look-back is over, not
 // at its end behind a fence, so that the atomic's round trip overlaps the

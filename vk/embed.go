@@ -104,7 +104,9 @@ func LoaderProcAddr() (unsafe.Pointer, error) {
 // from arguments it leaves there), as does a result block whose
 // dispatch or draw arguments the engine uses. The library cannot see the
 // usage flags: a missing one shows as a validation error. Upload and
-// Download go through a staging buffer.
+// Download go through a staging buffer. Wrap a VkBuffer once: what the
+// library knows of its contents at record time (Range.KnownZero) is kept
+// per Buffer, so a write through a second wrapper of it would go unseen.
 func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
 	if err := c.enter(); err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ func (cb CommandBuffer) FillBuffer(r Range, v uint32) {
 		return // submitted: see Recording
 	}
 	if v == 0 {
-		r.NoteZero()
+		cb.LeaveZero(r)
 	} else {
 		r.NoteWritten()
 	}

@@ -134,8 +134,9 @@ func Spins(info vk.DeviceInfo, spins int32) uint32 {
 }
 
 // TilesByIndex says whether the single pass's tiles go by workgroup index:
-// for a compaction or prefix sum on a GPU. A split, and any single pass
-// on a CPU device, takes tiles from the counter. lavapipe ends a shader's
+// for a compaction or prefix sum on a GPU, and a split there with up to
+// SelfResetMaxTiles tiles. Any other split, and any single pass on a CPU
+// device, takes tiles from the counter. lavapipe ends a shader's
 // loops after 65535 iterations in all (a guard against endless loops),
 // and it does not run the workgroups of a 2D grid in index order: by
 // index, a tile of the grid's second row ran before most of its
@@ -180,7 +181,7 @@ const SmallInputBytes = 4 << 20
 // us, partition_if 9.54 instead of 11.30; at 2^22 the default tiles were
 // faster. ok is false where the rule does not apply.
 func SmallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uint32, bool) {
-	if wg != 0 || loads != 0 || info.CPU() || bytes > SmallInputBytes || info.MaxWorkgroupInvocations < 512 || 512%info.MaxSubgroupSize != 0 {
+	if wg != 0 || loads != 0 || info.CPU() || bytes > SmallInputBytes || info.MaxWorkgroupInvocations < 512 || info.MaxWorkgroupSize[0] < 512 || 512%info.MaxSubgroupSize != 0 {
 		return 0, 0, false
 	}
 	return 512, 1, true
