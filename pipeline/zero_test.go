@@ -67,6 +67,12 @@ func TestKnownZero(t *testing.T) {
 	if r(0, 64).KnownZero() {
 		t.Error("a note of a command buffer never submitted was kept")
 	}
+	if err := ctx.Submit(func(cb vk.CommandBuffer) error { cb.FillBuffer(r(64, 64), 0); return failed }); !errors.Is(err, failed) {
+		t.Fatalf("Submit: %v", err)
+	}
+	if r(64, 64).KnownZero() {
+		t.Error("a zero fill of a command buffer never submitted left its range known zero")
+	}
 	// So does a recorder that fails after the note.
 	err = pipeline.Run(ctx, func(rec *pipeline.Recorder) {
 		rec.LeaveZero(r(0, 64))
