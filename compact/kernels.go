@@ -83,6 +83,13 @@ type onepassPush struct {
 	GroupSize uint32 `glsl:"groupSize"`
 	MaxX      uint32 `glsl:"maxX"`
 	Spins     uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+	// select_onepass_wide alone (the others ignore them): the dispatch's
+	// tiles [Tile0, TileEnd), the workgroups launched by the dispatches
+	// before it, the words of each output window.
+	Tile0    uint32 `glsl:"tile0"`
+	TileEnd  uint32 `glsl:"tileEnd"`
+	WgBase   uint32 `glsl:"wgBase"`
+	WinWords uint32 `glsl:"winWords"`
 }
 
 // onepassSpec is select_onepass's specialization constants.
@@ -122,4 +129,8 @@ var (
 		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
 	onepassResetKernel = newKernel[onepassPush, onepassSpec]("select_onepass_reset", true,
 		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
+	// The same, then output windows 1 to 3.
+	onepassWideKernel = newKernel[onepassPush, onepassSpec]("select_onepass_wide", true,
+		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read,
+		pipeline.Write, pipeline.Write, pipeline.Write)
 )

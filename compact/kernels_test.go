@@ -14,5 +14,5 @@ import (
 // renamed or swapped on either side fails it.
 func TestKernelBlocks(t *testing.T) {
 	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("select_"), countKernel.Interface(), scanKernel.Interface(),
-		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface(), onepassResetKernel.Interface())
+		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface(), onepassResetKernel.Interface(), onepassWideKernel.Interface())
 }

@@ -99,7 +99,8 @@ func TestSelectAutoPath(t *testing.T) {
 		{nonzero(vkcompact.Uint32), 1 << 27, vkcompact.PathSinglePass},
 		{nonzero(vkcompact.Uint32), vkcompact.MaxSinglePassElements + 1, vkcompact.PathThreePhase},
 		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true, ReverseRejected: true}, 1 << 27, vkcompact.PathSinglePass},
-		{nonzero(vkcompact.Uint32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
+		{nonzero(vkcompact.Uint32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathSinglePass}, // in windows
+		{nonzero(vkcompact.Uint64), uint64(ctx.Info().MaxStorageBufferRange)/2 + 1, vkcompact.PathThreePhase}, // past four output windows
 	} {
 		p, err := compact.NewPlan(ctx, c.n, c.sel)
 		if err != nil {
@@ -130,14 +131,14 @@ func TestSinglePassNotApplicable(t *testing.T) {
 	}{
 		{single(compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), InPlace: true}), 1000, "in place"},
 		{single(compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true}), 1000, "ReverseRejected"},
-		{single(u32), vkcompact.MaxSinglePassElements + 1, "at most 1073741823"},
-		{single(u32), uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "maxStorageBufferRange"},
+		{single(u32), vkcompact.MaxSinglePassElements + 1, "at most 3220176895"},
+		{single(nonzero(vkcompact.Uint64)), uint64(ctx.Info().MaxStorageBufferRange)/2 + 1, "maxStorageBufferRange"},
 		{single(u32), 0, "no elements"},
 		{single(compact.Selection{Elem: vkcompact.Struct(256, 0, vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{LoadsPerLane: 4}}), 1000, "shared memory"},
 		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), ReverseRejected: true}, 1000, "split only"},
 		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{Path: 7}}, 1000, "unknown path"},
 	} {
-		if c.n > uint64(ctx.Info().MaxStorageBufferRange)/4 && c.want == "maxStorageBufferRange" && c.n > vkcompact.MaxSinglePassElements {
+		if c.want == "maxStorageBufferRange" && c.n > vkcompact.MaxSinglePassElements {
 			continue // the element limit speaks first on this device
 		}
 		_, err := compact.NewPlan(ctx, c.n, c.sel)
@@ -295,4 +296,109 @@ func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
 		o.WorkgroupSize, o.LoadsPerLane = wg, loads
 	}
 	return o
+}
+
+// TestSinglePassWindows runs the single pass past one binding, with the
+// binding limit lowered to 64 KiB so that small inputs take several input
+// windows (one dispatch each, tile numbers carried from one to the next)
+// and up to four output windows: every kept ratio (the kept elements of a
+// late window land in an early output window), splits (the rejected ones
+// in the last windows), 8- and 12-byte elements, uint8 flags, GPU counts
+// that end inside a window or leave whole dispatches without elements,
+// and the fallback; each against the Go reference with the output
+// poisoned. Tiles whose bytes are not a multiple of the offset alignment
+// (SwiftShader's 256 bytes with small tiles) take windows of a multiple
+// of tiles that is. Past four output windows the single pass is refused,
+// naming the reason.
+func TestSinglePassWindows(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := vktest.Rand(t)
+	info := ctx.Info()
+	const limit = 64 << 10
+	defer compact.SetWindowLimit(limit)()
+	wg := max(info.MaxSubgroupSize, 64)
+	for i, c := range []struct {
+		typ      vkcompact.Type
+		elem     vkcompact.Elem
+		n        int
+		ratio    float64
+		split    bool
+		flags    bool
+		gpuCount int // -1: none
+		spins    int32
+	}{
+		{vkcompact.Uint32, vkcompact.Elem{}, 60001, 0.5, false, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Elem{}, 65536, 1, false, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Elem{}, 50000, 0.1, false, false, -1, -1},
+		{vkcompact.Uint32, vkcompact.Elem{}, 50000, 0, false, false, -1, 0},
+		{vkcompact.Int32, vkcompact.Elem{}, 60001, 0.5, true, false, -1, 0},
+		{vkcompact.Float32, vkcompact.Elem{}, 40000, 0.9, true, false, -1, -1},
+		{vkcompact.Uint64, vkcompact.Elem{}, 30001, 0.5, false, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Struct(12, 4, vkcompact.Uint32), 20000, 0.5, true, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Struct(12, 4, vkcompact.Uint32), 20000, 0.5, false, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Struct(16, 4, vkcompact.Uint32), 15000, 0.5, false, false, -1, 0},
+		{vkcompact.Uint32, vkcompact.Elem{}, 60001, 0.4, false, true, -1, 0},
+		{vkcompact.Uint32, vkcompact.Elem{}, 60001, 0.5, false, false, 20000, 0},
+		{vkcompact.Uint32, vkcompact.Elem{}, 60001, 0.7, true, false, 45001, -1},
+	} {
+		sel := nonzero(c.typ)
+		if c.elem.Size() != 0 {
+			sel.Elem = c.elem
+		}
+		sel.Path, sel.Spins, sel.WorkgroupSize, sel.LoadsPerLane = vkcompact.PathSinglePass, c.spins, wg, 4
+		sel.Split, sel.ReverseRejected = c.split, c.split
+		if c.flags {
+			sel.Keep = compact.KeepFlagged(1)
+		}
+		sc := selCase{n: c.n, sel: sel, keep: keepMask(rng, c.n, patRandom, c.ratio)}
+		if c.gpuCount >= 0 {
+			sc.gpuCount, sc.count = true, uint32(c.gpuCount)
+		}
+		t.Run(fmt.Sprintf("%d/%v/n=%d", i, sel.Elem.Key, c.n), func(t *testing.T) {
+			p, err := compact.NewPlan(ctx, uint64(c.n), sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tu := p.Tuning()
+			bytes := uint64(c.n) * uint64(sel.Elem.Size())
+			if tu.WindowTiles == 0 || tu.OutWindowBytes == 0 || uint64(tu.WindowTiles)*uint64(tu.Tile)*uint64(sel.Elem.Size()) > limit || tu.SelfReset {
+				t.Fatalf("tuning %+v: want windows of at most %d bytes, no self-reset", tu, limit)
+			}
+			if tu.Tiles <= tu.WindowTiles || bytes <= tu.OutWindowBytes {
+				t.Fatalf("tuning %+v: want several input and output windows for %d bytes", tu, bytes)
+			}
+			runSel(t, ctx, rng, sc)
+		})
+	}
+	// Windows of more tiles than the grid's x limit: 2D grids, whose
+	// padding workgroups take tile-counter numbers too.
+	o := smallTiles(ctx, compact.Options{Path: vkcompact.PathSinglePass})
+	probe, err := compact.NewPlan(ctx, 1<<20, nonzero(vkcompact.Uint32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tileBytes := uint64(probe.Tuning().Tile) * 4
+	if o.WorkgroupSize != 0 {
+		tileBytes = uint64(o.WorkgroupSize*o.LoadsPerLane) * 16
+	}
+	window := (uint64(info.MaxWorkgroupCount[0]) + 1000) * tileBytes
+	if n := (2*window + window/3) / 4; n <= 1<<24 {
+		restore := compact.SetWindowLimit(window)
+		for _, split := range []bool{false, true} {
+			sel := nonzero(vkcompact.Uint32)
+			sel.Options, sel.Split, sel.ReverseRejected = o, split, split
+			runSel(t, ctx, rng, selCase{n: int(n), sel: sel, keep: keepMask(rng, int(n), patRandom, 0.5)})
+		}
+		restore()
+	} else {
+		t.Logf("windows of %d tiles of %d bytes: too many elements to test here", info.MaxWorkgroupCount[0]+1000, tileBytes)
+	}
+
+	// Refused: an output past four windows.
+	big := nonzero(vkcompact.Uint32)
+	big.Path = vkcompact.PathSinglePass
+	n := uint64(4*limit/4 + 1)
+	if _, err := compact.NewPlan(ctx, n, big); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "binds at most 4") {
+		t.Errorf("n=%d: got %v, want ErrInvalid naming the four output windows", n, err)
+	}
 }

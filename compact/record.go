@@ -3,6 +3,7 @@ package compact
 import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -134,19 +135,58 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	}
 	n := uint64(p.n)
 	src, dst := b.Src.Sub(0, n*p.size), b.Dst.Sub(0, n*p.size)
+	push := onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
+		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins}
 	stamp()
 	if !p.selfReset || !status.KnownZero() {
 		vkcompact.RecordFill(r, status, 0)
 	}
 	stamp()
-	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CLo: p.cLo, CHi: p.cHi, CountOn: countOn,
-		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins},
-		src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
+	if p.windowTiles > 0 {
+		p.recordWindows(r, b, push, status, count)
+	} else {
+		p.pass.Dispatch(r, uint64(p.tiles), push, src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
+	}
 	if p.selfReset {
 		r.LeaveZero(status)
 	}
 	stamp()
 	stamp()
+}
+
+// recordWindows records a single pass past one binding: one dispatch per
+// window of p.windowTiles tiles of the input (and flags), each after a
+// barrier (the recorder's: each reads and writes status), with the
+// output bound as windows of p.winWords words.
+func (p *Plan) recordWindows(r *pipeline.Recorder, b Buffers, push onepassPush, status, count vk.Range) {
+	n := uint64(p.n)
+	win := uint64(p.winWords) * 4
+	var out [tiling.MaxOutWindows]vk.Range
+	for w := range out {
+		first := uint64(w) * win
+		if first >= n*p.size {
+			out[w] = out[0] // bound, never written
+			continue
+		}
+		out[w] = b.Dst.Sub(first, min(win, n*p.size-first))
+	}
+	push.WinWords = p.winWords
+	info := p.ctx.Info()
+	for t0 := uint32(0); t0 < p.tiles; t0 += p.windowTiles {
+		tiles := min(p.windowTiles, p.tiles-t0)
+		first := uint64(t0) * uint64(p.tile)
+		elems := min(uint64(tiles)*uint64(p.tile), n-first)
+		src := b.Src.Sub(first*p.size, elems*p.size)
+		push.Tile0, push.TileEnd = t0, t0+tiles
+		p.pass.Dispatch(r, uint64(tiles), push, src, src, p.flagsFor(b, src, first, elems), status, out[0], out[0],
+			b.Result.Sub(0, ResultSize), count, out[1], out[2], out[3])
+		grid, err := pipeline.GridFor(info, uint64(tiles))
+		if err != nil {
+			r.Fail(err)
+			return
+		}
+		push.WgBase += grid.X * grid.Y // each took a number from the tile counter
+	}
 }
 
 // flagsFor returns the flags of the segment [first, first+elems), or src

@@ -165,8 +165,10 @@ type Plan struct {
 	onepass     bool // the single pass; none of the three-phase fields above apply
 	tile, tiles uint32
 	spins       uint32
-	byIndex     bool // tiles go by workgroup index (tilesByIndex)
-	selfReset   bool // the pass leaves its status words zero (tiling.SelfReset)
+	byIndex     bool   // tiles go by workgroup index (tilesByIndex)
+	selfReset   bool   // the pass leaves its status words zero (tiling.SelfReset)
+	windowTiles uint32 // past one binding: tiles per dispatch (0: one dispatch)
+	winWords    uint32 // past one binding: words per output window
 	pass        pipeline.TypedPipeline[onepassPush]
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
@@ -265,7 +267,10 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
 	var err error
 	kernel := onepassKernel
-	if p.selfReset {
+	switch {
+	case p.windowTiles > 0:
+		kernel = onepassWideKernel // past one binding
+	case p.selfReset:
 		kernel = onepassResetKernel // the pass resets its status words (shaders/tile_reset.glsl)
 	}
 	p.pass, err = kernel.Get(pipeline.For(p.ctx), onepassSpec{
@@ -293,7 +298,8 @@ func (p *Plan) Tuning() Tuning {
 		w = WriteStaged
 	}
 	if p.onepass {
-		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset}
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset,
+			WindowTiles: p.windowTiles, OutWindowBytes: uint64(p.winWords) * 4}
 	}
 	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
 }
@@ -319,4 +325,10 @@ type Tuning struct {
 	// (package vkcompact, "Scratch between runs"); up to
 	// tiling.SelfResetMaxTiles tiles.
 	SelfReset bool
+	// Past one binding (elements or flags above maxStorageBufferRange):
+	// the tiles of each dispatch, one per window of the input, and the
+	// bytes of each window of the output (at most four). Both are 0 when
+	// one dispatch binds everything.
+	WindowTiles    uint32
+	OutWindowBytes uint64
 }

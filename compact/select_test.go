@@ -464,9 +464,12 @@ func TestSelectAboveMaxRange(t *testing.T) {
 	rng := vktest.Rand(t)
 	maxRange := int(info.MaxStorageBufferRange)
 	n := maxRange/4 + 1234567 // uint32 elements
-	for _, mode := range []struct{ split, inPlace bool }{{false, false}, {true, false}, {false, true}} {
+	for _, mode := range []struct{ split, inPlace, single bool }{{false, false, false}, {true, false, false}, {false, true, false}, {true, false, true}} {
 		sel := nonzero(vkcompact.Uint32)
 		sel.Split, sel.InPlace = mode.split, mode.inPlace
+		if mode.single { // in two windows
+			sel.Path, sel.ReverseRejected = vkcompact.PathSinglePass, true
+		}
 		runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRuns, 0.6)})
 	}
 	// Structs of 48 bytes: more than two segments.

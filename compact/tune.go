@@ -102,7 +102,7 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 // planSinglePass sizes the single pass, or says why it does not apply.
 func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) string {
 	sel := p.sel
-	limit := uint64(info.MaxStorageBufferRange)
+	limit := bindingLimit(info)
 	switch {
 	case sel.InPlace:
 		return "it does not run in place"
@@ -112,11 +112,8 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 		return "there are no elements"
 	case n > vkcompact.MaxSinglePassElements:
 		return fmt.Sprintf("%d elements: at most %d", n, vkcompact.MaxSinglePassElements)
-	case n*p.size > limit:
-		return fmt.Sprintf("%d bytes of elements exceed one binding (maxStorageBufferRange %d)", n*p.size, limit)
-	case sel.Keep.Op == Flagged && alignUp(n*uint64(sel.Keep.FlagBytes), 4) > limit:
-		return fmt.Sprintf("the flags exceed one binding (maxStorageBufferRange %d)", limit)
 	}
+	wg0, loads0 := p.wg, p.loads // the three phases' if the single pass does not apply
 	shared := func(loads uint32) uint64 {
 		maxSubgroups := uint64(p.wg / max(info.MinSubgroupSize, 1))
 		return 4 * (uint64(p.wg*loads*epv*words) + uint64(loads+1)*maxSubgroups + 8)
@@ -151,5 +148,51 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.spins = tiling.Spins(info, sel.Spins)
 	p.byIndex = tiling.TilesByIndex(info, sel.Split, p.tiles)
 	p.selfReset = tiling.SelfReset(p.tiles)
+	if why := p.planWindows(info, n, limit); why != "" {
+		p.onepass, p.wg, p.loads = false, wg0, loads0
+		return why
+	}
 	return ""
+}
+
+// planWindows cuts a single pass whose elements or flags exceed one
+// binding (limit bytes) into one dispatch per input window, with the
+// output bound as up to tiling.MaxOutWindows windows, or says why it
+// cannot.
+func (p *Plan) planWindows(info vk.DeviceInfo, n, limit uint64) string {
+	fb := uint64(0)
+	if p.sel.Keep.Op == Flagged {
+		fb = uint64(p.sel.Keep.FlagBytes)
+	}
+	bytes := n * p.size
+	if bytes <= limit && alignUp(n*fb, 4) <= limit {
+		return ""
+	}
+	tile := uint64(p.tile)
+	p.windowTiles = tiling.WindowTiles(info, limit, tile*p.size, tile*fb)
+	if p.windowTiles == 0 {
+		return fmt.Sprintf("past one binding (%d bytes of elements, maxStorageBufferRange %d) its windows are whole tiles at offsets aligned to %d bytes, and one binding holds none of tiles of %d bytes of elements and %d of flags",
+			bytes, limit, info.MinStorageBufferOffsetAlignment, tile*p.size, tile*fb)
+	}
+	win := tiling.OutWindowBytes(info, limit)
+	if w := ceilDiv(bytes, win); w > tiling.MaxOutWindows {
+		return fmt.Sprintf("its output of %d bytes needs %d bindings of %d bytes (maxStorageBufferRange %d): it binds at most %d",
+			bytes, w, win, limit, tiling.MaxOutWindows)
+	}
+	p.winWords = uint32(win / 4)
+	p.selfReset = false // a clear before every pass (many tiles: tiling.SelfReset)
+	return ""
+}
+
+// testWindowLimit, when not zero, replaces maxStorageBufferRange as the
+// bytes one binding of the single pass holds: tests set it to cut small
+// inputs into windows.
+var testWindowLimit uint64
+
+// bindingLimit is the bytes the single pass puts in one binding.
+func bindingLimit(info vk.DeviceInfo) uint64 {
+	if testWindowLimit != 0 {
+		return min(testWindowLimit, uint64(info.MaxStorageBufferRange))
+	}
+	return uint64(info.MaxStorageBufferRange)
 }

@@ -39,7 +39,9 @@ func TestAutoPathDecision(t *testing.T) {
 			{"in place", inPlace, 1000, vkcompact.PathThreePhase},
 			{"no elements", u32, 0, vkcompact.PathThreePhase},
 			{"past the single pass's count", u32, vkcompact.MaxSinglePassElements + 1, vkcompact.PathThreePhase},
-			{"past one binding", u32, uint64(dev.MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
+			{"past one binding: in windows", u32, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
+			{"the most the single pass counts", u32, vkcompact.MaxSinglePassElements, map[bool]vkcompact.Path{true: single, false: vkcompact.PathThreePhase}[4*uint64(vkcompact.MaxSinglePassElements) <= 4*uint64(dev.MaxStorageBufferRange&^255)]},
+			{"past four output windows", Selection{Elem: vkcompact.Plain(vkcompact.Uint64), Keep: KeepNonZero()}, uint64(dev.MaxStorageBufferRange)/2 + 1, vkcompact.PathThreePhase},
 		} {
 			p, err := tunePlan(dev, c.n, c.sel)
 			if err != nil {

@@ -368,12 +368,16 @@ func maxChunk(it loopIters, round uint64) uint64 {
 	return max((pipeline.LoopBudget-min(it.fixed, pipeline.LoopBudget/2))/it.perRound, 1) * round
 }
 
+// maxOnesweepKeys bounds the single pass: its status words hold counts
+// below 2^30.
+const maxOnesweepKeys = 1<<30 - 1
+
 // onesweepNot says why the single pass does not apply, or returns ""
 // where it does.
 func onesweepNot(info vk.DeviceInfo, n uint64, wg uint32, d digits, status tileStatus) string {
 	switch {
-	case n > vkcompact.MaxSinglePassElements:
-		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, vkcompact.MaxSinglePassElements)
+	case n > maxOnesweepKeys:
+		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, maxOnesweepKeys)
 	case wg < d.buckets():
 		return fmt.Sprintf("a workgroup of %d invocations is smaller than the %d digits of %d bits: each digit needs its own invocation", wg, d.buckets(), d.bits)
 	case status.bytes() > uint64(info.MaxStorageBufferRange):

@@ -51,6 +51,11 @@ type onepassPush struct {
 	Tiles   uint32 `glsl:"tiles"` // tiles dispatched
 	CountOn uint32 `glsl:"countOn"`
 	Spins   uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+	// With Windowed (else ignored): the dispatch's tiles [Tile0, TileEnd)
+	// and the workgroups launched by the dispatches before it.
+	Tile0   uint32 `glsl:"tile0"`
+	TileEnd uint32 `glsl:"tileEnd"`
+	WgBase  uint32 `glsl:"wgBase"`
 }
 
 // onepassSpec is scan_onepass's specialization constants.
@@ -60,6 +65,7 @@ type onepassSpec struct {
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
 	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
+	Windowed     uint32 `glsl:"WINDOWED"`      // 1: one dispatch per window of the input past one binding
 }
 
 // newKernel describes package shaders' kernel name as a typed kernel; every

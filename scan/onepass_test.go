@@ -86,7 +86,6 @@ func TestScanSinglePassNotApplicable(t *testing.T) {
 		{scan.Sum{Type: vkcompact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
 		{scan.Sum{Type: vkcompact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
 		{scan.Sum{Type: vkcompact.Int32, Options: one}, 0, "no elements"},
-		{scan.Sum{Type: vkcompact.Uint32, Options: one}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, "exceed one binding"},
 		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: 9}}, 1000, "unknown path 9"},
 		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
 	} {
@@ -120,7 +119,7 @@ func TestScanAutoPath(t *testing.T) {
 		{scan.Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
 		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{WorkgroupSize: bigWG}}, 1000, bigWant},
 		{scan.Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
-		{scan.Sum{Type: vkcompact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
+		{scan.Sum{Type: vkcompact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathSinglePass}, // in windows
 	} {
 		p, err := scan.NewPlan(ctx, c.n, c.s)
 		if err != nil {
@@ -225,4 +224,58 @@ func smallTiles(ctx *vk.Context, o scan.Options) scan.Options {
 		o.WorkgroupSize, o.LoadsPerLane = wg, loads
 	}
 	return o
+}
+
+// TestScanSinglePassWindows runs the single pass past one binding, with
+// the binding limit lowered so that small inputs take several windows
+// (one dispatch each, binding the same window of the input and output,
+// tile numbers carried from one to the next): inclusive and exclusive,
+// GPU counts that end inside a window or before the last ones, the
+// fallback, and (where maxComputeWorkGroupCount[0] is small enough to
+// test) windows of more tiles than it, dispatched as 2D grids whose
+// padding workgroups take tile-counter numbers too. Each against the Go
+// reference with the output poisoned.
+func TestScanSinglePassWindows(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := vktest.Rand(t)
+	info := ctx.Info()
+	const limit = 64 << 10
+	restore := scan.SetWindowLimit(limit)
+	defer restore()
+	for i, c := range []struct {
+		n        int
+		gpuCount int // -1: none
+		spins    int32
+	}{{100003, -1, 0}, {65536, -1, -1}, {100003, 30000, 0}, {100003, 70001, -1}, {16385, -1, 0}} {
+		o := scan.Options{Path: vkcompact.PathSinglePass, Spins: c.spins, WorkgroupSize: max(info.MaxSubgroupSize, 64), LoadsPerLane: 2}
+		typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
+		sc := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 1, Options: o}, data: scanData(rng, typ, c.n, true)}
+		if c.gpuCount >= 0 {
+			sc.gpuCount, sc.count = true, uint32(c.gpuCount)
+		}
+		p, err := scan.NewPlan(ctx, uint64(c.n), sc.scan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tu := p.Tuning()
+		if tu.WindowTiles == 0 || tu.Tiles <= tu.WindowTiles || uint64(tu.WindowTiles)*uint64(tu.Tile)*4 > limit || tu.SelfReset {
+			t.Fatalf("n=%d: tuning %+v: want several windows of at most %d bytes, no self-reset", c.n, tu, limit)
+		}
+		runScan(t, ctx, sc)
+	}
+	// Windows of more tiles than the grid's x limit.
+	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
+	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tileBytes := uint64(probe.Tuning().Tile) * 4
+	window := (uint64(info.MaxWorkgroupCount[0]) + 1000) * tileBytes
+	n := (2*window + window/3) / 4
+	if n > 1<<24 {
+		t.Skipf("windows of %d tiles of %d bytes: too many elements to test here", info.MaxWorkgroupCount[0]+1000, tileBytes)
+	}
+	scan.SetWindowLimit(window)
+	t.Logf("n=%d, tiles of %d bytes, windows of %d bytes", n, tileBytes, window)
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
 }

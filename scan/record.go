@@ -95,13 +95,40 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 		vkcompact.RecordFill(r, status, 0)
 	}
 	stamp()
-	p.pass.Dispatch(r, uint64(p.tiles), onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins},
-		src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+	push := onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins}
+	if p.windowTiles == 0 {
+		p.pass.Dispatch(r, uint64(p.tiles), push, src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+	} else {
+		p.recordWindows(r, b, push, status, count)
+	}
 	if p.selfReset {
 		r.LeaveZero(status)
 	}
 	stamp()
 	stamp()
+}
+
+// recordWindows records a single pass past one binding: one dispatch per
+// window of p.windowTiles tiles, binding the same window of the input and
+// the output, each after a barrier (the recorder's: each reads and
+// writes status).
+func (p *Plan) recordWindows(r *pipeline.Recorder, b Buffers, push onepassPush, status, count vk.Range) {
+	n := uint64(p.n)
+	info := p.ctx.Info()
+	for t0 := uint32(0); t0 < p.tiles; t0 += p.windowTiles {
+		tiles := min(p.windowTiles, p.tiles-t0)
+		first := uint64(t0) * uint64(p.tile)
+		elems := min(uint64(tiles)*uint64(p.tile), n-first)
+		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
+		push.Tile0, push.TileEnd = t0, t0+tiles
+		p.pass.Dispatch(r, uint64(tiles), push, src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+		grid, err := pipeline.GridFor(info, uint64(tiles))
+		if err != nil {
+			r.Fail(err)
+			return
+		}
+		push.WgBase += grid.X * grid.Y // each took a number from the tile counter
+	}
 }
 
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {

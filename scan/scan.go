@@ -98,8 +98,9 @@ type Plan struct {
 	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
 	tile, tiles uint32
 	spins       uint32
-	byIndex     bool // tiles go by workgroup index (tiling.TilesByIndex)
-	selfReset   bool // the pass leaves its status words zero (tiling.SelfReset)
+	byIndex     bool   // tiles go by workgroup index (tiling.TilesByIndex)
+	selfReset   bool   // the pass leaves its status words zero (tiling.SelfReset)
+	windowTiles uint32 // past one binding: tiles per dispatch (0: one dispatch)
 	pass        pipeline.TypedPipeline[onepassPush]
 }
 

@@ -377,6 +377,7 @@ func TestScanAboveMaxRange(t *testing.T) {
 	rng := vktest.Rand(t)
 	n := int(info.MaxStorageBufferRange)/4 + 1234567
 	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32}, data: scanData(rng, vkcompact.Uint32, n, true)})
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Int32, Options: scan.Options{Path: vkcompact.PathSinglePass}}, data: scanData(rng, vkcompact.Int32, n, true)}) // in two windows
 	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: true, InPlace: true}, data: scanData(rng, vkcompact.Float32, n, true)})
 }
 

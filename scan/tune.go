@@ -31,6 +31,16 @@ type Tuning struct {
 	// so a Record whose scratch is known zero records no clear before it
 	// (package vkcompact, "Scratch between runs").
 	SelfReset bool
+	// WindowTiles: past one binding, the tiles of each dispatch, one per
+	// window of the input and output; 0 when one dispatch binds them.
+	WindowTiles uint32
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tune checks s for n elements on a device with info and picks the
@@ -101,8 +111,6 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 		return "it does not run in place"
 	case n == 0:
 		return "there are no elements"
-	case n*4 > uint64(info.MaxStorageBufferRange):
-		return fmt.Sprintf("%d bytes of elements exceed one binding (maxStorageBufferRange %d)", n*4, info.MaxStorageBufferRange)
 	case p.wg > maxScanPassWorkgroup:
 		// On the H100 a workgroup of 1024 (tiles of 16384) never finished:
 		// the wait timed out after a minute, every time, while 512 and 256
@@ -110,6 +118,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 		// single pass is not offered there.
 		return fmt.Sprintf("workgroups above %d invocations are not proven on the single pass (%d asked)", maxScanPassWorkgroup, p.wg)
 	}
+	loads0 := p.loads // the three phases' if the single pass does not apply
 	p.loads = s.LoadsPerLane
 	if p.loads == 0 && s.WorkgroupSize == 0 {
 		p.loads = tiling.SmallScanLoads(info, n)
@@ -124,7 +133,29 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 	p.spins = tiling.Spins(info, s.Spins)
 	p.byIndex = tiling.TilesByIndex(info, false, p.tiles)
 	p.selfReset = tiling.SelfReset(p.tiles)
+	if limit := bindingLimit(info); n*4 > limit {
+		// Past one binding: one dispatch per window of whole tiles.
+		if p.windowTiles = tiling.WindowTiles(info, limit, uint64(p.tile)*4); p.windowTiles == 0 {
+			p.onepass, p.loads = false, loads0
+			return fmt.Sprintf("past one binding (%d bytes of elements, maxStorageBufferRange %d) its windows are whole tiles at offsets aligned to %d bytes, and one binding holds none of tiles of %d bytes",
+				n*4, limit, info.MinStorageBufferOffsetAlignment, p.tile*4)
+		}
+		p.selfReset = false // a clear before every pass (many tiles: tiling.SelfReset)
+	}
 	return ""
+}
+
+// testWindowLimit, when not zero, replaces maxStorageBufferRange as the
+// bytes one binding of the single pass holds: tests set it to cut small
+// inputs into windows.
+var testWindowLimit uint64
+
+// bindingLimit is the bytes the single pass puts in one binding.
+func bindingLimit(info vk.DeviceInfo) uint64 {
+	if testWindowLimit != 0 {
+		return min(testWindowLimit, uint64(info.MaxStorageBufferRange))
+	}
+	return uint64(info.MaxStorageBufferRange)
 }
 
 // singlePassPipelines creates the single pass's pipelines.
@@ -141,14 +172,14 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
 	tiles.Vecs = p.loads
 	var err error
 	p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), onepassSpec{SelectSpec: tiles, Inclusive: p.sum.Inclusive,
-		MaxSubgroups: p.wg / max(info.MinSubgroupSize, 1), TileByID: byIndex, SelfReset: selfReset})
+		MaxSubgroups: p.wg / max(info.MinSubgroupSize, 1), TileByID: byIndex, SelfReset: selfReset, Windowed: b2u(p.windowTiles > 0)})
 	return err
 }
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
 	if p.onepass {
-		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset}
+		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset, WindowTiles: p.windowTiles}
 	}
 	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.Procs, Chunk: p.Chunk, Chunks: p.NChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, SegmentElems: p.SegElems}
 }

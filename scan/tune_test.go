@@ -30,7 +30,7 @@ func TestAutoPathDecision(t *testing.T) {
 			{"u32 sums in place", Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
 			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: single}[bigWG > maxScanPassWorkgroup]},
 			{"no elements", Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
-			{"past one binding", Sum{Type: vkcompact.Uint32}, uint64(dev.MaxStorageBufferRange)/4 + 1, vkcompact.PathThreePhase},
+			{"past one binding: in windows", Sum{Type: vkcompact.Uint32}, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
 		} {
 			p, err := tune(dev, c.n, c.s)
 			if err != nil {

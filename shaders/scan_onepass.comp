@@ -43,6 +43,11 @@
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 status
 // (2 + 2 * tiles words), 3 the output as uvec4, 4 the same as uint, 5 the
 // total (1 word), 6 the GPU-side element count.
+//
+// Past one binding (WINDOWED): the host records one dispatch per window
+// of tiles whose input and output one binding each holds, with a barrier
+// between them; element i's sum goes to slot i, so each dispatch binds
+// the same window of both.
 
 #include "common.glsl"
 #include "select.glsl"
@@ -52,6 +57,7 @@ layout(constant_id = 8) const bool INCLUSIVE = false;
 layout(constant_id = 9) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 10) const uint TILE_BY_ID = 1;    // 1: tile = workgroup index; 0: from the tile counter
 layout(constant_id = 11) const uint SELF_RESET = 0;    // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
+layout(constant_id = 12) const uint WINDOWED = 0;      // 1: one dispatch of several, each over one window of the input and output
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -66,6 +72,12 @@ layout(push_constant) uniform Push {
     uint tiles;   // tiles dispatched: status holds 2 + 2 * tiles words
     uint countOn; // take the element count from gpuCount[0]
     uint spins;   // re-reads of an unpublished predecessor before the fallback
+    // With WINDOWED (else unused): this dispatch's tiles are tile0 ..
+    // tileEnd - 1, its input and output bound from element tile0 * TILE;
+    // wgBase workgroups took a number from the tile counter before it.
+    uint tile0;
+    uint tileEnd;
+    uint wgBase;
 } pc;
 
 const bool LOAD_DATA = true;
@@ -110,9 +122,11 @@ uvec4 loadK(uint start, uint k, uint n) {
 }
 
 // sumTile sums tile t with the calling subgroup alone: the fallback's
-// work. Every lane gets the sum.
-uint sumTile(uint t, uint n) {
-    uint start = t * TILE;
+// work. Every lane gets the sum. elem0 is the first element bound, n the
+// elements in all.
+uint sumTile(uint t, uint elem0, uint n) {
+    uint start = t * TILE - elem0;
+    n -= elem0;
     uint s = 0;
     for (uint u = gl_SubgroupInvocationID; u < WG * VECS; u += gl_SubgroupSize) {
         uint first = start + u * 4;
@@ -140,20 +154,31 @@ void runTile() {
         barrier();
         tile = sTile;
     }
-    if (tile > lastTile || tile >= pc.tiles) {
+    uint elem0 = 0, tileEnd = pc.tiles; // the first element bound; one past the dispatch's last tile
+    if (WINDOWED != 0) {
+        // One dispatch of several, each over the tiles of one window: its
+        // predecessors' dispatches are over (a barrier lies between), so
+        // its look-back meets an inclusive prefix by tile tile0 - 1, and
+        // its fallback sums only tiles of its own window.
+        tile = pc.tile0 + (TILE_BY_ID != 0 ? tile : tile - pc.wgBase);
+        elem0 = pc.tile0 * TILE;
+        tileEnd = pc.tileEnd;
+    }
+    if (tile > lastTile || tile >= tileEnd) {
         if (lid == 0) {
             countIn(); // it made no status access but the tile counter's
         }
         return; // past the count: no tile with elements waits on this one
     }
-    uint start = tile * TILE;
+    uint start = tile * TILE - elem0; // from the first element bound
+    uint nAt = n - elem0;
 
     // Load the tile once; sum each segment.
     uvec4 v[4];
     uint ex[4];
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            v[k] = loadK(start, k, n);
+            v[k] = loadK(start, k, nAt);
         }
     }
     [[unroll]] for (uint k = 0; k < 4; k++) {
@@ -222,7 +247,7 @@ void runTile() {
             base -= int(L);
             spin = L > 0 ? 1 : spin + 1;
             if (spin > pc.spins) {
-                uint agg = sumTile(uint(base), n);
+                uint agg = sumTile(uint(base), elem0, n);
                 if (subgroupElect()) {
                     publish(uint(base), AGG, agg);
                 }
@@ -253,11 +278,11 @@ void runTile() {
                 at = next;
             }
             uint first = start + (k * WG + lid) * 4;
-            if (first + 4 <= n) {
+            if (first + 4 <= nAt) {
                 dstVec[first / 4] = o;
             } else {
                 [[unroll]] for (uint j = 0; j < 4; j++) {
-                    if (first + j < n) {
+                    if (first + j < nAt) {
                         dstWord[first + j] = o[j];
                     }
                 }

@@ -35,11 +35,13 @@
 // rejected element overall goes to slot n - 1 - r, so no tile waits for
 // the kept total.
 //
-// Status word of tile t (status[1 + t]): bits 30-31 the flag (0 not yet,
-// 1 aggregate, 2 inclusive prefix), bits 0-29 the value. Flag and value
-// share one word, written with atomicMax (a flag never goes down) and read
-// with atomic loads, so no other memory ordering is needed; the host keeps
-// n below 2^30. status[0] is the tile counter (unused with TILE_BY_ID),
+// Status word of tile t (status[1 + t]): 0 not yet published; an
+// aggregate A (at most a tile, below 2^20) as AGG + A = 2^30 + A; an
+// inclusive prefix P as INCL + P = 2^30 + 2^20 + P, so P may reach
+// 3 * 2^30 - 2^20 - 1 (vkcompact.MaxSinglePassElements, which the host
+// keeps n to). A word only grows as its tile goes from one state to the
+// next: it is written with atomicMax and read with atomic loads, and no
+// other memory ordering is needed. status[0] is the tile counter (unused with TILE_BY_ID),
 // status[1 + tiles] the count of finished workgroups. The last workgroup
 // to finish sets them all back to zero (tile_reset.glsl) when built with
 // SELF_RESET (select_onepass_reset.comp, for up to
@@ -56,6 +58,13 @@
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
 // 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
 // as uint, 6 the result block (12 words), 7 the GPU-side element count.
+//
+// Past one binding (select_onepass_wide.comp, WINDOWS): the host records
+// one dispatch per input window (the tiles whose elements and flags one
+// binding holds), with a barrier between them, and binds the output as up
+// to four windows of pc.winWords words (bindings 5, 8, 9 and 10), since a
+// tile's kept elements may land anywhere before it (and a split's
+// rejected ones anywhere after it).
 
 #include "common.glsl"
 #include "select.glsl"
@@ -74,6 +83,11 @@ layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
 layout(std430, binding = 6) writeonly buffer Result { uint result[]; };
 layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
+#ifdef WINDOWS
+layout(std430, binding = 8) writeonly buffer DstWord1 { uint dstWord1[]; };
+layout(std430, binding = 9) writeonly buffer DstWord2 { uint dstWord2[]; };
+layout(std430, binding = 10) writeonly buffer DstWord3 { uint dstWord3[]; };
+#endif
 
 layout(push_constant) uniform Push {
     uint n;         // elements (the capacity when countOn)
@@ -84,12 +98,21 @@ layout(push_constant) uniform Push {
     uint groupSize; // the caller's invocations per workgroup, for result[4..6]
     uint maxX;      // maxComputeWorkGroupCount[0]
     uint spins;     // re-reads of an unpublished predecessor before the fallback
+    // With WINDOWS (else unused): this dispatch's tiles are tile0 ..
+    // tileEnd - 1, its elements bound from element tile0 * TILE; wgBase
+    // workgroups took a number from the tile counter before it; the
+    // output's windows hold winWords words each.
+    uint tile0;
+    uint tileEnd;
+    uint wgBase;
+    uint winWords;
 } pc;
 
 const bool LOAD_DATA = true;
 #include "select_load.glsl"
 
-const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
+// Status words (see the top): AGG + aggregate, INCL + inclusive prefix.
+const uint AGG = 1u << 30, INCL = AGG + (1u << 20);
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * VECS * EPV;
 // Status words per lane per look-back round. One: on the H100 the kernel
@@ -151,9 +174,11 @@ uint keepMask(uvec4 v, uint first, uint n, uvec2 c) {
 }
 
 // countTile counts the kept elements of tile t with the calling subgroup
-// alone: the fallback's work. Every lane gets the count.
-uint countTile(uint t, uint n, uvec2 c) {
-    uint start = t * TILE;
+// alone: the fallback's work. Every lane gets the count. elem0 is the
+// first element bound, n the elements in all.
+uint countTile(uint t, uint elem0, uint n, uvec2 c) {
+    uint start = t * TILE - elem0;
+    n -= elem0;
     uint kept = 0;
     for (uint u = gl_SubgroupInvocationID; u < WG * VECS; u += gl_SubgroupSize) {
         uint first = start + u * EPV;
@@ -163,6 +188,25 @@ uint countTile(uint t, uint n, uvec2 c) {
 }
 
 #include "result_block.glsl"
+
+// storeWord writes word i of the output: with WINDOWS, i lies in window
+// i / pc.winWords (bindings 5, 8, 9, 10).
+void storeWord(uint i, uint v) {
+#ifdef WINDOWS
+    uint w = pc.winWords;
+    if (i < w) {
+        dstWord[i] = v;
+    } else if (i - w < w) {
+        dstWord1[i - w] = v;
+    } else if (i - 2 * w < w) {
+        dstWord2[i - 2 * w] = v;
+    } else {
+        dstWord3[i - 3 * w] = v;
+    }
+#else
+    dstWord[i] = v;
+#endif
+}
 
 #ifdef SELF_RESET
 void runTile() {
@@ -188,7 +232,19 @@ void main() {
         barrier();
         tile = sTile;
     }
-    if (tile > lastTile || tile >= pc.tiles) {
+#ifdef WINDOWS
+    // One dispatch of several, each over the tiles of one input window:
+    // its predecessors' dispatches are over (a barrier lies between), so
+    // its look-back meets an inclusive prefix by tile tile0 - 1, and its
+    // fallback counts only tiles of its own window.
+    tile = pc.tile0 + (TILE_BY_ID != 0 ? tile : tile - pc.wgBase);
+    uint elem0 = pc.tile0 * TILE; // the first element bound
+    uint tileEnd = pc.tileEnd;
+#else
+    const uint elem0 = 0;
+    uint tileEnd = pc.tiles;
+#endif
+    if (tile > lastTile || tile >= tileEnd) {
 #ifdef SELF_RESET
         if (lid == 0) {
             countIn(); // it made no status access but the tile counter's
@@ -198,6 +254,7 @@ void main() {
     }
     uint start = tile * TILE;
     uint m = min(TILE, n - min(start, n)); // elements in the tile
+    uint tileAt = start - elem0, nAt = n - elem0; // the same, from the first element bound
 
     // Load the tile once. Each subgroup ranks the kept elements of its
     // segments, segment segK(k) being the elements of the subgroup's load
@@ -210,7 +267,7 @@ void main() {
     uvec4 v[4];
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            v[k] = loadK(start, k, n);
+            v[k] = loadK(tileAt, k, nAt);
         }
     }
     uint seg = sg * EPV;
@@ -245,7 +302,7 @@ void main() {
                 x = uvec4(stage[u * 4], stage[u * 4 + 1], stage[u * 4 + 2], stage[u * 4 + 3]);
                 subgroupBarrier(); // the segment's units are read before any is overwritten
             }
-            uint keep = keepMask(x, start + segBase + pos, n, c);
+            uint keep = keepMask(x, tileAt + segBase + pos, nAt, c);
             uint own = 0, total = 0;
             [[unroll]] for (uint j = 0; j < 4; j++) {
                 if (j < EPV) {
@@ -262,7 +319,7 @@ void main() {
                     bool kj = (keep & (1u << j)) != 0;
                     if (kj || SPLIT != 0) {
                         uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
-                        uint e = start + segBase + pos + j;
+                        uint e = tileAt + segBase + pos + j;
                         [[unroll]] for (uint w = 0; w < STRIDE; w++) {
                             stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
                         }
@@ -300,7 +357,7 @@ void main() {
 #else
     if (lid == 0) {
 #endif
-        publish(tile, (tile == 0 ? FLAG_INCL : FLAG_AGG) | aggregate);
+        publish(tile, (tile == 0 ? INCL : AGG) + aggregate);
     }
 
     // Look back for the exclusive prefix, with subgroup 0 alone and no
@@ -319,38 +376,38 @@ void main() {
             uint st[LOOKBACK];
             [[unroll]] for (uint k = 0; k < LOOKBACK; k++) {
                 int t = base - int(k * sg + lane);
-                st[k] = t < 0 ? FLAG_INCL : loadStatus(uint(t));
+                st[k] = t < 0 ? INCL : loadStatus(uint(t));
             }
             bool found = false;
             uint stopWord = 0, stopAt = 0;
             [[unroll]] for (uint k = 0; k < LOOKBACK; k++) {
                 if (!found) {
-                    uvec4 stops = subgroupBallot((st[k] & ~VALUE) != FLAG_AGG);
+                    uvec4 stops = subgroupBallot(st[k] - AGG >= INCL - AGG); // not an aggregate (0 wraps past INCL)
                     if (stops != uvec4(0)) {
                         uint L = subgroupBallotFindLSB(stops); // the nearest word not an aggregate
-                        prefix += subgroupAdd(lane < L ? st[k] & VALUE : 0);
+                        prefix += subgroupAdd(lane < L ? st[k] - AGG : 0);
                         stopWord = subgroupAdd(lane == L ? st[k] : 0);
                         stopAt = k * sg + L;
                         found = true;
                     } else {
-                        prefix += subgroupAdd(st[k] & VALUE);
+                        prefix += subgroupAdd(st[k] - AGG);
                     }
                 }
             }
             if (!found) {
                 base -= int(LOOKBACK * sg);
                 spin = 0;
-            } else if ((stopWord & ~VALUE) == FLAG_INCL) {
-                prefix += stopWord & VALUE;
+            } else if (stopWord >= INCL) {
+                prefix += stopWord - INCL;
                 break;
             } else {
                 // Tile base - stopAt has not published: wait, or count it.
                 base -= int(stopAt);
                 spin = stopAt > 0 ? 1 : spin + 1;
                 if (spin > pc.spins) {
-                    uint agg = countTile(uint(base), n, c);
+                    uint agg = countTile(uint(base), elem0, n, c);
                     if (subgroupElect()) {
-                        publish(uint(base), FLAG_AGG | agg);
+                        publish(uint(base), AGG + agg);
                     }
                     prefix += agg;
                     base--;
@@ -360,7 +417,7 @@ void main() {
         }
         if (subgroupElect()) {
             if (tile > 0) {
-                publish(tile, FLAG_INCL | (prefix + aggregate));
+                publish(tile, INCL + (prefix + aggregate));
             }
             sPrefix = prefix;
 #ifdef SELF_RESET
@@ -391,7 +448,7 @@ void main() {
             if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
             if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
-            dstWord[runAt + t] = stage[stageAt + (k * seg + q - ek) * STRIDE + w];
+            storeWord(runAt + t, stage[stageAt + (k * seg + q - ek) * STRIDE + w]);
         }
     } else {
         // Write out, each subgroup its own segments: the kept elements to
@@ -411,7 +468,7 @@ void main() {
                     uint q = t / STRIDE;
                     uint w = t - q * STRIDE;
                     uint slot = q < kept ? keptAt + q : rejAt + q;
-                    dstWord[slot * STRIDE + w] = stage[segBase * STRIDE + t];
+                    storeWord(slot * STRIDE + w, stage[segBase * STRIDE + t]);
                 }
             }
         }

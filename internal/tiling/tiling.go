@@ -227,3 +227,45 @@ type SelectSpec struct {
 func DefaultSelectSpec(wg, procs, stride uint32) SelectSpec {
 	return SelectSpec{WorkgroupSize: wg, Procs: procs, Stride: stride, FlagBytes: 4, Vecs: 1}
 }
+
+// MaxOutWindows is the most windows a compaction's single pass binds its
+// output as (shaders/select_onepass.glsl, WINDOWS).
+const MaxOutWindows = 4
+
+// WindowTiles returns the tiles per dispatch of a single pass whose input
+// exceeds one binding: the most whole tiles whose bytes in each of its
+// inputs (tileBytes per tile in each; 0 for none) one binding of limit
+// bytes holds, in a multiple that keeps every window's offset a multiple
+// of minStorageBufferOffsetAlignment (a power of two). It is 0 where no
+// such count fits.
+func WindowTiles(info vk.DeviceInfo, limit uint64, tileBytes ...uint64) uint32 {
+	t, step := uint64(1<<32-1), uint64(1)
+	for _, b := range tileBytes {
+		if b == 0 {
+			continue
+		}
+		t = min(t, limit/b)
+		if a := info.MinStorageBufferOffsetAlignment; a > 0 {
+			step = max(step, a/gcd(b, a))
+		}
+	}
+	return uint32(t / step * step)
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// OutWindowBytes is the bytes of each window of a compaction's output
+// past one binding (limit bytes): limit rounded down to
+// minStorageBufferOffsetAlignment and to 16 bytes.
+func OutWindowBytes(info vk.DeviceInfo, limit uint64) uint64 {
+	w := limit &^ 15
+	if a := info.MinStorageBufferOffsetAlignment; a > 0 {
+		w -= w % a
+	}
+	return w
+}
