@@ -11,6 +11,8 @@
 #                         libgl1 libglx0 libgles2) NVIDIA's Vulkan driver loads through
 #   .bench/tests/*.test   (for -tests) test binaries: go test -c -o .bench/tests/ ./compact ...
 #   .bench/layer/*.deb    (for -tests) Debian's vulkan-validationlayers
+#   .bench/vrdx_anchor    (optional) the Vulkan peer (shared/anchors/vrdx_anchor.cc,
+#                         built here): its sort rows join bench.csv
 # Writes $OUT/bench.csv (vkcompact and cub rows in one file; the separate
 # vkcompact.csv and cub.csv are removed at the end, since the device tool
 # brings back at most 8 files), $OUT/kernel-stats.csv (the driver's
@@ -130,6 +132,16 @@ grep -E 'Register Count' "$out/kernel-stats.csv" | cut -d, -f1,2,6 || true
 grep -v '^# device' "$out/phases.txt" || true
 "$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
+# The Vulkan peer, when carried (.bench/vrdx_anchor, built as
+# ../shared/anchors/README.md says): its sort rows join the same CSV, at
+# the sizes up to 2^28 (its buffers are one binding each).
+if [ -x "$bin/vrdx_anchor" ] && [[ ",$ops," == *,sort_* ]]; then
+	vsizes=$(tr ',' '\n' <<<"$sizes" | awk '$1 <= 28' | paste -sd, -)
+	if [ -n "$vsizes" ]; then
+		echo "== vrdx_anchor at $vsizes"
+		"$bin/vrdx_anchor" -n "$vsizes" -reps "$reps" | grep -v '^#' | tail -n +2 >>"$out/bench.csv" || echo "vrdx_anchor failed"
+	fi
+fi
 "$vkc" bench -plot-only -plot "$out/plot.svg" -plot-with "$out/bench.csv" -ops "$ops" || true
 
 if [ "$sweep" = 1 ]; then
