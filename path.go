@@ -17,8 +17,8 @@ const (
 	// PathSinglePass reads the input once per pass: a chained scan over
 	// tiles with decoupled look-back and decoupled fallback, so no device
 	// needs forward-progress guarantees. Each operation says where it
-	// applies (below MaxSinglePassElements elements, within one binding,
-	// ...); its NewPlan returns ErrInvalid, naming the reason, when it is
+	// applies (out of place, up to MaxSinglePassElements elements for a
+	// compaction, ...); its NewPlan returns ErrInvalid, naming the reason, when it is
 	// forced where it does not apply.
 	PathSinglePass
 )

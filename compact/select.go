@@ -59,7 +59,10 @@ func (w Write) String() string {
 // Options tunes a selection. Zero values take per-device defaults.
 type Options struct {
 	// Path picks the three phases or the single pass; PathAuto takes the
-	// single pass where it applies.
+	// single pass where it applies: out of place, a split only with
+	// ReverseRejected, up to vkcompact.MaxSinglePassElements elements, and
+	// past one binding (maxStorageBufferRange) with an output of at most
+	// four bindings (Tuning.WindowTiles, OutWindowBytes).
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor that has not published before counting that

@@ -44,9 +44,10 @@ type Options struct {
 	// Path picks the three phases (reduce, scan of the chunk sums, apply:
 	// the input read twice) or the single pass (a chained scan over tiles
 	// with decoupled look-back and fallback: read once). The single pass
-	// sums uint32 and int32 out of place, when the source and destination
-	// each fit one binding (maxStorageBufferRange), in workgroups of at
-	// most 512 invocations (a workgroup of 1024 hung on the H100, cause
+	// sums uint32 and int32 out of place (past one binding,
+	// maxStorageBufferRange, one dispatch per window of the source and
+	// destination: Tuning.WindowTiles), in workgroups of at most 512
+	// invocations (a workgroup of 1024 hung on the H100, cause
 	// not found). float32 sums keep the three phases: the fallback sums a
 	// late tile again in another order, so a float total would depend on
 	// timing. PathAuto takes the single pass where it applies, on GPUs.
