@@ -370,8 +370,19 @@ func TestSinglePassWindows(t *testing.T) {
 			runSel(t, ctx, rng, sc)
 		})
 	}
+	// A split of more than tiling.SelfResetMaxTiles tiles, which takes
+	// its tiles from the counter on a GPU too, in windows of 2 MiB.
+	compact.SetWindowLimit(2 << 20)
+	split := nonzero(vkcompact.Uint32)
+	split.Path, split.Split, split.ReverseRejected, split.WorkgroupSize, split.LoadsPerLane = vkcompact.PathSinglePass, true, true, wg, 4
+	if p, err := compact.NewPlan(ctx, 1<<21, split); err != nil || p.Tuning().TilesByIndex || p.Tuning().WindowTiles == 0 {
+		t.Fatalf("split of 2^21 in windows of 2 MiB: %+v, %v: want tiles from the counter, in windows", p.Tuning(), err)
+	}
+	runSel(t, ctx, rng, selCase{n: 1 << 21, sel: split, keep: keepMask(rng, 1<<21, patRandom, 0.3)})
+
 	// Windows of more tiles than the grid's x limit: 2D grids, whose
 	// padding workgroups take tile-counter numbers too.
+	compact.SetWindowLimit(0) // the probe's tiles: the default ones
 	o := smallTiles(ctx, compact.Options{Path: vkcompact.PathSinglePass})
 	probe, err := compact.NewPlan(ctx, 1<<20, nonzero(vkcompact.Uint32))
 	if err != nil {
@@ -395,6 +406,7 @@ func TestSinglePassWindows(t *testing.T) {
 	}
 
 	// Refused: an output past four windows.
+	compact.SetWindowLimit(limit)
 	big := nonzero(vkcompact.Uint32)
 	big.Path = vkcompact.PathSinglePass
 	n := uint64(4*limit/4 + 1)

@@ -144,12 +144,16 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.loads = loads
 	p.tile = p.wg * loads * epv
 	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	if status := (uint64(p.tiles) + 2) * 4; status > uint64(info.MaxStorageBufferRange) {
+		p.onepass, p.wg, p.loads = false, wg0, loads0
+		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)", status, p.tiles, p.tile, info.MaxStorageBufferRange)
+	}
 	p.scratch = alignUp(uint64(p.tiles+2)*4, 256) // tile counter, status words, finished count
 	p.spins = tiling.Spins(info, sel.Spins)
 	p.byIndex = tiling.TilesByIndex(info, sel.Split, p.tiles)
 	p.selfReset = tiling.SelfReset(p.tiles)
 	if why := p.planWindows(info, n, limit); why != "" {
-		p.onepass, p.wg, p.loads = false, wg0, loads0
+		p.onepass, p.wg, p.loads, p.windowTiles, p.winWords = false, wg0, loads0, 0, 0
 		return why
 	}
 	return ""

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -113,6 +114,33 @@ func TestSinglePassTiles(t *testing.T) {
 			if want := tu.Tiles <= 1024; tu.SelfReset != want {
 				t.Errorf("%s: %s (%d tiles): self-reset %v, want %v", dev.Name, c.what, tu.Tiles, tu.SelfReset, want)
 			}
+		}
+	}
+}
+
+// TestSinglePassStatusLimit plans the single pass over the most elements
+// it counts with the smallest tiles on every fake device: its tile status
+// is one binding, so where it would exceed maxStorageBufferRange the
+// forced single pass is refused naming it, and PathAuto takes the three
+// phases.
+func TestSinglePassStatusLimit(t *testing.T) {
+	for _, dev := range fakedev.All {
+		sel := Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: KeepNonZero(),
+			Options: Options{Path: vkcompact.PathSinglePass, WorkgroupSize: dev.MaxSubgroupSize, LoadsPerLane: 1}}
+		n := uint64(vkcompact.MaxSinglePassElements)
+		tile := uint64(4 * dev.MaxSubgroupSize)
+		status := 4 * (2 + (n+tile-1)/tile)
+		_, err := tunePlan(dev, n, sel)
+		if status > uint64(dev.MaxStorageBufferRange) {
+			if err == nil || !strings.Contains(err.Error(), "tile status") {
+				t.Errorf("%s: %d bytes of status past %d: got %v, want a refusal naming the tile status", dev.Name, status, dev.MaxStorageBufferRange, err)
+			}
+		} else if err != nil && strings.Contains(err.Error(), "tile status") {
+			t.Errorf("%s: %d bytes of status fit: %v", dev.Name, status, err)
+		}
+		sel.Path = vkcompact.PathAuto
+		if p, err := tunePlan(dev, n, sel); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
+			t.Errorf("%s: PathAuto: %v", dev.Name, err)
 		}
 	}
 }

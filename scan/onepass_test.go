@@ -264,6 +264,7 @@ func TestScanSinglePassWindows(t *testing.T) {
 		runScan(t, ctx, sc)
 	}
 	// Windows of more tiles than the grid's x limit.
+	scan.SetWindowLimit(0) // the probe's tiles: the default ones
 	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
 	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
 	if err != nil {

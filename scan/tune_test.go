@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -78,6 +79,32 @@ func TestSinglePassTiles(t *testing.T) {
 			if tu.TilesByIndex != gpu || tu.SelfReset != (tu.Tiles <= 1024) {
 				t.Errorf("%s: n=%d (%d tiles): by index %v, self-reset %v", dev.Name, c.n, tu.Tiles, tu.TilesByIndex, tu.SelfReset)
 			}
+		}
+	}
+}
+
+// TestSinglePassStatusLimit plans the single pass over the most elements
+// with the smallest tiles on every fake device: its tile status is one
+// binding, so where it would exceed maxStorageBufferRange the forced
+// single pass is refused naming it, and PathAuto takes the three phases.
+func TestSinglePassStatusLimit(t *testing.T) {
+	for _, dev := range fakedev.All {
+		o := Options{WorkgroupSize: dev.MaxSubgroupSize, LoadsPerLane: 1}
+		n := uint64(MaxElements)
+		status := 8 + 8*((n+uint64(4*o.WorkgroupSize)-1)/uint64(4*o.WorkgroupSize))
+		o.Path = vkcompact.PathSinglePass
+		p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o})
+		switch fits := status <= uint64(dev.MaxStorageBufferRange); {
+		case fits && err != nil:
+			t.Errorf("%s: %d bytes of status fit: %v", dev.Name, status, err)
+		case !fits && (err == nil || !strings.Contains(err.Error(), "tile status")):
+			t.Errorf("%s: %d bytes of status past %d: got %v, want a refusal naming the tile status", dev.Name, status, dev.MaxStorageBufferRange, err)
+		case fits && p.Tuning().Path != vkcompact.PathSinglePass:
+			t.Errorf("%s: path %v", dev.Name, p.Tuning().Path)
+		}
+		o.Path = vkcompact.PathAuto
+		if p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
+			t.Errorf("%s: PathAuto: %v, %v", dev.Name, p, err)
 		}
 	}
 }
