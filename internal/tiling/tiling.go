@@ -158,8 +158,9 @@ func TilesByIndex(info vk.DeviceInfo, split bool, tiles uint32) bool {
 // recording a clear before it: every workgroup then adds itself to one
 // counter, and past this many tiles those atomics on one word cost more
 // than the clear's dispatch and barrier (on the H100, 65536 tiles at
-// 2^28 took 6 to 10% longer, while 1024 tiles at 2^22 gained 0.6 us:
-// BENCHMARKS.md).
+// 2^28 took 6 to 10% longer, while 1024 tiles at 2^22 gained 0.6 us;
+// with the bound at 4096 tiles, 2^24 took 1 to 4% longer, at 16384
+// tiles 2^26 took 5 to 9% longer: BENCHMARKS.md).
 const SelfResetMaxTiles = 1024
 
 // SelfReset says whether a single pass of tiles tiles resets its own
