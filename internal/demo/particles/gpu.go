@@ -50,10 +50,14 @@ type Sim struct {
 	plan          *compact.Plan
 	setup, update *pipeline.Pipeline
 	gridX         uint32 // the update's grid width limit: maxComputeWorkGroupCount[0]
-	// particles: Capacity particles; flags: one uint32 each; result: the
+	// particles: two buffers of Capacity particles, taken in turn: frame
+	// f updates particles[f%2] and compacts it into the other, out of
+	// place, so the compaction can take the single pass (which does not
+	// run in place) on a GPU; flags: one uint32 each; result: the
 	// compaction's result block; frame: the frame block; history: the kept
 	// count at each frame boundary (Frames+1 words).
-	particles, flags, result, frame, history, scratch *vk.Buffer
+	particles                              [2]*vk.Buffer
+	flags, result, frame, history, scratch *vk.Buffer
 }
 
 // NewSim checks p for ctx and creates the system's buffers and pipelines.
@@ -78,7 +82,7 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 	s.plan, err = compact.NewPlan(ctx, uint64(p.Capacity), compact.Selection{
 		Elem:    vkcompact.Struct(Size, 0, vkcompact.Float32), // the key is unused: flags decide
 		Keep:    compact.KeepFlagged(4),
-		InPlace: true,
+		Options: compact.Options{Path: p.Path},
 	})
 	if err != nil {
 		return nil, err
@@ -94,7 +98,8 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 		buf  **vk.Buffer
 		size uint64
 	}{
-		{&s.particles, uint64(p.Capacity) * Size},
+		{&s.particles[0], uint64(p.Capacity) * Size},
+		{&s.particles[1], uint64(p.Capacity) * Size},
 		{&s.flags, uint64(p.Capacity) * 4},
 		{&s.result, compact.ResultSize},
 		{&s.frame, frameBlockSize},
@@ -116,7 +121,7 @@ func (s *Sim) Release() {
 	if s == nil {
 		return
 	}
-	for _, b := range []**vk.Buffer{&s.particles, &s.flags, &s.result, &s.frame, &s.history, &s.scratch} {
+	for _, b := range []**vk.Buffer{&s.particles[0], &s.particles[1], &s.flags, &s.result, &s.frame, &s.history, &s.scratch} {
 		if *b != nil {
 			(*b).Release()
 			*b = nil
@@ -155,10 +160,12 @@ func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 	for f := range uint32(p.Frames) {
 		stamp(f)
 		setup(f)
+		cur, next := s.particles[f%2], s.particles[(f+1)%2]
 		r.DispatchIndirect(s.update, block.Sub(frameArgsOffset, 12), []uint32{f, p.Seed},
-			s.particles.All(), s.flags.All(), block.Sub(0, 8))
+			cur.All(), s.flags.All(), block.Sub(0, 8))
 		s.plan.Record(r, compact.Buffers{
-			Src:     s.particles.All(),
+			Src:     cur.All(),
+			Dst:     next.All(),
 			Flags:   s.flags.All(),
 			Result:  s.result.All(),
 			Scratch: s.scratch.Range(0, s.plan.ScratchSize()),
@@ -174,7 +181,8 @@ func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 // Record it before Record, in the same command buffer; it ends with the
 // barrier that orders it before the compute shaders.
 func (s *Sim) Poison(cb vk.CommandBuffer) {
-	cb.FillBuffer(s.particles.All(), 0xffffffff)
+	cb.FillBuffer(s.particles[0].All(), 0xffffffff)
+	cb.FillBuffer(s.particles[1].All(), 0xffffffff)
 	cb.FillBuffer(s.flags.All(), 1)
 	cb.MemoryBarrier(vk.StageTransfer, vk.StageComputeShader, vk.AccessTransferWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
 }
@@ -241,7 +249,7 @@ func (s *Sim) Read() (State, error) {
 	}
 	ps := make([]Particle, n)
 	if n > 0 {
-		if err := vk.Download(s.particles.Range(0, uint64(n)*Size), ps); err != nil {
+		if err := vk.Download(s.particles[s.params.Frames%2].Range(0, uint64(n)*Size), ps); err != nil {
 			return State{}, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
@@ -15,10 +16,11 @@ import (
 // state, bit for bit, and its live count after every frame against the Go
 // simulation: sizes that are not multiples of the workgroup, a buffer
 // that fills up (the spawn clamped to the room left), deaths, one
-// particle, and a random case (its parameters are in the subtest's name).
+// particle, and a random case (its parameters are in the subtest's name);
+// each of the compaction's paths twice.
 func TestDemoGPU(t *testing.T) {
 	ctx := vktest.Open(t)
-	for _, p := range []Params{
+	for i, p := range []Params{
 		{Capacity: 5000, Frames: 20, Spawn: 78, Seed: 1},
 		{Capacity: 4099, Frames: 70, Spawn: 333, Seed: 7}, // full from frame 13, deaths from 16
 		{Capacity: 1000, Frames: 45, Spawn: 1000, Seed: 0xffffffff},
@@ -26,8 +28,15 @@ func TestDemoGPU(t *testing.T) {
 		{Capacity: 64, Frames: 3, Spawn: 64, Seed: 4},
 		{Capacity: 1 + rand.Uint32N(6000), Frames: 1 + rand.IntN(60), Spawn: 1 + rand.Uint32N(400), Seed: rand.Uint32()},
 	} {
-		t.Run(fmt.Sprintf("cap%d_frames%d_spawn%d_seed%d", p.Capacity, p.Frames, p.Spawn, p.Seed), func(t *testing.T) {
+		p.Path = []vkcompact.Path{vkcompact.PathAuto, vkcompact.PathSinglePass, vkcompact.PathThreePhase}[i%3]
+		t.Run(fmt.Sprintf("cap%d_frames%d_spawn%d_seed%d_%v", p.Capacity, p.Frames, p.Spawn, p.Seed, p.Path), func(t *testing.T) {
 			sim, err := NewSim(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := p.Path; want != vkcompact.PathAuto && sim.plan.Tuning().Path != want {
+				t.Fatalf("the compaction took %v, want %v", sim.plan.Tuning().Path, want)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 // Package particles is the particle system behind `vkcompact demo`: a
 // fountain of particles in a box, moved, aged and spawned each frame by a
-// compute shader, with the dead ones removed in place by vkcompact's
-// compaction and the next frame dispatched indirectly from the kept count,
+// compute shader, with the dead ones removed by vkcompact's compaction
+// (from one of two buffers into the other, taken in turn) and the next frame dispatched indirectly from the kept count,
 // all on the GPU. Simulate runs the same frames in Go, operation for
 // operation, so that the GPU's final state can be checked bit for bit.
 //
@@ -13,7 +13,10 @@
 //  2. update.comp, dispatched indirectly: particle i < K takes one step
 //     (Particle.Step); K <= i < n becomes Spawn(Seed, f, i-K); flags[i] is 1
 //     while the particle lives (age < lifetime).
-//  3. the in-place, stable compaction of the first n particles by flag.
+//  3. the stable compaction of the first n particles by flag, out of
+//     place: from buffer f%2 into the other, where frame f+1 finds them
+//     (out of place, a GPU takes the single pass; in place only the
+//     three phases run).
 //
 // After the last frame one more setup stores the final count in
 // history[Frames]. Nothing is read back until the end.
@@ -30,6 +33,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/demo/hash"
 )
 
@@ -67,6 +71,9 @@ type Params struct {
 	Frames   int    // frames to simulate
 	Spawn    uint32 // particles spawned per frame, fewer when the buffer is full
 	Seed     uint32 // seeds the spawn hash
+	// Path is the compaction's (compact.Options.Path); the zero value,
+	// PathAuto, takes the single pass on GPUs.
+	Path vkcompact.Path
 }
 
 // Check reports parameters that describe no run.
