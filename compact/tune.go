@@ -178,6 +178,9 @@ func (p *Plan) planWindows(info vk.DeviceInfo, n, limit uint64) string {
 		return fmt.Sprintf("past one binding (%d bytes of elements, maxStorageBufferRange %d) its windows are whole tiles at offsets aligned to %d bytes, and one binding holds none of tiles of %d bytes of elements and %d of flags",
 			bytes, limit, info.MinStorageBufferOffsetAlignment, tile*p.size, tile*fb)
 	}
+	if m := info.MaxPerStageStorageBuffers; m > 0 && m < wideBindings {
+		return fmt.Sprintf("past one binding its kernel binds %d storage buffers; the device allows %d per stage (maxPerStageDescriptorStorageBuffers)", wideBindings, m)
+	}
 	win := tiling.OutWindowBytes(info, limit)
 	if w := ceilDiv(bytes, win); w > tiling.MaxOutWindows {
 		return fmt.Sprintf("its output of %d bytes needs %d bindings of %d bytes (maxStorageBufferRange %d): it binds at most %d",
@@ -187,6 +190,9 @@ func (p *Plan) planWindows(info vk.DeviceInfo, n, limit uint64) string {
 	p.selfReset = false // a clear before every pass (many tiles: tiling.SelfReset)
 	return ""
 }
+
+// wideBindings is select_onepass_wide's storage buffers.
+const wideBindings = 11
 
 // testWindowLimit, when not zero, replaces maxStorageBufferRange as the
 // bytes one binding of the single pass holds: tests set it to cut small

@@ -144,3 +144,27 @@ func TestSinglePassStatusLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsBindingLimit checks that past one binding the single pass,
+// whose kernel binds 11 storage buffers, is refused where the device
+// allows fewer per stage, naming the limit, and PathAuto takes the three
+// phases; and that the kernel's bindings are what the check counts.
+func TestWindowsBindingLimit(t *testing.T) {
+	if got := len(onepassWideKernel.Bindings); got != wideBindings {
+		t.Fatalf("select_onepass_wide binds %d buffers, wideBindings says %d", got, wideBindings)
+	}
+	dev := fakedev.H100
+	dev.MaxPerStageStorageBuffers = 8
+	n := uint64(dev.MaxStorageBufferRange)/4 + 1
+	sel := Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: KeepNonZero(), Options: Options{Path: vkcompact.PathSinglePass}}
+	if _, err := tunePlan(dev, n, sel); err == nil || !strings.Contains(err.Error(), "maxPerStageDescriptorStorageBuffers") {
+		t.Errorf("8 storage buffers per stage, n=%d: got %v, want a refusal naming the limit", n, err)
+	}
+	sel.Path = vkcompact.PathAuto
+	if p, err := tunePlan(dev, n, sel); err != nil || p.Tuning().Path != vkcompact.PathThreePhase {
+		t.Errorf("PathAuto: %v", err)
+	}
+	if p, err := tunePlan(dev, 1000, sel); err != nil || p.Tuning().Path != vkcompact.PathSinglePass {
+		t.Errorf("n=1000, one binding (8 buffers suffice): %v", err)
+	}
+}

@@ -188,6 +188,7 @@ type deviceProperties struct {
 	maxWorkgroupCount, maxWorkgroupSize           [3]uint32
 	maxWorkgroupInvocations                       uint32
 	maxSharedMemory, maxPushConstantsSize         uint32
+	maxPerStageStorageBuffers                     uint32
 	timestampPeriod                               float32
 }
 
@@ -209,6 +210,7 @@ func (f instanceFuncs) properties(pd unsafe.Pointer) deviceProperties {
 		maxWorkgroupInvocations:         uint32(l.maxComputeWorkGroupInvocations),
 		maxSharedMemory:                 uint32(l.maxComputeSharedMemorySize),
 		maxPushConstantsSize:            uint32(l.maxPushConstantsSize),
+		maxPerStageStorageBuffers:       uint32(l.maxPerStageDescriptorStorageBuffers),
 		timestampPeriod:                 float32(l.timestampPeriod),
 	}
 }

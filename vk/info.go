@@ -30,8 +30,10 @@ type DeviceInfo struct {
 	// names them: maxStorageBufferRange (bytes per binding),
 	// minStorageBufferOffsetAlignment, maxComputeWorkGroupCount,
 	// maxComputeWorkGroupSize, maxComputeWorkGroupInvocations,
-	// maxComputeSharedMemorySize and maxPushConstantsSize; and the
-	// device's memory heaps.
+	// maxComputeSharedMemorySize, maxPushConstantsSize and
+	// maxPerStageDescriptorStorageBuffers (a kernel's bindings at most; 0
+	// where unknown, as on a made-up DeviceInfo); and the device's memory
+	// heaps.
 	MaxStorageBufferRange           uint32    `json:"max_storage_buffer_range"`
 	MinStorageBufferOffsetAlignment uint64    `json:"min_storage_buffer_offset_alignment"`
 	MaxWorkgroupCount               [3]uint32 `json:"max_workgroup_count"`
@@ -39,6 +41,7 @@ type DeviceInfo struct {
 	MaxWorkgroupInvocations         uint32    `json:"max_workgroup_invocations"`
 	MaxSharedMemory                 uint32    `json:"max_shared_memory"` // maxComputeSharedMemorySize, bytes
 	MaxPushConstantsSize            uint32    `json:"max_push_constants_size"`
+	MaxPerStageStorageBuffers       uint32    `json:"max_per_stage_storage_buffers"`
 	MemoryHeaps                     []Heap    `json:"memory_heaps"`
 	TimestampPeriod                 float32   `json:"timestamp_period_ns"`  // nanoseconds per timestamp tick
 	TimestampValidBits              uint32    `json:"timestamp_valid_bits"` // of the compute queue family; 0: no timestamps
@@ -135,6 +138,7 @@ func queryDevice(inst instanceFuncs, instVersion uint32, pd unsafe.Pointer, inde
 		MaxWorkgroupInvocations:         p.maxWorkgroupInvocations,
 		MaxSharedMemory:                 p.maxSharedMemory,
 		MaxPushConstantsSize:            p.maxPushConstantsSize,
+		MaxPerStageStorageBuffers:       p.maxPerStageStorageBuffers,
 		TimestampPeriod:                 p.timestampPeriod,
 		ComputeQueueFamily:              -1,
 		apiVersion:                      min(p.apiVersion, instVersion),

@@ -122,6 +122,9 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 	if d.Bindings < 0 || d.Bindings > maxBindings {
 		return nil, invalidf("pipeline %s: %d bindings (at most %d)", d.Name, d.Bindings, maxBindings)
 	}
+	if m := c.info.MaxPerStageStorageBuffers; m > 0 && uint32(d.Bindings) > m {
+		return nil, invalidf("pipeline %s: %d storage buffers; the device binds at most %d to a compute shader (maxPerStageDescriptorStorageBuffers)", d.Name, d.Bindings, m)
+	}
 	if len(d.Constants) > maxConstants {
 		return nil, invalidf("pipeline %s: %d specialization constants (at most %d)", d.Name, len(d.Constants), maxConstants)
 	}

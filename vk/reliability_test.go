@@ -95,7 +95,17 @@ func TestReliabilityBadInput(t *testing.T) {
 	var nilCtx *vk.Context
 	var nilTimer *vk.Timer
 	errRecord := errors.New("the callback's own error")
+	// One storage buffer more than the device binds per stage: refused by
+	// that limit where it is below 32 (SwiftShader's 30), else by the 32
+	// bindings the layer takes.
+	perStage := int(min(ctx.Info().MaxPerStageStorageBuffers, 32)) + 1
+	perStageMsg := "maxPerStageDescriptorStorageBuffers"
+	if perStage > 32 {
+		perStageMsg = fmt.Sprintf("%d bindings", perStage)
+	}
 	cases := []badinput.Case{
+		{Entry: "Context.NewComputePipeline", Input: "one storage buffer past maxPerStageDescriptorStorageBuffers", Want: vk.ErrInvalid, Msg: perStageMsg,
+			Call: pipe(vk.PipelineDesc{Name: "x", Code: copySPIRV, Bindings: perStage, PushSize: 4, Constants: []uint32{64, 1}})},
 		{Entry: "vk.Open", Input: `Options{Device: "99"}`, Want: vk.ErrNoDevice, Msg: "device index 99 is out of range", Call: func() error {
 			c, err := vk.Open(vk.Options{Device: "99"})
 			c.Release()

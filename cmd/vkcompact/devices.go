@@ -72,6 +72,7 @@ func printDevice(w io.Writer, d vk.DeviceInfo) {
 	row("subgroup operations", "%s (in compute: %v)", strings.Join(d.SubgroupOperations, " "), d.SubgroupInCompute)
 	row("maxStorageBufferRange", "%d", d.MaxStorageBufferRange)
 	row("minStorageBufferOffsetAlignment", "%d", d.MinStorageBufferOffsetAlignment)
+	row("max storage buffers per stage", "%d", d.MaxPerStageStorageBuffers)
 	row("max workgroup count", "%d x %d x %d", d.MaxWorkgroupCount[0], d.MaxWorkgroupCount[1], d.MaxWorkgroupCount[2])
 	row("max workgroup size", "%d x %d x %d, %d invocations", d.MaxWorkgroupSize[0], d.MaxWorkgroupSize[1], d.MaxWorkgroupSize[2], d.MaxWorkgroupInvocations)
 	row("shared memory", "%d bytes", d.MaxSharedMemory)

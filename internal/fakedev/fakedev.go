@@ -14,7 +14,9 @@ import (
 )
 
 var (
-	// H100 is an NVIDIA H100 (80 GB HBM3) through its Vulkan driver.
+	// H100 is an NVIDIA H100 (80 GB HBM3) through its Vulkan driver
+	// (its maxPerStageDescriptorStorageBuffers was not recorded: 0,
+	// unknown, is not checked).
 	H100 = vk.DeviceInfo{
 		Name: "NVIDIA H100 80GB HBM3", Type: "discrete-gpu",
 		SubgroupSize: 32, MinSubgroupSize: 32, MaxSubgroupSize: 32, SubgroupSizeControl: true,
@@ -33,6 +35,7 @@ var (
 		MaxStorageBufferRange: 1 << 30, MinStorageBufferOffsetAlignment: 256,
 		MaxWorkgroupCount: [3]uint32{65535, 65535, 65535}, MaxWorkgroupSize: [3]uint32{256, 256, 64},
 		MaxWorkgroupInvocations: 256, MaxSharedMemory: 32768, MaxPushConstantsSize: 128, ComputeUnits: 2,
+		MaxPerStageStorageBuffers: 30,
 	}
 	// AMDLike is a GPU of 64-wide subgroups that may also run 32 wide
 	// (subgroup size control), 64 KiB of shared memory and 96 compute
@@ -59,5 +62,6 @@ func lavapipe(sg uint32) vk.DeviceInfo {
 		MaxStorageBufferRange: 1 << 27, MinStorageBufferOffsetAlignment: 16,
 		MaxWorkgroupCount: [3]uint32{65535, 65535, 65535}, MaxWorkgroupSize: [3]uint32{1024, 1024, 1024},
 		MaxWorkgroupInvocations: 1024, MaxSharedMemory: 32768, MaxPushConstantsSize: 256, ComputeUnits: 2,
+		MaxPerStageStorageBuffers: 32,
 	}
 }
