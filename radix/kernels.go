@@ -1,6 +1,8 @@
 package radix
 
 import (
+	"slices"
+
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -38,6 +40,10 @@ type countPush struct {
 	Shift   uint32 `glsl:"shift"`   // the digit's first bit
 	Width   uint32 `glsl:"width"`   // the digit's bits
 	CountOn uint32 `glsl:"countOn"` // 1: take the key count from Buffers.Count
+	// The dispatch runs processors [Proc0, ProcEnd): all of them, or past
+	// one binding a window's (the keys bound from key Proc0 * Chunk).
+	Proc0   uint32 `glsl:"proc0"`
+	ProcEnd uint32 `glsl:"procEnd"`
 }
 
 // scanSpec is radix_scan's specialization constants. Its workgroups scan
@@ -75,6 +81,7 @@ type scatterPush struct {
 	countPush
 	NextShift uint32 `glsl:"nextShift"` // with Next: the next pass's digit
 	NextWidth uint32 `glsl:"nextWidth"`
+	WinSlots  uint32 `glsl:"winSlots"` // the wide kernels: the slots of each output window
 }
 
 // histogramSpec is radix_histogram's specialization constants.
@@ -136,7 +143,13 @@ var (
 	scatterBindings    = []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite}
 	scatterKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter", fullSubgroups, scatterBindings...)
 	scatterCarryKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry", fullSubgroups, scatterBindings...)
-	histogramKernel    = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
+	// The wide scatters' bindings past one binding: the outputs' first
+	// windows at 3 and 4, then the keys' next three windows and the
+	// values' (maxOutWindows in all).
+	scatterWideBindings    = append(slices.Clip(scatterBindings), pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write)
+	scatterWideKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter_wide", fullSubgroups, scatterWideBindings...)
+	scatterCarryWideKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry_wide", fullSubgroups, scatterWideBindings...)
+	histogramKernel        = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
 	// The single pass's bindings: keys and values in, the first slots,
 	// the tile status, keys and values out, the GPU-side key count.
 	onesweepKernel = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", fullSubgroups,
@@ -209,11 +222,15 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 
 // scatterPipeline returns the scatter for digits of w bits, counting the
 // next pass's digits where next is set, holding tails back where the plan
-// does.
+// does, past one binding its wide variant.
 func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (pipeline.TypedPipeline[scatterPush], error) {
 	spec := scatterSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w), Pairs: p.sort.Values, MaxSubgroups: p.subgroups, Round: p.wg * p.kpl, Next: next}
-	if p.carry {
-		return scatterCarryKernel.Get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
+	carry, plain := scatterCarryKernel, scatterKernel
+	if p.winProcs > 0 {
+		carry, plain = scatterCarryWideKernel, scatterWideKernel
 	}
-	return scatterKernel.Get(cache, spec)
+	if p.carry {
+		return carry.Get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
+	}
+	return plain.Get(cache, spec)
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestKernelBlocks holds every radix kernel's Go structs to its GLSL
-// source (shaders/, includes and #define CARRY followed): the push
+// source (shaders/, includes and #defines CARRY and WINDOWS followed): the push
 // constants field for field against the Push block's members, and the
 // specialization constants field i against constant_id i (0 the
 // workgroup size), each by name (the glsl tag), order and type (uint32
@@ -19,6 +19,6 @@ import (
 // must be its push struct's words.
 func TestKernelBlocks(t *testing.T) {
 	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
-		scatterKernel.Interface(), scatterCarryKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
+		scatterKernel.Interface(), scatterCarryKernel.Interface(), scatterWideKernel.Interface(), scatterCarryWideKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
 		structKeysKernel.Interface(), structGatherKernel.Interface())
 }

@@ -2,6 +2,7 @@ package radix
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -21,25 +22,97 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 		width := p.width(i)
 		k := p.kernels[width]
 		next := p.fuses(i)
-		push := scatterPush{countPush: countPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Shift: p.shift(i), Width: width, CountOn: io.countOn}}
+		push := scatterPush{countPush: countPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Shift: p.shift(i), Width: width, CountOn: io.countOn},
+			WinSlots: p.winSlots}
 		if next {
 			push.NextShift, push.NextWidth = p.shift(i+1), p.width(i+1)
 		}
+		inVals, outVals := p.values(src, srcVals, dst, dstVals)
+		ins := p.inWindows(src, inVals)
 		if p.counted(i) {
-			k.count.Dispatch(r, uint64(p.procs), push.countPush, src, hist, io.count)
+			for _, w := range ins {
+				push.Proc0, push.ProcEnd = w.proc0, w.procEnd
+				k.count.Dispatch(r, uint64(w.procEnd-w.proc0), push.countPush, w.keys, hist, io.count)
+			}
 			stamp()
 		}
 		k.scan.Dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, hist)
 		stamp()
-		inVals, outVals := p.values(src, srcVals, dst, dstVals)
+		scatter, counts := k.scatter, hist // 6: bound, unused
 		if next {
 			vkcompact.RecordFill(r, histNext.Sub(0, uint64(1)<<push.NextWidth*uint64(p.procs)*4), 0)
 			stamp()
-			k.scatterNext.Dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, histNext)
+			scatter, counts = k.scatterNext, histNext
+		}
+		keyWins, valWins := p.outWindows(dst, outVals)
+		for _, w := range ins {
+			push.Proc0, push.ProcEnd = w.proc0, w.procEnd
+			bindings := []vk.Range{w.keys, w.vals, hist, keyWins[0], valWins[0], io.count, counts}
+			if p.winProcs > 0 {
+				bindings = append(bindings, keyWins[1], keyWins[2], keyWins[3], valWins[1], valWins[2], valWins[3])
+			}
+			scatter.Dispatch(r, uint64(w.procEnd-w.proc0), push, bindings...)
+		}
+		if next {
 			hist, histNext = histNext, hist
-		} else {
-			k.scatter.Dispatch(r, uint64(p.procs), push, src, inVals, hist, dst, outVals, io.count, hist) // 6: bound, unused
 		}
 		stamp()
 	}
+}
+
+// procWindow is one dispatch of a count or a scatter: processors [proc0,
+// procEnd) and the keys and values their chunks read.
+type procWindow struct {
+	proc0, procEnd uint32
+	keys, vals     vk.Range
+}
+
+// inWindows cuts a pass's input (keys and values, or the keys twice for
+// keys alone) into the dispatches of its count and scatter: one for every
+// processor, or past one binding one per window of winProcs processors'
+// chunks.
+func (p *Plan) inWindows(keys, vals vk.Range) []procWindow {
+	if p.winProcs == 0 {
+		return []procWindow{{0, p.procs, keys, vals}}
+	}
+	n, chunk := uint64(p.n), uint64(p.chunk)
+	var ws []procWindow
+	for p0 := uint32(0); p0 < p.procs; p0 += p.winProcs {
+		p1 := min(p0+p.winProcs, p.procs)
+		first := uint64(p0) * chunk
+		count := min(uint64(p1)*chunk, n) - first
+		w := procWindow{proc0: p0, procEnd: p1, keys: keys.Sub(first*p.keyBytes, count*p.keyBytes)}
+		w.vals = w.keys
+		if p.sort.Values {
+			w.vals = vals.Sub(first*4, count*4)
+		}
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// outWindows returns the output windows the wide scatter binds, of
+// winSlots slots each (the last shorter; those past the output bound to
+// the first, unused), or the outputs whole in the first where the keys
+// fit one binding. For keys alone the values' are the keys'.
+func (p *Plan) outWindows(keys, vals vk.Range) (k, v [tiling.MaxOutWindows]vk.Range) {
+	if p.winProcs == 0 {
+		k[0], v[0] = keys, vals
+		return k, v
+	}
+	n, slots := uint64(p.n), uint64(p.winSlots)
+	for w := range k {
+		first := uint64(w) * slots
+		if first >= n {
+			k[w], v[w] = k[0], v[0]
+			continue
+		}
+		count := min(slots, n-first)
+		k[w] = keys.Sub(first*p.keyBytes, count*p.keyBytes)
+		v[w] = k[w]
+		if p.sort.Values {
+			v[w] = vals.Sub(first*4, count*4)
+		}
+	}
+	return k, v
 }

@@ -75,7 +75,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.NewPlan", Input: "bits [20, 10)", Want: inval, Msg: "bit range [20, 10)", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
 		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 0) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, BeginBit: 40})},
 		{Entry: "radix.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 keys", Call: plan(1<<32, radix.Sort{})},
-		{Entry: "radix.NewPlan", Input: "keys beyond one binding", Want: inval, Msg: "exceed the device's maxStorageBufferRange", Call: plan(uint64(info.MaxStorageBufferRange)/8+1, radix.Sort{Key: vkcompact.Uint64})},
+		{Entry: "radix.NewPlan", Input: "keys beyond four bindings", Want: inval, Msg: "past it the sort binds each output as at most 4 windows", Call: plan(uint64(info.MaxStorageBufferRange)/2+1, radix.Sort{Key: vkcompact.Uint64})},
 		{Entry: "radix.NewPlan", Input: "9-bit digits", Want: inval, Msg: "9 digit bits", Call: plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
 		{Entry: "radix.NewPlan", Input: "33 keys per lane", Want: inval, Msg: "33 keys per lane", Call: plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
 		{Entry: "radix.NewPlan", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},

@@ -185,9 +185,15 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 
 // NewPlan checks s for n keys on ctx, picks its tuning (a pure function
-// of the device's information, n and s) and creates its pipelines. The
-// keys must fit one binding: n times the key size at most the device's
-// maxStorageBufferRange.
+// of the device's information, n and s) and creates its pipelines. Keys
+// past one binding (n times the key size more than the device's
+// maxStorageBufferRange) are sorted by the three phases in windows: the
+// count and the scatter take one dispatch per window of whole chunks of
+// the keys (and values), and the scatter binds each output as up to four
+// windows, so n is at most four times the keys one binding holds (the
+// window offsets kept aligned: 4 * 1073741820 u32 keys on the H100, 4 *
+// 33554432 on lavapipe), and the device must allow 13 storage buffers
+// per stage (Tuning.WindowProcessors and OutWindows report them).
 func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("radix: nil context")
@@ -230,6 +236,12 @@ type Tuning struct {
 	// HeldTails: the three phases' scatter holds each round's last
 	// partial block of a run back for the next round (Options.Tails).
 	HeldTails bool
+	// WindowProcessors and OutWindows: past one binding (keys of more
+	// than maxStorageBufferRange bytes), the three phases' count and
+	// scatter run WindowProcessors processors a dispatch, whose chunks lie
+	// in one window of the keys (and values), and the scatter binds each
+	// output as OutWindows windows. Both 0 where the keys fit one binding.
+	WindowProcessors, OutWindows uint32
 }
 
 // Tuning reports the choices the plan made.

@@ -36,6 +36,12 @@ type config struct {
 	spins    uint32
 	status   tileStatus
 	layout   scratchLayout
+	// Past one binding (keys of more than maxStorageBufferRange bytes),
+	// the three phases' count and scatter run winProcs processors a
+	// dispatch, whose chunks lie in one window of the keys (and values),
+	// and the scatter binds its outputs as outWindows windows of winSlots
+	// slots. winProcs is 0 where the keys fit one binding.
+	winProcs, winSlots, outWindows uint32
 }
 
 // tune checks s for n keys on a device with info and picks the plan's
@@ -115,15 +121,23 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 	procs := uint64(o.Processors)
 	if procs == 0 {
 		procs = defaultProcessors(info, wg)
+		if keyBytes := uint64(s.Key.Size()); n*keyBytes > bindingLimit(info) {
+			// Past one binding, each window's dispatch fills the device.
+			procs *= ceilDiv(n*keyBytes, bindingLimit(info))
+		}
 	}
 	round := uint64(wg) * uint64(kpl)
 	chunk := min(max(alignUp(ceilDiv(n, procs), round), round), maxChunk(scatterIters(sh, bits, carry, false), round), math.MaxUint32&^(round-1))
+	if keyBytes := uint64(s.Key.Size()); n*keyBytes > bindingLimit(info) {
+		// Past one binding, a window of the keys holds whole chunks.
+		chunk = min(chunk, max(bindingLimit(info)/keyBytes/round, 1)*round)
+	}
 
 	if o.Path > vkcompact.PathSinglePass {
 		return config{}, invalid("radix: unknown path %d", o.Path)
 	}
 	status := newTileStatus(n, wg, kpl, d)
-	if why := onesweepNot(info, n, wg, d, status); o.Path == vkcompact.PathSinglePass && why != "" {
+	if why := onesweepNot(info, n, uint64(s.Key.Size()), wg, d, status); o.Path == vkcompact.PathSinglePass && why != "" {
 		return config{}, invalid("radix: the single pass does not apply: %s", why)
 	}
 	onesweep := o.Path == vkcompact.PathSinglePass
@@ -141,14 +155,87 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 		c.layout = onesweepLayout(n, c.keyBytes, s.Values, d, status)
 	} else {
 		c.layout = threePhaseLayout(n, c.keyBytes, s.Values, d.buckets(), c.procs, fused)
+		if err := c.windows(info); err != nil {
+			return config{}, err
+		}
 	}
 	return c, nil
 }
 
+// testWindowLimit, when not zero, replaces maxStorageBufferRange as the
+// bytes one binding of the sort holds: tests set it to sort small inputs
+// in windows.
+var testWindowLimit uint64
+
+// bindingLimit is the bytes the sort puts in one binding.
+func bindingLimit(info vk.DeviceInfo) uint64 {
+	if testWindowLimit != 0 {
+		return min(testWindowLimit, uint64(info.MaxStorageBufferRange))
+	}
+	return uint64(info.MaxStorageBufferRange)
+}
+
+// wideStorageBuffers is the storage buffers the wide scatter binds
+// (radix_scatter_wide.comp): seven, and three more windows of each
+// output.
+const wideStorageBuffers = 7 + 2*(tiling.MaxOutWindows-1)
+
+// windows sizes the three phases' windows where the keys exceed one
+// binding: the most processors whose chunks of keys (and values) fit one
+// binding at an aligned offset, and the most slots of the outputs one
+// binding holds, in at most tiling.MaxOutWindows windows. It refuses,
+// naming the reason, what does not fit them: more keys than four windows
+// hold, a device that allows fewer storage buffers per stage than the
+// wide scatter binds, or a last chunk that would end past 2^32-1 (the
+// kernels' slots are 32-bit).
+func (c *config) windows(info vk.DeviceInfo) error {
+	n, limit := uint64(c.n), bindingLimit(info)
+	if n*c.keyBytes <= limit {
+		return nil
+	}
+	valBytes := uint64(0)
+	if c.sort.Values {
+		valBytes = 4
+	}
+	past := fmt.Sprintf("radix: %d keys of %d bytes exceed one binding (%d bytes, maxStorageBufferRange)", n, c.keyBytes, limit)
+	procs := tiling.WindowTiles(info, limit, uint64(c.chunk)*c.keyBytes, uint64(c.chunk)*valBytes)
+	slots := tiling.WindowTiles(info, limit, c.keyBytes, valBytes)
+	switch {
+	case procs == 0 || slots == 0:
+		return invalid("%s, and no window of whole chunks of %d keys at aligned offsets fits one", past, c.chunk)
+	case ceilDiv(n, uint64(slots)) > tiling.MaxOutWindows:
+		return invalid("%s: past it the sort binds each output as at most %d windows of %d keys, %d keys in all",
+			past, tiling.MaxOutWindows, slots, tiling.MaxOutWindows*uint64(slots))
+	case info.MaxPerStageStorageBuffers != 0 && info.MaxPerStageStorageBuffers < wideStorageBuffers:
+		return invalid("%s: past it the scatter binds %d storage buffers; the device allows %d (maxPerStageDescriptorStorageBuffers)",
+			past, wideStorageBuffers, info.MaxPerStageStorageBuffers)
+	case uint64(c.procs)*uint64(c.chunk) > math.MaxUint32:
+		return invalid("%s: the last of %d chunks of %d keys would end past slot 2^32-1", past, c.procs, c.chunk)
+	}
+	c.winProcs, c.winSlots, c.outWindows = evenWindows(info, c.procs, procs, uint64(c.chunk)*c.keyBytes, uint64(c.chunk)*valBytes), slots, uint32(ceilDiv(n, uint64(slots)))
+	return nil
+}
+
+// evenWindows returns the processors per window that cut procs into as
+// few windows as most per window does, of nearly equal size, with every
+// window's offsets aligned (keyBytes and valBytes per processor): the
+// windows' dispatches run one after the other, so a last window of a few
+// processors would leave the device nearly idle through its dispatch.
+func evenWindows(info vk.DeviceInfo, procs, most uint32, keyBytes, valBytes uint64) uint32 {
+	windows := ceilDiv(uint64(procs), uint64(most))
+	a := max(uint64(info.MinStorageBufferOffsetAlignment), 1)
+	for w := ceilDiv(uint64(procs), windows); w < uint64(most); w++ {
+		if w*keyBytes%a == 0 && w*valBytes%a == 0 {
+			return uint32(w)
+		}
+	}
+	return most
+}
+
 // checkKeys checks the key type, the bit range and the key count, and
-// returns the shaders' KEY_TYPE and the bits [begin, end) to sort by. The
-// keys must fit one binding: n times the key size at most the device's
-// maxStorageBufferRange.
+// returns the shaders' KEY_TYPE and the bits [begin, end) to sort by.
+// Keys past one binding are the three phases' (windows) and the single
+// pass refuses them (onesweepNot).
 func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, err error) {
 	code, ok := keyCode(s.Key)
 	if !ok {
@@ -164,11 +251,6 @@ func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, e
 	}
 	if n > MaxElements {
 		return 0, 0, 0, invalid("radix: %d keys: at most %d", n, uint64(MaxElements))
-	}
-	keyBytes := uint64(s.Key.Size())
-	if limit := uint64(info.MaxStorageBufferRange) / keyBytes; n > limit {
-		return 0, 0, 0, invalid("radix: %d keys of %d bytes exceed the device's maxStorageBufferRange (%d bytes): at most %d keys here",
-			n, keyBytes, info.MaxStorageBufferRange, limit)
 	}
 	return code, begin, end, nil
 }
@@ -374,10 +456,13 @@ const maxOnesweepKeys = 1<<30 - 1
 
 // onesweepNot says why the single pass does not apply, or returns ""
 // where it does.
-func onesweepNot(info vk.DeviceInfo, n uint64, wg uint32, d digits, status tileStatus) string {
+func onesweepNot(info vk.DeviceInfo, n, keyBytes uint64, wg uint32, d digits, status tileStatus) string {
 	switch {
 	case n > maxOnesweepKeys:
 		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, maxOnesweepKeys)
+	case n*keyBytes > bindingLimit(info):
+		return fmt.Sprintf("%d keys of %d bytes exceed one binding (%d bytes, maxStorageBufferRange): past it only the three phases sort, in windows",
+			n, keyBytes, bindingLimit(info))
 	case wg < d.buckets():
 		return fmt.Sprintf("a workgroup of %d invocations is smaller than the %d digits of %d bits: each digit needs its own invocation", wg, d.buckets(), d.bits)
 	case status.bytes() > uint64(info.MaxStorageBufferRange):
@@ -443,7 +528,7 @@ func (c *config) counted(i uint32) bool { return i == 0 || !c.fuses(i-1) }
 // tuning reports the choices as Plan.Tuning does.
 func (c *config) tuning() Tuning {
 	t := Tuning{Path: vkcompact.PathThreePhase, Processors: c.procs, Chunk: c.chunk, WorkgroupSize: c.wg, KeysPerLane: c.kpl, DigitBits: c.bits,
-		Passes: c.passes, FusedCounts: c.fused, HeldTails: c.carry}
+		Passes: c.passes, FusedCounts: c.fused, HeldTails: c.carry, WindowProcessors: c.winProcs, OutWindows: c.outWindows}
 	if c.onesweep {
 		t.Path, t.Tiles, t.Tile, t.Spins = vkcompact.PathSinglePass, c.status.tiles, c.status.tile, c.spins
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
 	"github.com/vkcompact/vkcompact/vk/vktest"
 )
@@ -49,6 +50,9 @@ func summary(c config) string {
 	}
 	if c.onesweep {
 		fmt.Fprintf(&b, " tiles=%d tile=%d spins=%d", c.status.tiles, c.status.tile, c.spins)
+	}
+	if c.winProcs > 0 {
+		fmt.Fprintf(&b, " windows: procs=%d out=%dx%d", c.winProcs, c.outWindows, c.winSlots)
 	}
 	fmt.Fprintf(&b, " scratch=%d", c.layout.size)
 	return b.String()
@@ -115,6 +119,11 @@ var tuneRows = []tuneRow{
 	{h100, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
 	{h100, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
 	{h100, 0, pairs32, "three-phase wg=256 kpl=8 procs=1 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=512"},
+	// Past one binding (2^30 u32 keys are one byte past the H100's), in
+	// windows of processors that fill the device once each.
+	{h100, 1 << 30, keys32, "three-phase wg=256 kpl=20 procs=2098 chunk=512000 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] windows: procs=1049 out=2x1073741820 scratch=4296041984"},
+	{h100, 1 << 30, pairs32, "three-phase wg=256 kpl=16 procs=2098 chunk=512000 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held windows: procs=1049 out=2x1073741820 scratch=8591009280"},
+	{h100, 1<<29 + 1, keys64, "three-phase wg=256 kpl=8 procs=2098 chunk=256000 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] windows: procs=1049 out=2x536870910 scratch=4295236352"},
 
 	// lavapipe (a CPU device: 8-bit digits, 4 keys per lane, chunks
 	// capped by its loop budget); 2^28 keys exceed its binding
@@ -212,8 +221,11 @@ func TestTuneRefusals(t *testing.T) {
 			{"end bit past the key", 10, Sort{Key: vkcompact.Uint32, EndBit: 33}, "bit range [0, 33) of a 32-bit key"},
 			{"begin after end", 10, Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10}, "bit range [20, 10) of a 64-bit key"},
 			{"too many keys", 1 << 32, keys32, "4294967296 keys: at most 4294967295"},
-			{"keys past one binding", uint64(info.MaxStorageBufferRange)/8 + 1, keys64, fmt.Sprintf("keys of 8 bytes exceed the device's maxStorageBufferRange (%d bytes): at most %d keys here",
-				info.MaxStorageBufferRange, info.MaxStorageBufferRange/8)},
+			{"keys past four windows", 4*windowSlots(info, 8) + 1, keys64, fmt.Sprintf("keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it the sort binds each output as at most 4 windows of %d keys",
+				info.MaxStorageBufferRange, windowSlots(info, 8))},
+			{"single pass past one binding", uint64(info.MaxStorageBufferRange)/8 + 1, with(keys64, Options{Path: vkcompact.PathSinglePass}),
+				fmt.Sprintf("the single pass does not apply: %d keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it only the three phases sort, in windows",
+					info.MaxStorageBufferRange/8+1, info.MaxStorageBufferRange)},
 			{"9-bit digits", 10, with(keys32, Options{DigitBits: 9}), "9 digit bits: 1 to 8"},
 			{"33 keys per lane", 10, with(keys32, Options{KeysPerLane: 33}), "33 keys per lane: at most 32"},
 			{"unknown tails mode", 10, with(keys32, Options{Tails: 9}), "unknown tails mode 9"},
@@ -236,11 +248,25 @@ func TestTuneRefusals(t *testing.T) {
 				t.Errorf("%s: %s: got %v, want ErrInvalid naming %q", info.Name, c.what, err, c.want)
 			}
 		}
+		// 2^28 u32 keys: one binding, windows, or past four windows.
 		for _, s := range []Sort{keys32, pairs32} {
-			_, err := tune(info, 1<<28, s)
-			if past := 4<<28 > uint64(info.MaxStorageBufferRange); past != (err != nil) || past && !strings.Contains(err.Error(), "exceed the device's maxStorageBufferRange") {
-				t.Errorf("%s: 2^28 %+v: %v; the binding holds %d bytes", info.Name, s, err, info.MaxStorageBufferRange)
+			c, err := tune(info, 1<<28, s)
+			switch past := 4<<28 > uint64(info.MaxStorageBufferRange); {
+			case 1<<28 > 4*windowSlots(info, 4):
+				if err == nil || !strings.Contains(err.Error(), "at most 4 windows") {
+					t.Errorf("%s: 2^28 %+v: %v; want refused past four windows", info.Name, s, err)
+				}
+			case err != nil || past != (c.winProcs > 0):
+				t.Errorf("%s: 2^28 %+v: %v, windows of %d processors; the binding holds %d bytes", info.Name, s, err, c.winProcs, info.MaxStorageBufferRange)
 			}
+		}
+		// Past one binding on a device that allows fewer storage buffers
+		// per stage than the wide scatter binds.
+		few := info
+		few.MaxPerStageStorageBuffers = wideStorageBuffers - 1
+		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, keys32); !errors.Is(err, vk.ErrInvalid) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("past it the scatter binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)")) {
+			t.Errorf("%s: 12 storage buffers a stage: got %v", info.Name, err)
 		}
 		// Fused counts whose counters do not fit beside the scatter:
 		// wherever the scatter alone fits and forced fused counts do not,
@@ -270,6 +296,11 @@ func TestTuneRefusals(t *testing.T) {
 			t.Errorf("%s: no workgroup and keys per lane where 6-bit digits fit but their fused counts do not", info.Name)
 		}
 	}
+}
+
+// windowSlots is the keys of keyBytes bytes one output window holds.
+func windowSlots(info vk.DeviceInfo, keyBytes uint64) uint64 {
+	return uint64(tiling.WindowTiles(info, uint64(info.MaxStorageBufferRange), keyBytes))
 }
 
 // tiles is the single pass's tiles of 64 keys over a binding of uint32.

@@ -7,8 +7,12 @@
 // nProcs + p], so that one scan over them in that order gives every
 // (digit, processor) its first output slot.
 //
-// Bindings: 0 the keys (words), 1 hist (BUCKETS * nProcs words), 2 the
-// GPU-side key count (common.glsl: countedElems).
+// Processors [proc0, procEnd) run in one dispatch: every processor at
+// once, or past one binding those whose chunks lie in one window of the
+// keys, which then starts at key proc0 * chunk.
+//
+// Bindings: 0 the keys (words; a window of them), 1 hist (BUCKETS *
+// nProcs words), 2 the GPU-side key count (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -26,13 +30,15 @@ layout(push_constant) uniform Push {
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
     uint countOn; // take the key count from gpuCount[0]
+    uint proc0;   // the dispatch's first processor
+    uint procEnd; // the processor after its last
 } pc;
 
 shared uint counts[BUCKETS];
 
 void main() {
-    uint p = linearWorkgroup();
-    if (p >= pc.nProcs) {
+    uint p = pc.proc0 + linearWorkgroup();
+    if (p >= pc.procEnd) {
         return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
     }
     uint lid = gl_LocalInvocationID.x;
@@ -42,6 +48,7 @@ void main() {
     }
     barrier();
     uint start = p * pc.chunk;
+    uint inBase = pc.proc0 * pc.chunk; // the first key the binding holds
     uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];
@@ -50,7 +57,8 @@ void main() {
             uint i = base + j * wg + lid;
             k[j] = uvec2(0);
             if (i < end) {
-                k[j] = WIDE ? uvec2(keys[2 * i], keys[2 * i + 1]) : uvec2(keys[i], 0);
+                uint at = i - inBase;
+                k[j] = WIDE ? uvec2(keys[2 * at], keys[2 * at + 1]) : uvec2(keys[at], 0);
             }
         }
         [[unroll]] for (uint j = 0; j < KPL; j++) {

@@ -51,11 +51,20 @@
 // (BENCHMARKS.md, stop 21). With NEXT, a key is counted for the next pass
 // in the round that writes it.
 //
+// Processors [proc0, procEnd) run in one dispatch: every processor at
+// once, or past one binding (radix_scatter_wide.comp and
+// radix_scatter_carry_wide.comp, WINDOWS) those whose chunks lie in one
+// window of the keys (and values) in, which then starts at key proc0 *
+// chunk; the outputs are then bound as up to four windows of winSlots
+// slots each, since a processor's keys land anywhere.
+//
 // Bindings: 0 keys in, 1 values in, 2 hist (scanned rows, then the digit
 // totals), 3 keys out, 4 values out (without PAIRS, 1 and 4 are bound to
 // anything and unused), 5 the GPU-side key count (common.glsl:
 // countedElems), 6 the next pass's hist (without NEXT bound to anything
-// and unused).
+// and unused); with WINDOWS, 3 and 4 are the outputs' first windows, 7 to
+// 9 the keys' next three and 10 to 12 the values' (windows past the
+// outputs' end are bound to anything and unused).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -76,6 +85,14 @@ layout(std430, binding = 3) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 4) writeonly buffer ValsOut { uint valsOut[]; };
 layout(std430, binding = 5) readonly buffer GpuCount { uint gpuCount[]; };
 layout(std430, binding = 6) buffer HistNext { uint histNext[]; };
+#ifdef WINDOWS
+layout(std430, binding = 7) writeonly buffer KeysOut1 { uint keysOut1[]; };
+layout(std430, binding = 8) writeonly buffer KeysOut2 { uint keysOut2[]; };
+layout(std430, binding = 9) writeonly buffer KeysOut3 { uint keysOut3[]; };
+layout(std430, binding = 10) writeonly buffer ValsOut1 { uint valsOut1[]; };
+layout(std430, binding = 11) writeonly buffer ValsOut2 { uint valsOut2[]; };
+layout(std430, binding = 12) writeonly buffer ValsOut3 { uint valsOut3[]; };
+#endif
 
 layout(push_constant) uniform Push {
     uint n;      // keys
@@ -84,8 +101,11 @@ layout(push_constant) uniform Push {
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
     uint countOn; // take the key count from gpuCount[0]
+    uint proc0;   // the dispatch's first processor
+    uint procEnd; // the processor after its last
     uint nextShift; // with NEXT: the next pass's digit
     uint nextWidth;
+    uint winSlots; // with WINDOWS: the slots of each output window
 } pc;
 
 // counts[s * BUCKETS + d]: keys of digit d so far in subgroup s's piece of
@@ -136,14 +156,45 @@ shared bool sgCrossed[MAX_SUBGROUPS]; // a digit of the subgroup's invocations c
 // owns digits [i * DPI, i * DPI + DPI).
 const uint DPI = (BUCKETS + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
+// STORE_SLOT writes key (and val) to slot s of the outputs K and V.
+#define STORE_SLOT(K, V, s, key, val) \
+    if (WIDE) {                         \
+        K[2 * (s)] = key.x;             \
+        K[2 * (s) + 1] = key.y;         \
+    } else {                            \
+        K[s] = key.x;                   \
+    }                                   \
+    if (PAIRS) {                        \
+        V[s] = val;                     \
+    }
+
+// storeSlot writes output slot `slot`: with WINDOWS it lies in window
+// slot / pc.winSlots.
+void storeSlot(uint slot, uvec2 key, uint val) {
+#ifdef WINDOWS
+    uint w = pc.winSlots;
+    if (slot < w) {
+        STORE_SLOT(keysOut, valsOut, slot, key, val)
+    } else if (slot - w < w) {
+        STORE_SLOT(keysOut1, valsOut1, slot - w, key, val)
+    } else if (slot - 2 * w < w) {
+        STORE_SLOT(keysOut2, valsOut2, slot - 2 * w, key, val)
+    } else {
+        STORE_SLOT(keysOut3, valsOut3, slot - 3 * w, key, val)
+    }
+#else
+    STORE_SLOT(keysOut, valsOut, slot, key, val)
+#endif
+}
+
 uint bits(uvec4 m) {
     uvec4 c = uvec4(bitCount(m));
     return c.x + c.y + c.z + c.w;
 }
 
 void main() {
-    uint p = linearWorkgroup();
-    if (p >= pc.nProcs) {
+    uint p = pc.proc0 + linearWorkgroup();
+    if (p >= pc.procEnd) {
         return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
     }
     uint lid = gl_LocalInvocationID.x;
@@ -199,6 +250,7 @@ void main() {
     // barrier: next is next read after it.)
 
     uint start = p * pc.chunk;
+    uint inBase = pc.proc0 * pc.chunk; // the first key the inputs' bindings hold
     uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
     uint sgPiece = gl_SubgroupID * sgSize * KPL; // the subgroup's piece in a round
     uvec2 k[KPL];
@@ -209,9 +261,10 @@ void main() {
         k[j] = uvec2(0);
         v[j] = 0;
         if (i < end) {
-            k[j] = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
+            uint at = i - inBase;
+            k[j] = WIDE ? uvec2(keysIn[2 * at], keysIn[2 * at + 1]) : uvec2(keysIn[at], 0);
             if (PAIRS) {
-                v[j] = valsIn[i];
+                v[j] = valsIn[at];
             }
         }
     }
@@ -372,9 +425,10 @@ void main() {
                 k[j] = uvec2(0);
                 v[j] = 0;
                 if (i < end) {
-                    k[j] = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
+                    uint at = i - inBase;
+                    k[j] = WIDE ? uvec2(keysIn[2 * at], keysIn[2 * at + 1]) : uvec2(keysIn[at], 0);
                     if (PAIRS) {
-                        v[j] = valsIn[i];
+                        v[j] = valsIn[at];
                     }
                 }
             }
@@ -400,15 +454,7 @@ void main() {
                 continue;
             }
 #endif
-            if (WIDE) {
-                keysOut[2 * slot] = key.x;
-                keysOut[2 * slot + 1] = key.y;
-            } else {
-                keysOut[slot] = key.x;
-            }
-            if (PAIRS) {
-                valsOut[slot] = stageVal[at];
-            }
+            storeSlot(slot, key, stageVal[PAIRS ? at : 0]);
             if (NEXT && slot < bound[d]) {
                 uint e = digitOf(sortKey(key), pc.nextShift, pc.nextWidth);
                 atomicAdd(nextCounts[d * BUCKETS + e], 1u);

@@ -1,0 +1,107 @@
+package radix_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// TestSortWindows sorts past one binding, with the binding limit lowered
+// to 256 KiB (a test hook) so that small inputs take windows: the count
+// and the scatter run one dispatch per window of whole chunks of the keys
+// (and values), and the scatter binds each output as up to four windows.
+// Keys alone and pairs, 32- and 64-bit keys, held tails, fused counts, a
+// copy back in place, a bit range, all-equal keys (every run crossing
+// windows), GPU counts that end inside a window or leave whole windows
+// empty, and the most keys four output windows hold; one more key is
+// refused by name. Each is checked against the Go reference, outputs
+// poisoned first.
+func TestSortWindows(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := vktest.Rand(t)
+	const limit = 256 << 10
+	defer radix.SetWindowLimit(limit)()
+	u32 := func(o radix.Options) radix.Sort { return radix.Sort{Key: vkcompact.Uint32, Options: o} }
+	pairs := func(s radix.Sort) radix.Sort { s.Values = true; return s }
+	cases := []struct {
+		name    string
+		n       int
+		s       radix.Sort
+		pattern string
+		count   int // > 0: a GPU count
+	}{
+		{"keys", 150001, u32(radix.Options{Processors: 23}), "random", 0},
+		{"pairs", 150001, pairs(u32(radix.Options{Processors: 23})), "random", 0},
+		{"pairs, held tails", 150001, pairs(u32(radix.Options{Processors: 40, DigitBits: 6, Tails: radix.TailsHold})), "random", 0},
+		{"u64 keys", 70001, radix.Sort{Key: vkcompact.Uint64, Options: radix.Options{Processors: 17}}, "random", 0},
+		{"u64 pairs, descending", 50001, radix.Sort{Key: vkcompact.Uint64, Values: true, Descending: true, Options: radix.Options{Processors: 9, DigitBits: 8}}, "random", 0},
+		{"f32 in place, a copy back", 150001, radix.Sort{Key: vkcompact.Float32, Descending: true, InPlace: true, Options: radix.Options{Processors: 31, DigitBits: 5}}, "random", 0},
+		{"i32 pairs, fused counts", 200001, radix.Sort{Key: vkcompact.Int32, Values: true, Options: radix.Options{Processors: 50, DigitBits: 5, Counts: radix.CountsFused}}, "random", 0},
+		{"bits [4, 20)", 150001, radix.Sort{Key: vkcompact.Uint32, Values: true, BeginBit: 4, EndBit: 20, Options: radix.Options{Processors: 20}}, "random", 0},
+		{"equal keys", 150001, pairs(u32(radix.Options{Processors: 23, DigitBits: 6, Counts: radix.CountsFused})), "equal", 0},
+		{"GPU count inside window 2", 150001, pairs(u32(radix.Options{Processors: 23})), "random", 100000},
+		{"GPU count in window 1", 150001, u32(radix.Options{Processors: 23}), "few", 3},
+	}
+	for _, c := range cases {
+		keys := keyData(rng, c.s.Key, c.n, c.pattern)
+		p, err := radix.NewPlan(ctx, uint64(c.n), c.s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		tu := p.Tuning()
+		if tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || tu.OutWindows < 2 || uint64(tu.WindowProcessors)*uint64(tu.Chunk)*uint64(c.s.Key.Size()) > limit {
+			t.Fatalf("%s: tuning %+v: want several windows of at most %d bytes", c.name, tu, limit)
+		}
+		runSort(t, ctx, sortCase{sort: c.s, keys: keys, gpuCount: c.count > 0, count: uint32(c.count)})
+	}
+	// The most keys four windows hold, at an offset; one more is refused.
+	info := ctx.Info()
+	slots := uint64(limit)
+	if a := info.MinStorageBufferOffsetAlignment; a > 4 {
+		slots -= slots % a
+	}
+	most := int(4 * slots / 4)
+	s := pairs(u32(radix.Options{Processors: 40}))
+	runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, most, "random"), off: 2 * uint64(max(info.MinStorageBufferOffsetAlignment, 4))})
+	if _, err := radix.NewPlan(ctx, uint64(most+1), s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
+		t.Errorf("%d keys: got %v, want ErrInvalid naming the four output windows", most+1, err)
+	}
+	// The single pass does not sort past one binding.
+	if _, err := radix.NewPlan(ctx, 150001, u32(radix.Options{Path: vkcompact.PathSinglePass})); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "past it only the three phases sort") {
+		t.Errorf("the single pass past one binding: got %v, want ErrInvalid", err)
+	}
+}
+
+// TestSortAboveMaxRange sorts pairs past the device's real
+// maxStorageBufferRange (lavapipe: 128 MiB, 2^25 uint32 keys) in two
+// windows, by the keys' low 16 bits (TestSortWindows covers the rest under
+// a lowered limit).
+func TestSortAboveMaxRange(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("short, or the race detector: the Go reference sort of 2^25 keys takes too long")
+	}
+	ctx := vktest.Open(t)
+	info := ctx.Info()
+	if uint64(info.MaxStorageBufferRange) > 1<<28 {
+		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
+	}
+	rng := vktest.Rand(t)
+	n := int(info.MaxStorageBufferRange)/4 + 123457
+	keys := keyData(rng, vkcompact.Uint32, n, "random")
+	// Two passes of lavapipe's 8-bit digits, not four: the windows are
+	// the same, and CI's time is not.
+	s := radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16}
+	p, err := radix.NewPlan(ctx, uint64(n), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tu := p.Tuning(); tu.OutWindows != 2 || tu.WindowProcessors == 0 {
+		t.Fatalf("tuning %+v: want two output windows", tu)
+	}
+	runSort(t, ctx, sortCase{sort: s, keys: keys})
+}
