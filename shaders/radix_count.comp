@@ -47,9 +47,12 @@ void main() {
         counts[d] = 0;
     }
     barrier();
+    // The chunk in the coordinates of the keys' binding, whose first key
+    // is proc0 * chunk (a window of them, or all).
+    uint inBase = pc.proc0 * pc.chunk;
     uint start = p * pc.chunk;
-    uint inBase = pc.proc0 * pc.chunk; // the first key the binding holds
-    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
+    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0])), start) - inBase;
+    start -= inBase;
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];
         // Every load of the round is issued before any count.
@@ -57,8 +60,7 @@ void main() {
             uint i = base + j * wg + lid;
             k[j] = uvec2(0);
             if (i < end) {
-                uint at = i - inBase;
-                k[j] = WIDE ? uvec2(keys[2 * at], keys[2 * at + 1]) : uvec2(keys[at], 0);
+                k[j] = WIDE ? uvec2(keys[2 * i], keys[2 * i + 1]) : uvec2(keys[i], 0);
             }
         }
         [[unroll]] for (uint j = 0; j < KPL; j++) {

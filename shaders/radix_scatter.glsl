@@ -249,9 +249,12 @@ void main() {
     // (The first round's rank steps are ordered after this by its first
     // barrier: next is next read after it.)
 
+    // The chunk in the coordinates of the keys' binding, whose first key
+    // is proc0 * chunk (a window of them, or all).
+    uint inBase = pc.proc0 * pc.chunk;
     uint start = p * pc.chunk;
-    uint inBase = pc.proc0 * pc.chunk; // the first key the inputs' bindings hold
-    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
+    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0])), start) - inBase;
+    start -= inBase;
     uint sgPiece = gl_SubgroupID * sgSize * KPL; // the subgroup's piece in a round
     uvec2 k[KPL];
     uint v[KPL];
@@ -261,10 +264,9 @@ void main() {
         k[j] = uvec2(0);
         v[j] = 0;
         if (i < end) {
-            uint at = i - inBase;
-            k[j] = WIDE ? uvec2(keysIn[2 * at], keysIn[2 * at + 1]) : uvec2(keysIn[at], 0);
+            k[j] = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
             if (PAIRS) {
-                v[j] = valsIn[at];
+                v[j] = valsIn[i];
             }
         }
     }
@@ -425,10 +427,9 @@ void main() {
                 k[j] = uvec2(0);
                 v[j] = 0;
                 if (i < end) {
-                    uint at = i - inBase;
-                    k[j] = WIDE ? uvec2(keysIn[2 * at], keysIn[2 * at + 1]) : uvec2(keysIn[at], 0);
+                    k[j] = WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
                     if (PAIRS) {
-                        v[j] = valsIn[at];
+                        v[j] = valsIn[i];
                     }
                 }
             }
