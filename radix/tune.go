@@ -49,7 +49,7 @@ type config struct {
 // nothing. Each choice takes the ones before it as values; the refusals
 // come in a fixed order, each naming its reason.
 func tune(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
-	if small, ok := smallSort(info, n, s); ok {
+	for _, small := range smallSorts(info, n, s) {
 		if c, err := tuneAs(info, n, small); err == nil {
 			return c, nil
 		}
@@ -57,26 +57,49 @@ func tune(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 	return tuneAs(info, n, s)
 }
 
-// SmallSortKeys is the most keys for which PathAuto on a GPU sorts 32-bit
-// keys with the single pass and 8-bit digits (smallSort).
-const SmallSortKeys = 1 << 20
+// SmallSortKeys is the most keys for which PathAuto on a GPU picks the
+// sort's shape for 32-bit keys by their count (smallSorts).
+const SmallSortKeys = 1 << 22
 
-// smallSort returns s as PathAuto takes it for up to SmallSortKeys 32-bit
-// keys on a GPU when the caller left the path, the digit width and the
-// keys per lane to it: the single pass (one histogram pass, then one
-// pass per digit) with 8-bit digits, four passes where the three phases'
-// 6-bit digits take six of three dispatches each. Fewer dispatches
-// matter most where each moves little: on the H100 (BENCHMARKS.md) u32
-// keys took 47, 58 and 102 us at 2^16, 2^18 and 2^20 against 94, 97 and
-// 115, pairs 50, 61 and 122 against 101, 103 and 141; at 2^22 the three
-// phases were faster. ok is false where the rule does not apply; where
-// the single pass then does not (tuneAs refuses it), tune keeps s.
-func smallSort(info vk.DeviceInfo, n uint64, s Sort) (Sort, bool) {
+// smallSorts returns the shapes PathAuto tries, in order, for up to
+// SmallSortKeys 32-bit keys on a GPU when the caller left the path, the
+// digit width and the keys per lane to it; where none applies (tuneAs
+// refuses each), tune keeps s. Fewer dispatches matter most where each
+// moves little, and the single pass's tiles were best larger as n grows
+// (on the H100, BENCHMARKS.md, ms against the three phases' 6-bit
+// digits):
+//
+//   - below 2^20 keys, the single pass with 8-bit digits and tiles of 8
+//     keys per lane: four passes where the three phases take six of
+//     three dispatches each (keys 0.047 and 0.057 at 2^16 and 2^18
+//     against 0.094 and 0.097);
+//   - from 2^20 keys, the single pass with 16 keys per lane for keys
+//     alone up to 2^21 and 14 for pairs up to 2^22 (keys 0.083 at 2^20
+//     against 0.101 with 8; pairs 0.102 and 0.268 at 2^20 and 2^22
+//     against 0.121 with 8 and 0.304 on the three phases), then the 8
+//     keys per lane where that does not apply;
+//   - keys alone past 2^21, up to 2^22: the three phases with 7-bit
+//     digits, five passes (0.204 at 2^22 against 0.221 with 6-bit
+//     digits and 0.217 on the single pass with 16 keys per lane).
+func smallSorts(info vk.DeviceInfo, n uint64, s Sort) []Sort {
 	if info.CPU() || n == 0 || n > SmallSortKeys || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
-		return s, false
+		return nil
 	}
-	s.Path, s.DigitBits = vkcompact.PathSinglePass, 8
-	return s, true
+	single := s
+	single.Path, single.DigitBits = vkcompact.PathSinglePass, 8
+	switch {
+	case n < 1<<20:
+		return []Sort{single}
+	case s.Values || n <= 1<<21:
+		wide := single
+		wide.KeysPerLane = 16
+		if s.Values {
+			wide.KeysPerLane = 14
+		}
+		return []Sort{wide, single}
+	}
+	s.Path, s.DigitBits = vkcompact.PathThreePhase, 7
+	return []Sort{s}
 }
 
 // tuneAs is tune for s as given.

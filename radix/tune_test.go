@@ -97,14 +97,21 @@ type tuneRow struct {
 }
 
 var tuneRows = []tuneRow{
-	// The H100: up to 2^20 u32 keys PathAuto takes the single pass with
-	// 8-bit digits (smallSort); past it, the plans BENCHMARKS.md's table
-	// ran; a digit width, path or 64-bit keys keep the three phases.
+	// The H100: up to 2^22 u32 keys PathAuto takes the shapes of
+	// smallSorts (the single pass with 8-bit digits, larger tiles from
+	// 2^20; keys alone past 2^21 the three phases' 7-bit digits); past
+	// it, the plans BENCHMARKS.md's table ran; a digit width, path or
+	// 64-bit keys keep the three phases.
 	{h100, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
 	{h100, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
-	{h100, 1 << 20, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
-	{h100, 1 << 20, pairs32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=9441792"},
-	{h100, 1<<20 + 1, keys32, "three-phase wg=256 kpl=8 procs=513 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=4326144"},
+	{h100, 1<<20 - 1, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
+	{h100, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 scratch=4723200"},
+	{h100, 1 << 20, pairs32, "single-pass wg=256 kpl=14 procs=293 chunk=3584 passes=[8 8 8 8] tiles=293 tile=3584 spins=64 scratch=8993280"},
+	{h100, 1<<21 + 1, keys32, "three-phase wg=256 kpl=8 procs=1025 chunk=2048 passes=[7:count 7:count 6:count 6:count 6:count] scratch=8914176"},
+	{h100, 1 << 22, keys32, "three-phase wg=256 kpl=8 procs=1024 chunk=4096 passes=[7:count 7:count 6:count 6:count 6:count] scratch=17302016"},
+	{h100, 1 << 22, pairs32, "single-pass wg=256 kpl=14 procs=586 chunk=7168 passes=[8 8 8 8] tiles=1171 tile=3584 spins=64 scratch=35957248"},
+	{h100, 1<<22 + 1, keys32, "three-phase wg=256 kpl=8 procs=1025 chunk=4096 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=17040128"},
+	{h100, 1<<22 + 1, pairs32, "three-phase wg=256 kpl=8 procs=1025 chunk=4096 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=33817600"},
 	{h100, 1 << 16, with(keys32, Options{DigitBits: 6}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
 	{h100, 1 << 16, with(pairs32, Options{Path: vkcompact.PathThreePhase}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
 	{h100, 1 << 16, keys64, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=526592"},
@@ -190,8 +197,8 @@ var tuneRows = []tuneRow{
 	// A 64-wide GPU: workgroups of 8 subgroups at the smallest size.
 	{amdLike, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
 	{amdLike, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
-	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
-	{amdLike, 1 << 20, pairs32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=9441792"},
+	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 scratch=4723200"},
+	{amdLike, 1 << 20, pairs32, "single-pass wg=256 kpl=14 procs=293 chunk=3584 passes=[8 8 8 8] tiles=293 tile=3584 spins=64 scratch=8993280"},
 	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=656 chunk=25600 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67277056"},
 	{amdLike, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=134392832"},
 	{amdLike, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=760 chunk=353280 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074131456"},
