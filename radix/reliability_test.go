@@ -40,12 +40,15 @@ func TestReliabilityBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := vktest.NewPoisoned(t, ctx, 4096)
+	// ov holds keys and a scratch overlapping them (the plan's scratch may
+	// exceed a: 7168 bytes on the H100's single pass).
+	ov := vktest.NewPoisoned(t, ctx, max(4096, keysOnly.ScratchSize()))
 	scratch := max(pairs.ScratchSize(), keysOnly.ScratchSize(), inPlace.ScratchSize()) // the paths and digit widths differ
 	s := vktest.NewPoisoned(t, ctx, scratch)
 	foreign := vktest.NewPoisoned(t, other, 4096)
 	released := vktest.NewPoisoned(t, ctx, 4096)
 	released.Release()
-	watched := []*vk.Buffer{a, s}
+	watched := []*vk.Buffer{a, s, ov}
 	keys := []uint32{5, 3, 9, 1}
 	keysCopy := slices.Clone(keys)
 	good := radix.Buffers{Keys: a.Range(0, 400), Values: a.Range(512, 400), KeysOut: a.Range(1024, 400), ValuesOut: a.Range(1536, 400),
@@ -96,7 +99,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.Plan.Record", Input: "values too small", Want: inval, Msg: "values range of 100 bytes", Call: rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
 		{Entry: "radix.Plan.Record", Input: "keys and keys output overlap", Want: inval, Msg: "keys and keys output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
 		{Entry: "radix.Plan.Record", Input: "values output overlapping the keys output", Want: inval, Msg: "keys output and values output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
-		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = a.Range(0, keysOnly.ScratchSize()) })},
+		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys, b.Scratch = ov.Range(0, 400), ov.Range(0, keysOnly.ScratchSize()) })},
 		{Entry: "radix.Plan.Record", Input: "count inside the scratch", Want: inval, Msg: "scratch and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count inside the keys output", Want: inval, Msg: "keys output and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count of 2 bytes", Want: inval, Msg: "count range of 2 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},
