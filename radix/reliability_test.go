@@ -99,7 +99,10 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.Plan.Record", Input: "values too small", Want: inval, Msg: "values range of 100 bytes", Call: rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
 		{Entry: "radix.Plan.Record", Input: "keys and keys output overlap", Want: inval, Msg: "keys and keys output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
 		{Entry: "radix.Plan.Record", Input: "values output overlapping the keys output", Want: inval, Msg: "keys output and values output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
-		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys, b.Scratch = ov.Range(0, 400), ov.Range(0, keysOnly.ScratchSize()) })},
+		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) {
+			noValues(b)
+			b.Keys, b.Scratch = ov.Range(0, 400), ov.Range(0, keysOnly.ScratchSize())
+		})},
 		{Entry: "radix.Plan.Record", Input: "count inside the scratch", Want: inval, Msg: "scratch and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count inside the keys output", Want: inval, Msg: "keys output and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count of 2 bytes", Want: inval, Msg: "count range of 2 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},

@@ -22,13 +22,19 @@ type Options struct {
 	// vkcompact.PathSinglePass counts every digit in one pass over the keys
 	// first, then reads the keys once per digit (a chained scan over tiles
 	// with decoupled look-back and fallback, Onesweep-style). The single
-	// pass applies below 2^30 keys, with a workgroup of at least 2^DigitBits
-	// invocations, when its tile status (two words per tile and digit)
-	// fits one binding; NewPlan returns ErrInvalid, naming the reason,
-	// when it is forced where it does not apply. vkcompact.PathAuto takes
-	// the three phases on every device: the single pass measured slower
-	// on the H100, its look-back bound by dependent loads over small
-	// tiles (BENCHMARKS-history.md).
+	// pass applies below 2^30 keys that fit one binding, with a workgroup
+	// of at least 2^DigitBits invocations, when its tile status (two words
+	// per tile and digit) fits one binding; NewPlan returns ErrInvalid,
+	// naming the reason, when it is forced where it does not apply.
+	// vkcompact.PathAuto takes the three phases on CPU devices, for 64-bit
+	// keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
+	// the digit width and keys per lane left to it, it takes the single
+	// pass with 8-bit digits below 2^20 keys, and from 2^20 with larger
+	// tiles (keys alone up to 2^21, pairs up to 2^22), and the three
+	// phases with 7-bit digits for keys alone past 2^21, as measured
+	// fastest on the H100 (BENCHMARKS.md). Past those sizes the single
+	// pass measured slower, its look-back bound by dependent loads over
+	// small tiles (BENCHMARKS-history.md).
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
