@@ -226,6 +226,7 @@ func TestSortAutoPath(t *testing.T) {
 		{radix.Sort{Key: vkcompact.Uint32, Values: true}, radix.SmallSortKeys, true},
 		{radix.Sort{Key: vkcompact.Int32}, 1 << 21, true},
 		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, false},
+		{radix.Sort{Key: vkcompact.Uint32, Values: true}, 1 << 23, true},
 		{radix.Sort{Key: vkcompact.Float32}, radix.SmallSortKeys + 1, false},
 		{radix.Sort{Key: vkcompact.Uint64}, 100000, false},
 		{radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{DigitBits: 6}}, 100000, false},

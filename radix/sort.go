@@ -30,7 +30,7 @@ type Options struct {
 	// keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
 	// the digit width and keys per lane left to it, it takes the single
 	// pass with 8-bit digits below 2^20 keys, and from 2^20 with larger
-	// tiles (keys alone up to 2^21, pairs up to 2^22), and the three
+	// tiles (keys alone up to 2^21, pairs up to 2^25), and the three
 	// phases with 7-bit digits for keys alone past 2^21, as measured
 	// fastest on the H100 (BENCHMARKS.md). Past those sizes the single
 	// pass measured slower, its look-back bound by dependent loads over

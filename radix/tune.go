@@ -59,28 +59,31 @@ func tune(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 
 // SmallSortKeys is the most keys for which PathAuto on a GPU picks the
 // sort's shape for 32-bit keys by their count (smallSorts).
-const SmallSortKeys = 1 << 22
+const SmallSortKeys = 1 << 25
 
 // smallSorts returns the shapes PathAuto tries, in order, for up to
 // SmallSortKeys 32-bit keys on a GPU when the caller left the path, the
 // digit width and the keys per lane to it; where none applies (tuneAs
 // refuses each), tune keeps s. Fewer dispatches matter most where each
-// moves little, and the single pass's tiles were best larger as n grows
-// (on the H100, BENCHMARKS.md, ms against the three phases' 6-bit
-// digits):
+// moves little, and the single pass's tiles were best larger as n grows.
+// Each was the fastest measured on the H100 (BENCHMARKS.md, ms; against
+// the three phases' 6-bit digits where not said):
 //
 //   - below 2^20 keys, the single pass with 8-bit digits and tiles of 8
 //     keys per lane: four passes where the three phases take six of
 //     three dispatches each (keys 0.047 and 0.057 at 2^16 and 2^18
 //     against 0.094 and 0.097);
-//   - from 2^20 keys, the single pass with 16 keys per lane for keys
-//     alone up to 2^21 and 14 for pairs up to 2^22 (keys 0.083 at 2^20
-//     against 0.101 with 8; pairs 0.102 and 0.268 at 2^20 and 2^22
-//     against 0.121 with 8 and 0.304 on the three phases), then the 8
-//     keys per lane where that does not apply;
-//   - keys alone past 2^21, up to 2^22: the three phases with 7-bit
-//     digits, five passes (0.204 at 2^22 against 0.221 with 6-bit
-//     digits and 0.217 on the single pass with 16 keys per lane).
+//   - pairs from 2^20 to 2^25, the single pass with 14 keys per lane
+//     (0.102, 0.268, 0.471, 0.882 and 1.690 at 2^20, 2^22, 2^23, 2^24
+//     and 2^25 against 0.121 with 8 keys per lane, 0.304, 0.558, 0.983
+//     and 1.723), then with 8 where that does not apply;
+//   - keys alone from 2^20 to 2^21, the single pass with 16 keys per
+//     lane (0.083 at 2^20 against 0.101 with 8), then with 8;
+//   - keys alone past 2^21, the three phases with 7-bit digits (five
+//     passes), 16 keys per lane past 2^22 (0.204 at 2^22 against 0.221;
+//     0.333, 0.642 and 1.214 at 2^23, 2^24 and 2^25 against 0.394, 0.722
+//     and 1.284). At 2^26 and above the 6-bit digits with fused counts
+//     were as fast or faster.
 func smallSorts(info vk.DeviceInfo, n uint64, s Sort) []Sort {
 	if info.CPU() || n == 0 || n > SmallSortKeys || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
 		return nil
@@ -99,6 +102,9 @@ func smallSorts(info vk.DeviceInfo, n uint64, s Sort) []Sort {
 		return []Sort{wide, single}
 	}
 	s.Path, s.DigitBits = vkcompact.PathThreePhase, 7
+	if n > 1<<22 {
+		s.KeysPerLane = 16
+	}
 	return []Sort{s}
 }
 

@@ -97,7 +97,7 @@ type tuneRow struct {
 }
 
 var tuneRows = []tuneRow{
-	// The H100: up to 2^22 u32 keys PathAuto takes the shapes of
+	// The H100: up to 2^25 u32 keys PathAuto takes the shapes of
 	// smallSorts (the single pass with 8-bit digits, larger tiles from
 	// 2^20; keys alone past 2^21 the three phases' 7-bit digits); past
 	// it, the plans BENCHMARKS.md's table ran; a digit width, path or
@@ -110,13 +110,15 @@ var tuneRows = []tuneRow{
 	{h100, 1<<21 + 1, keys32, "three-phase wg=256 kpl=8 procs=1025 chunk=2048 passes=[7:count 7:count 6:count 6:count 6:count] scratch=8914176"},
 	{h100, 1 << 22, keys32, "three-phase wg=256 kpl=8 procs=1024 chunk=4096 passes=[7:count 7:count 6:count 6:count 6:count] scratch=17302016"},
 	{h100, 1 << 22, pairs32, "single-pass wg=256 kpl=14 procs=586 chunk=7168 passes=[8 8 8 8] tiles=1171 tile=3584 spins=64 scratch=35957248"},
-	{h100, 1<<22 + 1, keys32, "three-phase wg=256 kpl=8 procs=1025 chunk=4096 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=17040128"},
-	{h100, 1<<22 + 1, pairs32, "three-phase wg=256 kpl=8 procs=1025 chunk=4096 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=33817600"},
+	{h100, 1<<22 + 1, keys32, "three-phase wg=256 kpl=16 procs=1025 chunk=4096 passes=[7:count 7:count 6:count 6:count 6:count] scratch=17302784"},
+	{h100, 1<<22 + 1, pairs32, "single-pass wg=256 kpl=14 procs=586 chunk=7168 passes=[8 8 8 8] tiles=1171 tile=3584 spins=64 scratch=35957760"},
 	{h100, 1 << 16, with(keys32, Options{DigitBits: 6}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=270592"},
 	{h100, 1 << 16, with(pairs32, Options{Path: vkcompact.PathThreePhase}), "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=532736"},
 	{h100, 1 << 16, keys64, "three-phase wg=256 kpl=8 procs=32 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=526592"},
-	{h100, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
-	{h100, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=1024 chunk=16384 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=134742528"},
+	{h100, 1 << 24, keys32, "three-phase wg=256 kpl=16 procs=1024 chunk=16384 passes=[7:count 7:count 6:count 6:count 6:count] scratch=67633664"},
+	{h100, 1 << 24, pairs32, "single-pass wg=256 kpl=14 procs=937 chunk=17920 passes=[8 8 8 8] tiles=4682 tile=3584 spins=64 scratch=143811072"},
+	{h100, 1<<25 + 1, keys32, "three-phase wg=256 kpl=20 procs=937 chunk=35840 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=134458112"},
+	{h100, 1<<25 + 1, pairs32, "three-phase wg=256 kpl=16 procs=1025 chunk=32768 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=268961280"},
 	{h100, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=1049 chunk=256000 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074279424"},
 	{h100, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=1041 chunk=258048 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=2148017152"},
 	{h100, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
@@ -199,8 +201,8 @@ var tuneRows = []tuneRow{
 	{amdLike, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
 	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 scratch=4723200"},
 	{amdLike, 1 << 20, pairs32, "single-pass wg=256 kpl=14 procs=293 chunk=3584 passes=[8 8 8 8] tiles=293 tile=3584 spins=64 scratch=8993280"},
-	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=20 procs=656 chunk=25600 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67277056"},
-	{amdLike, 1 << 24, pairs32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=134392832"},
+	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[7:count 7:count 6:count 6:count 6:count] scratch=67459072"},
+	{amdLike, 1 << 24, pairs32, "single-pass wg=256 kpl=14 procs=669 chunk=25088 passes=[8 8 8 8] tiles=4682 tile=3584 spins=64 scratch=143811072"},
 	{amdLike, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=760 chunk=353280 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074131456"},
 	{amdLike, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=763 chunk=352256 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] held scratch=2147874816"},
 	{amdLike, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
@@ -272,7 +274,7 @@ func TestTuneRefusals(t *testing.T) {
 		few := info
 		few.MaxPerStageStorageBuffers = wideStorageBuffers - 1
 		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, keys32); !errors.Is(err, vk.ErrInvalid) ||
-			!strings.Contains(err.Error(), fmt.Sprintf("past it the scatter binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)")) {
+			!strings.Contains(err.Error(), "past it the scatter binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)") {
 			t.Errorf("%s: 12 storage buffers a stage: got %v", info.Name, err)
 		}
 		// Fused counts whose counters do not fit beside the scatter:
