@@ -197,9 +197,12 @@ func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 // count and the scatter take one dispatch per window of whole chunks of
 // the keys (and values), and the scatter binds each output as up to four
 // windows, so n is at most four times the keys one binding holds (the
-// window offsets kept aligned: 4 * 1073741820 u32 keys on the H100, 4 *
-// 33554432 on lavapipe), and the device must allow 13 storage buffers
-// per stage (Tuning.WindowProcessors and OutWindows report them).
+// window offsets kept aligned: 4 * 33554432 u32 keys on lavapipe, 4 *
+// 536870910 u64 keys on the H100), and the device must allow 13 storage
+// buffers per stage (Tuning.WindowProcessors and OutWindows report
+// them). Since slots are 32-bit, the last processor's chunk must also
+// end by slot 2^32-1: on the H100 up to 4294517760 u32 keys alone (not
+// the 4 * 1073741820 four windows hold).
 func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("radix: nil context")

@@ -3,6 +3,7 @@ package radix
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -304,6 +305,20 @@ func TestTuneRefusals(t *testing.T) {
 		if refused == 0 {
 			t.Errorf("%s: no workgroup and keys per lane where 6-bit digits fit but their fused counts do not", info.Name)
 		}
+	}
+}
+
+// TestTuneSlotLimit checks the sort's last bound past one binding on the
+// H100: u32 keys until the last processor's chunk would end past slot
+// 2^32-1 (the kernels' slots are 32-bit), short of the 4 * 1073741820
+// keys four windows hold.
+func TestTuneSlotLimit(t *testing.T) {
+	const most = 4294517760
+	if c, err := tune(h100, most, keys32); err != nil || c.outWindows != 4 || uint64(c.procs)*uint64(c.chunk) > math.MaxUint32 {
+		t.Errorf("%d keys: %v, %d output windows, %d chunks of %d keys", uint64(most), err, c.outWindows, c.procs, c.chunk)
+	}
+	if _, err := tune(h100, most+1, keys32); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "would end past slot 2^32-1") {
+		t.Errorf("%d keys: got %v, want ErrInvalid naming slot 2^32-1", uint64(most+1), err)
 	}
 }
 

@@ -47,7 +47,14 @@ func TestSortWindows(t *testing.T) {
 		{"GPU count inside window 2", 150001, pairs(u32(radix.Options{Processors: 23})), "random", 100000},
 		{"GPU count in window 1", 150001, u32(radix.Options{Processors: 23}), "few", 3},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
+		if i == 2 || i == 4 {
+			// Windows of a limit no power of two: output windows of
+			// slots that are not, input windows of fewer chunks.
+			radix.SetWindowLimit(limit - 4000)
+		} else {
+			radix.SetWindowLimit(limit)
+		}
 		keys := keyData(rng, c.s.Key, c.n, c.pattern)
 		p, err := radix.NewPlan(ctx, uint64(c.n), c.s)
 		if err != nil {
@@ -60,6 +67,7 @@ func TestSortWindows(t *testing.T) {
 		runSort(t, ctx, sortCase{sort: c.s, keys: keys, gpuCount: c.count > 0, count: uint32(c.count)})
 	}
 	// The most keys four windows hold, at an offset; one more is refused.
+	radix.SetWindowLimit(limit)
 	info := ctx.Info()
 	slots := uint64(limit)
 	if a := info.MinStorageBufferOffsetAlignment; a > 4 {
@@ -67,6 +75,9 @@ func TestSortWindows(t *testing.T) {
 	}
 	most := int(4 * slots / 4)
 	s := pairs(u32(radix.Options{Processors: 40}))
+	if p, err := radix.NewPlan(ctx, uint64(most), s); err != nil || p.Tuning().OutWindows != 4 {
+		t.Fatalf("%d keys: %v; want four output windows", most, err)
+	}
 	runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, most, "random"), off: 2 * uint64(max(info.MinStorageBufferOffsetAlignment, 4))})
 	if _, err := radix.NewPlan(ctx, uint64(most+1), s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
 		t.Errorf("%d keys: got %v, want ErrInvalid naming the four output windows", most+1, err)
@@ -79,8 +90,9 @@ func TestSortWindows(t *testing.T) {
 
 // TestSortAboveMaxRange sorts pairs past the device's real
 // maxStorageBufferRange (lavapipe: 128 MiB, 2^25 uint32 keys) in two
-// windows, by the keys' low 16 bits (TestSortWindows covers the rest under
-// a lowered limit).
+// windows, by the keys' low 16 bits, and the keys in place by their low 8
+// (one pass, then the copy back past one binding); TestSortWindows covers
+// the rest under a lowered limit.
 func TestSortAboveMaxRange(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("short, or the race detector: the Go reference sort of 2^25 keys takes too long")
@@ -104,4 +116,7 @@ func TestSortAboveMaxRange(t *testing.T) {
 		t.Fatalf("tuning %+v: want two output windows", tu)
 	}
 	runSort(t, ctx, sortCase{sort: s, keys: keys})
+	// In place by the low 8 bits: one pass into scratch, then the copy
+	// back, cut at the binding.
+	runSort(t, ctx, sortCase{sort: radix.Sort{Key: vkcompact.Uint32, InPlace: true, EndBit: 8}, keys: keys})
 }
