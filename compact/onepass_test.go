@@ -18,7 +18,7 @@ import (
 // sizes around its tiles, every key type, structs, flags, reversed splits
 // and GPU counts, each against the Go reference.
 func TestSelectPaths(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	sizes := []int{1, 2, 255, 256, 257, 4095, 4096, 4097, 12289, 100003, 1<<20 + 7}
 	for _, pc := range vktest.PathConfigs {
@@ -85,7 +85,7 @@ func TestSelectPaths(t *testing.T) {
 // TestSelectAutoPath checks which path PathAuto takes: on GPUs the single
 // pass where it applies, on CPU devices the three phases.
 func TestSelectAutoPath(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	for _, c := range []struct {
 		sel  compact.Selection
 		n    uint64
@@ -118,7 +118,7 @@ func TestSelectAutoPath(t *testing.T) {
 // TestSinglePassNotApplicable forces the single pass where it does not
 // apply: each gets ErrInvalid naming the reason.
 func TestSinglePassNotApplicable(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	single := func(s compact.Selection) compact.Selection {
 		s.Path = vkcompact.PathSinglePass
 		return s
@@ -155,7 +155,7 @@ func TestSinglePassNotApplicable(t *testing.T) {
 // (default 25) and VKCOMPACT_REPEAT_N the size (default 100003); on the
 // H100, scripts/bench-h100.sh -stress runs 1000 at 2^24.
 func TestSinglePassRepeated(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	runs, n := vktest.EnvInt(t, "VKCOMPACT_REPEAT", 25), vktest.EnvInt(t, "VKCOMPACT_REPEAT_N", 100003)
 	in := make([]uint32, n)
@@ -241,7 +241,7 @@ func TestSinglePassRepeated(t *testing.T) {
 // back over tens of thousands of predecessors, past lavapipe's loop guard,
 // and write wrong output; see tiling.TilesByIndex.
 func TestSelectSinglePassManyTiles(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	o := smallTiles(ctx, compact.Options{Path: vkcompact.PathSinglePass})
 	probe, err := compact.NewPlan(ctx, 1<<20, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1), Options: o})
@@ -311,7 +311,7 @@ func smallTiles(ctx *vk.Context, o compact.Options) compact.Options {
 // of tiles that is. Past four output windows the single pass is refused,
 // naming the reason.
 func TestSinglePassWindows(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	const limit = 64 << 10

@@ -443,7 +443,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 }
 
 // soakCount is the iterations of TestReliabilitySoak: VKCOMPACT_SOAK, or
-// 300.
+// 300 (150 in the short form, vktest.Short).
 func soakCount(t *testing.T) int {
 	if s := os.Getenv("VKCOMPACT_SOAK"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -451,6 +451,9 @@ func soakCount(t *testing.T) int {
 			t.Fatalf("VKCOMPACT_SOAK=%q: want a positive count", s)
 		}
 		return n
+	}
+	if vktest.Short() {
+		return 150
 	}
 	return 300
 }

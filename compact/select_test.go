@@ -242,7 +242,7 @@ func nonzero(t vkcompact.Type) compact.Selection {
 // TestSelectSizes runs the sizes, compaction and split, out of
 // place and in place.
 func TestSelectSizes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, split := range []bool{false, true} {
@@ -257,7 +257,7 @@ func TestSelectSizes(t *testing.T) {
 
 // TestSelectRatios runs every keep ratio and pattern.
 func TestSelectRatios(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, pattern := range []string{patRandom, patRuns, patAlternating, patAll, patNone} {
 		for _, ratio := range []float64{0, 0.001, 0.1, 0.5, 0.9, 1} {
@@ -339,13 +339,17 @@ func (c refConst) value(t vkcompact.Type) compact.Value {
 // TestSelectTypes runs every type with every operator against constants
 // near its edges, on keys that hit them.
 func TestSelectTypes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	ops := []compact.Op{compact.NonZero, compact.Equal, compact.NotEqual, compact.Less, compact.LessEqual, compact.Greater, compact.GreaterEqual, compact.MaskAny}
-	for _, typ := range allTypes {
-		for _, op := range ops {
-			if op == compact.MaskAny && (typ == vkcompact.Float32 || typ == vkcompact.Float64) {
+	for ti, typ := range allTypes {
+		for oi, op := range ops {
+			float := typ == vkcompact.Float32 || typ == vkcompact.Float64
+			if op == compact.MaskAny && float {
 				continue
+			}
+			if vktest.Short() && !float && (ti+oi)%2 != 0 {
+				continue // the short form: every op on both float types (NaN, -0) and on two of the integer ones
 			}
 			for ci, c := range constants(typ) {
 				if op == compact.NonZero && ci > 0 {
@@ -374,7 +378,7 @@ func TestSelectTypes(t *testing.T) {
 // TestSelectStructs runs structs of several strides, the key at several
 // offsets, both write strategies.
 func TestSelectStructs(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	cases := []vkcompact.Elem{
 		vkcompact.Struct(12, 4, vkcompact.Float32),
@@ -389,9 +393,14 @@ func TestSelectStructs(t *testing.T) {
 		vkcompact.Struct(256, 252, vkcompact.Uint32),
 		vkcompact.Struct(4, 0, vkcompact.Float32),
 	}
+	turn := 0
 	for _, e := range cases {
 		for _, w := range []compact.Write{compact.WriteScattered, compact.WriteStaged} {
 			for _, mode := range []struct{ split, inPlace bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				turn++
+				if vktest.Short() && turn%2 == 0 {
+					continue // the short form: two of the four modes per element and write, in turn
+				}
 				n := 1 + rng.IntN(20000)
 				sel := compact.Selection{Elem: e, Keep: compact.KeepNonZero(), Split: mode.split, InPlace: mode.inPlace}
 				sel.Write = w
@@ -408,7 +417,7 @@ func TestSelectStructs(t *testing.T) {
 
 // TestSelectFlagged keeps by uint8 and uint32 flags.
 func TestSelectFlagged(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, fb := range []uint32{1, 4} {
 		for _, n := range []int{1, 3, 5, 4097, 65539} {
@@ -424,11 +433,11 @@ func TestSelectFlagged(t *testing.T) {
 // scan workgroup holds, loads per lane, workgroup sizes, both writes, and
 // range offsets.
 func TestSelectTuning(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	align := ctx.Info().MinStorageBufferOffsetAlignment
-	for _, o := range []compact.Options{
+	for oi, o := range []compact.Options{
 		{Processors: 1},
 		{Processors: 1, Write: compact.WriteStaged}, // one long walk: see maxChunk
 		{Processors: 2, Write: compact.WriteScattered},
@@ -440,7 +449,10 @@ func TestSelectTuning(t *testing.T) {
 		{GroupSize: 1},
 		{GroupSize: 1000},
 	} {
-		for _, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Uint64), vkcompact.Struct(12, 8, vkcompact.Uint32)} {
+		for ei, e := range []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Uint64), vkcompact.Struct(12, 8, vkcompact.Uint32)} {
+			if vktest.Short() && (oi+ei)%3 == 0 {
+				continue // the short form: two of the three elements, in turn
+			}
 			n := 300000 + rng.IntN(1000)
 			sel := compact.Selection{Elem: e, Keep: compact.KeepNonZero(), Split: rng.IntN(2) == 0, Options: o}
 			runSel(t, ctx, rng, selCase{n: n, sel: sel, keep: keepMask(rng, n, patRandom, 0.7),
@@ -453,10 +465,8 @@ func TestSelectTuning(t *testing.T) {
 // maxStorageBufferRange (lavapipe: 128 MiB, 2^25 uint32), so the input is
 // cut into segments and the output written page by page.
 func TestSelectAboveMaxRange(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	ctx := vktest.Open(t)
+	vktest.Large(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	if uint64(info.MaxStorageBufferRange) > 1<<28 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
@@ -480,7 +490,7 @@ func TestSelectAboveMaxRange(t *testing.T) {
 
 // TestSlice runs the host-slice helpers.
 func TestSlice(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	data := make([]float32, 10001)
 	for i := range data {
@@ -544,7 +554,7 @@ func TestSlice(t *testing.T) {
 // TestSelectBadInput checks that bad selections and buffers are refused
 // with errors matching vk.ErrInvalid, and nothing is run.
 func TestSelectBadInput(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	u32 := nonzero(vkcompact.Uint32)
 	for _, c := range []struct {
 		name string
@@ -623,7 +633,7 @@ func TestSelectBadInput(t *testing.T) {
 // over keys, structs and uint8 flags. Elements past the count must stay
 // as they were (in place) or unwritten (poisoned destinations).
 func TestSelectGPUCount(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	sels := []compact.Selection{
 		nonzero(vkcompact.Uint32),

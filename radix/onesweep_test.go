@@ -27,20 +27,23 @@ func onesweepOptions(o radix.Options) radix.Options {
 // and out of place, at sizes around tile edges, on both paths, with the
 // fallback at once (Spins -1) and after re-reads.
 func TestSortPaths(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
-	turn := 0
+	turn, every := 0, 3
+	if vktest.Short() {
+		every = 6
+	}
 	for _, path := range []vkcompact.Path{vkcompact.PathThreePhase, vkcompact.PathSinglePass} {
 		for _, n := range []int{1, 2, 31, 255, 256, 257, 2047, 2048, 2049, 6143, 6145, 40961, 300001} {
 			for _, typ := range keyTypes {
 				for mode := range 8 {
 					turn++
-					if turn%3 != 0 || n > 100000 && turn%9 != 0 {
+					if turn%every != 0 || n > 100000 && turn%(3*every) != 0 {
 						continue
 					}
 					o := radix.Options{Path: path}
 					if path == vkcompact.PathSinglePass {
-						o = onesweepOptions(radix.Options{Spins: []int32{-1, 0, 64}[turn%3]})
+						o = onesweepOptions(radix.Options{Spins: []int32{-1, 0, 64}[(turn/every)%3]})
 					}
 					s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0, Options: o}
 					runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, patterns[turn%len(patterns)])})
@@ -91,7 +94,7 @@ func widestOnesweep(t *testing.T, ctx *vk.Context, o radix.Options, want uint32)
 // odd number of passes in place copies back) and buffer offsets. Every
 // case runs.
 func TestOnesweepShapes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
@@ -125,7 +128,7 @@ func TestOnesweepShapes(t *testing.T) {
 // tiles past the count leave at once, and the histogram counts only keys
 // below it.
 func TestOnesweepGPUCount(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{1, 4097, 100003} {
@@ -145,10 +148,10 @@ func TestOnesweepGPUCount(t *testing.T) {
 // a status region left dirty by a run, or a counter not zeroed, shows as
 // a wrong order in a later one.
 func TestOnesweepRepeated(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	runs := 20
-	if testing.Short() {
+	if vktest.Short() {
 		runs = 6
 	}
 	for r := range runs {
@@ -162,7 +165,7 @@ func TestOnesweepRepeated(t *testing.T) {
 // three phases. The shapes are sized from the device, so that each case
 // fails for its own reason, not for shared memory, on every device.
 func TestOnesweepNotApplicable(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	// A workgroup smaller than its digits: twice as many digits as
 	// invocations, which the shared memory of every device holds.
@@ -215,7 +218,7 @@ func TestOnesweepNotApplicable(t *testing.T) {
 // for 64-bit keys, and for keys alone past 2^21 (7-bit digits); the
 // three phases on a CPU device.
 func TestSortAutoPath(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	gpu := !ctx.Info().CPU()
 	for _, c := range []struct {
 		s     radix.Sort

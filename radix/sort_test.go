@@ -262,14 +262,17 @@ var patterns = []string{"random", "equal", "few", "sorted", "reversed"}
 // turn, so that every size meets several modes and every mode several
 // sizes.
 func TestSortSizes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
-	turn := 0
+	turn, every := 0, 4
+	if vktest.Short() {
+		every = 8 // one mode per type and size
+	}
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, typ := range keyTypes {
 			for mode := range 8 {
 				turn++
-				if turn%4 != 0 || n > 70000 && turn%8 != 0 {
+				if turn%every != 0 || n > 70000 && turn%(2*every) != 0 {
 					continue
 				}
 				s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
@@ -282,11 +285,16 @@ func TestSortSizes(t *testing.T) {
 // TestSortPatterns sorts random, all-equal, few-distinct, sorted and
 // reversed keys as pairs (whose values show stability), both directions.
 func TestSortPatterns(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
+	turn := 0
 	for _, pat := range patterns {
 		for _, typ := range keyTypes {
 			for _, desc := range []bool{false, true} {
+				turn++
+				if vktest.Short() && turn%2 == 0 {
+					continue // the short form: one direction per pattern and type, in turn
+				}
 				s := radix.Sort{Key: typ, Values: true, Descending: desc}
 				runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 50000+rng.IntN(1000), pat)})
 			}
@@ -296,7 +304,7 @@ func TestSortPatterns(t *testing.T) {
 
 // TestSortFloatSpecials sorts nothing but special float32 values.
 func TestSortFloatSpecials(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	k := make([]uint64, 20000)
 	for i := range k {
@@ -310,7 +318,7 @@ func TestSortFloatSpecials(t *testing.T) {
 // TestSortBits sorts by bit ranges, with digit widths that do not divide
 // them.
 func TestSortBits(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, c := range []struct {
 		typ        vkcompact.Type
@@ -331,11 +339,11 @@ func TestSortBits(t *testing.T) {
 // TestSortTuning runs processors, workgroups, keys per lane and digit
 // widths at their edges, with ranges at nonzero offsets.
 func TestSortTuning(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
-	for _, o := range []radix.Options{
+	for oi, o := range []radix.Options{
 		{Processors: 1},
 		{Processors: 2, KeysPerLane: 1},
 		{Processors: 1000},
@@ -349,7 +357,10 @@ func TestSortTuning(t *testing.T) {
 		{KeysPerLane: 20, DigitBits: 6, Counts: radix.CountsFused},
 		{KeysPerLane: 5, DigitBits: 3, Counts: radix.CountsFused},
 	} {
-		for _, typ := range keyTypes {
+		for ti, typ := range keyTypes {
+			if vktest.Short() && (oi+ti)%2 != 0 {
+				continue // the short form: two of the four types, in turn
+			}
 			s := radix.Sort{Key: typ, Values: rng.IntN(2) == 0, Descending: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
 			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 100000+rng.IntN(1000), patterns[rng.IntN(len(patterns))]), off: align * uint64(1+rng.IntN(3))})
 		}
@@ -358,7 +369,7 @@ func TestSortTuning(t *testing.T) {
 
 // TestSortSlice runs the host-slice helpers.
 func TestSortSlice(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	negZero := float32(math.Copysign(0, -1))
 	f, err := radix.SortSlice(ctx, []float32{3, float32(math.Inf(-1)), 0, negZero, -2.5, float32(math.Inf(1))}, radix.Sort{})
 	if err != nil || fmt.Sprint(f) != "[-Inf -2.5 -0 0 3 +Inf]" {
@@ -388,7 +399,7 @@ func TestSortSlice(t *testing.T) {
 }
 
 func TestSortBadInput(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	for _, c := range []struct {
 		name string
@@ -500,7 +511,7 @@ func FuzzSort(f *testing.F) {
 // above the plan's n, keys and pairs, in place and not, with an even and
 // an odd number of passes and with none (a plain, counted copy).
 func TestSortGPUCount(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{0, 1, 100, 4097, 100003} {
@@ -528,7 +539,7 @@ func TestSortGPUCount(t *testing.T) {
 // all-equal keys do) and key patterns. Forced fused counts must be taken
 // wherever they apply, and refused by name where they do not.
 func TestSortFusedCounts(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	fused := map[uint32]int{}
 	i := 0
@@ -543,6 +554,9 @@ func TestSortFusedCounts(t *testing.T) {
 					s.EndBit = 12 // 6 or 12 passes, not 64
 				}
 				n := 20000 + rng.IntN(40000)
+				if vktest.Short() {
+					n /= 4 // still several chunks for 3, 17 and 200 processors
+				}
 				plan, err := radix.NewPlan(ctx, uint64(n), s)
 				switch {
 				case err != nil && counts == radix.CountsFused && bits > radix.MaxFusedBits:
@@ -587,7 +601,7 @@ func TestSortFusedCounts(t *testing.T) {
 // writes exactly the stamps Phases names: one too few leaves a query
 // unavailable, one too many is past the pool (a validation error).
 func TestSortRecordTimed(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	const n = 5000
 	s := radix.Sort{Key: vkcompact.Uint32, EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
 	plan, err := radix.NewPlan(ctx, n, s)
@@ -701,7 +715,7 @@ func TestSortRecordTimed(t *testing.T) {
 // limit of loop iterations per invocation, which silently ends a shader
 // that passes it; the plan's chunks must stay under it.
 func TestSortFusedManyCrossings(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	const digits, k = 64, 40
 	chunk := digits * k
@@ -739,7 +753,7 @@ func TestSortFusedManyCrossings(t *testing.T) {
 // count phases, the later 5-bit passes are counted by the scatter before;
 // the output is checked.
 func TestSortFusedWherePassesFit(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	wg := 8 * info.MaxSubgroupSize
@@ -785,7 +799,7 @@ func TestSortFusedWherePassesFit(t *testing.T) {
 // checks that the plans take the held tails where asked, never where told
 // to write, and by default only for pairs on a GPU.
 func TestSortHeldTails(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	i, ran := 0, 0

@@ -93,7 +93,7 @@ func elemOf[T any](t *testing.T, field string) vkcompact.Elem {
 // boundaries, through SortStructs, and compares every byte of every
 // struct with a stable Go sort.
 func TestSortStructs(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	sizes := []int{0, 1, 2, 63, 64, 65, 1000, 4097, 30011}
 	fields := []string{"Depth", "ID", "Life", "Tag"}
@@ -130,7 +130,7 @@ type wide struct {
 // bytes, and checks the sorted structs and that nothing past them was
 // written.
 func TestStructPlanShapes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	align := max(ctx.Info().MinStorageBufferOffsetAlignment, 4)
 	t.Run("word", func(t *testing.T) {
@@ -191,7 +191,7 @@ func checkStructPlan[T any](t *testing.T, ctx *vk.Context, s radix.StructSort, i
 // buffer. The sorted survivors must match a Go filter and stable sort,
 // and the destination past them must stay poisoned.
 func TestStructSortAfterCompaction(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, n := range []int{1, 100, 20000} {
 		items := randomParticles(rng, n)
@@ -247,7 +247,7 @@ func TestStructSortAfterCompaction(t *testing.T) {
 // range that is not one word, with ErrInvalid naming the problem, and
 // leaves the caller's buffers as they were.
 func TestStructSortBadInput(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	type f64 struct {
 		A uint32
 		B uint32

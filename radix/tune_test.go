@@ -335,7 +335,7 @@ func tiles(info vk.DeviceInfo) uint64 { return ceilDiv(uint64(info.MaxStorageBuf
 // refuses what it refuses with the same error, over the table's sorts and
 // more options, so that the fake devices' rows speak for real plans.
 func TestTuneMatchesNewPlan(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	sorts := []Sort{keys32, pairs32, keys64, {Key: vkcompact.Float32, Descending: true, InPlace: true}, {Key: vkcompact.Int32, Values: true, BeginBit: 3, EndBit: 29}}
 	for _, r := range tuneRows {

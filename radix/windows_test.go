@@ -22,7 +22,7 @@ import (
 // refused by name. Each is checked against the Go reference, outputs
 // poisoned first.
 func TestSortWindows(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	const limit = 256 << 10
 	defer radix.SetWindowLimit(limit)()
@@ -94,10 +94,8 @@ func TestSortWindows(t *testing.T) {
 // past one binding; TestSortWindows covers the rest under a lowered
 // limit.
 func TestSortAboveMaxRange(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("short, or the race detector: the Go reference sort of 2^25 keys takes too long")
-	}
-	ctx := vktest.Open(t)
+	vktest.Large(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	if uint64(info.MaxStorageBufferRange) > 1<<28 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)

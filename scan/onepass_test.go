@@ -21,7 +21,7 @@ import (
 // pass's fallback, at sizes around the tile edges, exclusive and
 // inclusive, at buffer offsets.
 func TestScanPaths(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	sizes := []int{1, 2, 3, 5, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4095, 4096, 4097, 65537, 1<<20 + 12345}
@@ -56,7 +56,7 @@ func TestScanPaths(t *testing.T) {
 // GPU buffer: none, some, all, more than n; the destination past the count
 // must stay poisoned and the total cover the counted elements only.
 func TestScanSinglePassGPUCount(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	i := 0
 	for _, n := range []int{1, 100, 4097, 100003} {
@@ -76,7 +76,7 @@ func TestScanSinglePassGPUCount(t *testing.T) {
 // TestScanSinglePassNotApplicable forces the single pass where it does
 // not apply: NewScanPlan names the reason.
 func TestScanSinglePassNotApplicable(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	one := scan.Options{Path: vkcompact.PathSinglePass}
 	for _, c := range []struct {
 		s    scan.Sum
@@ -99,7 +99,7 @@ func TestScanSinglePassNotApplicable(t *testing.T) {
 // TestScanAutoPath checks PathAuto's choice: the single pass for integer
 // sums out of place on GPUs, the three phases otherwise.
 func TestScanAutoPath(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	gpu := ctx.Info().Type != "cpu"
 	// The largest workgroup the device allows, up to 1024: the single
 	// pass takes at most 512.
@@ -142,7 +142,7 @@ func TestScanAutoPath(t *testing.T) {
 // 100003) and VKCOMPACT_REPEAT_WG the workgroup size (default: the
 // device's); scripts/bench-h100.sh -stress runs it on the H100.
 func TestScanSinglePassRepeated(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	runs, n := vktest.EnvInt(t, "VKCOMPACT_REPEAT", 25), vktest.EnvInt(t, "VKCOMPACT_REPEAT_N", 100003)
 	in := scanData(rng, vkcompact.Uint32, n, true)
@@ -202,7 +202,7 @@ func TestScanSinglePassRepeated(t *testing.T) {
 // (compact's TestSelectSinglePassManyTiles does the same for a selection;
 // tiling.TilesByIndex says why it matters on lavapipe).
 func TestSinglePassManyTiles(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
 	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
@@ -236,7 +236,7 @@ func smallTiles(ctx *vk.Context, o scan.Options) scan.Options {
 // padding workgroups take tile-counter numbers too. Each against the Go
 // reference with the output poisoned.
 func TestScanSinglePassWindows(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	const limit = 64 << 10

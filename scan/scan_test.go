@@ -247,7 +247,7 @@ var scanTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Fl
 // integers, so the sums are exact in any order and are compared bit for
 // bit (as numbers).
 func TestScanSizes(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, typ := range scanTypes {
@@ -263,7 +263,7 @@ func TestScanSizes(t *testing.T) {
 // within rounding, and the special values: ±0, ±Inf (an Inf propagates,
 // +Inf + -Inf is NaN), NaN, denormals.
 func TestScanFloat(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, n := range []int{1000, 100003, 1<<20 + 7} {
 		for _, incl := range []bool{false, true} {
@@ -300,7 +300,7 @@ func TestScanFloat(t *testing.T) {
 // lead the data; any other zero sum is +0.0, and the sum of nothing (the
 // first exclusive element, an empty total) is +0.0, with a GPU count too.
 func TestScanSignedZeros(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	negZero, one := uint32(1<<31), math.Float32bits(1)
 	data := func(lead, n int, rest func(i int) uint32) []uint32 {
@@ -342,7 +342,7 @@ func TestScanSignedZeros(t *testing.T) {
 // TestScanTuning runs the processors, loads and workgroup sizes at their
 // edges, with ranges at nonzero offsets.
 func TestScanTuning(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	align := ctx.Info().MinStorageBufferOffsetAlignment
@@ -366,10 +366,8 @@ func TestScanTuning(t *testing.T) {
 // TestScanAboveMaxRange scans more elements than one binding holds
 // (lavapipe: 2^25 uint32), so the input is cut into segments.
 func TestScanAboveMaxRange(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	ctx := vktest.Open(t)
+	vktest.Large(t)
+	ctx := vktest.Shared(t)
 	info := ctx.Info()
 	if uint64(info.MaxStorageBufferRange) > 1<<28 {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed here", info.MaxStorageBufferRange)
@@ -383,7 +381,7 @@ func TestScanAboveMaxRange(t *testing.T) {
 
 // TestScanSlice runs the host-slice helper for each type.
 func TestScanSlice(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	u, tu, err := scan.Slice(ctx, []uint32{1, 2, 3, math.MaxUint32}, scan.Sum{})
 	if err != nil || fmt.Sprint(u, tu) != "[0 1 3 6] 5" {
 		t.Errorf("uint32: %v %v %v, want [0 1 3 6] 5 (wrapping)", u, tu, err)
@@ -403,7 +401,7 @@ func TestScanSlice(t *testing.T) {
 }
 
 func TestScanBadInput(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	for _, c := range []struct {
 		name string
 		n    uint64
@@ -499,7 +497,7 @@ func FuzzScan(f *testing.F) {
 // TestScanGPUCount takes the element count from a GPU buffer: below, at
 // and above the plan's n, in place and not.
 func TestScanGPUCount(t *testing.T) {
-	ctx := vktest.Open(t)
+	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	types := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32}
 	i := 0

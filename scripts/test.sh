@@ -6,7 +6,12 @@
 # descriptors (the other legs bind descriptor sets, the default), then the GPU
 # packages, the engines, the path tracer and the command on SwiftShader
 # (subgroup size 4, no push descriptors), all under the Khronos validation
-# layer with synchronisation validation; each fuzz target briefly
+# layer with synchronisation validation. Only the leg at subgroup size 4
+# runs the tests' full form; the others run the short form (-short, and
+# the race detector implies it: vktest.Short), which runs every kernel,
+# path and type on fewer sizes and fewer of their combinations, and skips
+# the inputs past one binding (lavapipe's 128 MiB), whose Go references
+# take minutes under the race detector; each fuzz target briefly
 # (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main
 # job's particle demo and the path tracer, on lavapipe and on SwiftShader,
 # which must report "verified":true. A missing
@@ -32,15 +37,15 @@ export VKCOMPACT_VALIDATE=1         # validation layer + synchronisation validat
 export VKCOMPACT_REQUIRE_DEVICE=1   # no Vulkan device, layer or tool is a failure
 export VKCOMPACT_DEVICE=llvmpipe    # lavapipe, even on a machine with a GPU
 echo "== go test, lavapipe subgroup size 8, -race"
-LP_NATIVE_VECTOR_WIDTH=256 go test -race -count=1 -timeout 25m ./...
-echo "== go test, lavapipe subgroup size 4"
+LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m ./...
+echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/...
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/...
 echo "== go test, SwiftShader: the GPU packages, the engines, the path tracer and the command"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./cmd/... ./internal/...
+	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./cmd/... ./internal/...
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline

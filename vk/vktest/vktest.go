@@ -6,8 +6,10 @@ package vktest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/vk"
@@ -54,6 +56,86 @@ func OpenOptions(t testing.TB, opts vk.Options) *vk.Context {
 		Check(t, ctx)
 	})
 	return ctx
+}
+
+// shared is the test binary's shared context (Shared), opened on first
+// use and released by Main.
+var shared struct {
+	sync.Mutex
+	opened bool
+	ctx    *vk.Context
+	err    error
+}
+
+// Shared returns the context the tests of one test binary share, opened
+// on first use as Open opens one: tests that use it reuse its compiled
+// pipelines (on CPU drivers compiling them is most of a test's time:
+// SwiftShader takes about a second a pipeline). At its end t fails for
+// every message the validation layer reported during t. Main releases the
+// context after the last test, and fails the run for any message its
+// release reports (leaks). A test that changes context-wide state (fault
+// injection, options, Release) opens its own with Open.
+func Shared(t testing.TB) *vk.Context {
+	t.Helper()
+	shared.Lock()
+	if !shared.opened {
+		shared.opened = true
+		opts := vk.Options{Validate: validationWanted()}
+		shared.ctx, shared.err = vk.Open(opts)
+		if shared.err != nil && opts.Validate && !InCI() && strings.Contains(shared.err.Error(), "validation was requested") {
+			t.Logf("running without validation: %v", shared.err)
+			opts.Validate = false
+			shared.ctx, shared.err = vk.Open(opts)
+		}
+	}
+	ctx, err := shared.ctx, shared.err
+	shared.Unlock()
+	if err != nil {
+		if InCI() || !(errors.Is(err, vk.ErrNoLoader) || errors.Is(err, vk.ErrNoDevice)) {
+			t.Fatalf("opening a Vulkan context: %v", err)
+		}
+		t.Skipf("no Vulkan device: %v", err)
+	}
+	Check(t, ctx) // nothing is left from before; a message here is t's
+	t.Cleanup(func() { Check(t, ctx) })
+	return ctx
+}
+
+// Main runs a test binary's tests (from its TestMain), then releases the
+// shared context, if a test opened it, and fails the run for every
+// message the validation layer reported since the last test's check
+// (objects left at device destruction among them). It returns the exit
+// code.
+func Main(m *testing.M) int {
+	code := m.Run()
+	shared.Lock()
+	defer shared.Unlock()
+	if ctx := shared.ctx; ctx != nil {
+		ctx.Release()
+		for _, msg := range ctx.Messages() {
+			fmt.Fprintf(os.Stderr, "validation, at the shared context's release: %s\n", msg)
+			code = 1
+		}
+		shared.ctx, shared.err, shared.opened = nil, nil, false
+	}
+	return code
+}
+
+// Short reports whether t should run its short form: in -short mode
+// (CI's legs other than lavapipe at subgroup size 4) or under the race
+// detector, whose Go references of millions of elements take minutes.
+// A short form still runs every kernel, path and type the full one
+// runs, on fewer sizes and fewer of their combinations.
+func Short() bool { return testing.Short() || Race }
+
+// Large skips t, a test of inputs past one binding (tens of millions of
+// elements, seconds of Go reference each), in the short form (Short):
+// CI runs it once, on lavapipe at subgroup size 4.
+func Large(t testing.TB) {
+	t.Helper()
+	if Short() {
+		t.Skip("past one binding: run in the full form only (not -short, not -race)")
+	}
 }
 
 // Check fails t for every validation message ctx has collected, and

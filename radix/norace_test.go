@@ -1,5 +1,0 @@
-//go:build !race
-
-package radix_test
-
-const raceEnabled = false
