@@ -100,7 +100,10 @@
 // (Tuning.SelfReset) its last workgroup sets them back to zero as it
 // finishes, so that the next run needs no clear dispatch (one dispatch,
 // and no barrier, fewer per run); past that a clear is recorded before
-// every run.
+// every run. The radix sort's single pass (radix.Tuning.SelfReset: up to
+// 512 tiles of keys, 256 of pairs, with an even number of digit passes)
+// does the same with its digit counts, tile counters and first status
+// region, and saves its scan dispatch too.
 // Whether they are zero is known at record time, in recording order
 // (vk.Range.KnownZero): Record records a clear first when it is not
 // known, at the first recording with a scratch range and after anything

@@ -8,3 +8,8 @@ func SetWindowLimit(bytes uint64) (restore func()) {
 	testWindowLimit = bytes
 	return func() { testWindowLimit = old }
 }
+
+// SelfResetWords is the number of 32-bit words at the start of a
+// single-pass plan's scratch that a run leaves zero with self-reset (the
+// digit counts, the tile counters and the first pass's status region).
+func SelfResetWords(p *Plan) uint64 { return (p.layout.statusOff + 4*p.status.region(1)) / 4 }

@@ -108,6 +108,7 @@ type onesweepSpec struct {
 	Pairs        bool   `glsl:"PAIRS"`
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"`
 	Tile         uint32 `glsl:"TILE"` // keys per tile: workgroup size * KPL
+	SelfReset    bool   `glsl:"SELF_RESET"`
 }
 
 // onesweepPush is radix_onesweep's push constants.
@@ -121,7 +122,8 @@ type onesweepPush struct {
 	Counter uint32 `glsl:"counter"` // the pass's tile counter: status[counter]
 	Cur     uint32 `glsl:"cur"`     // the pass's status region
 	Next    uint32 `glsl:"next"`    // the next pass's status region, zeroed by this one
-	First   uint32 `glsl:"first"`   // the pass's row of first slots in hist
+	First   uint32 `glsl:"first"`   // the pass's row of digit counts in hist
+	Done    uint32 `glsl:"done"`    // self-reset, the last pass: the count of workgroups done (status[done]); else 0
 }
 
 // newKernel describes package shaders' kernel name as a typed kernel.
@@ -150,10 +152,11 @@ var (
 	scatterWideKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter_wide", fullSubgroups, scatterWideBindings...)
 	scatterCarryWideKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry_wide", fullSubgroups, scatterWideBindings...)
 	histogramKernel        = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
-	// The single pass's bindings: keys and values in, the first slots,
-	// the tile status, keys and values out, the GPU-side key count.
+	// The single pass's bindings: keys and values in, the digit counts
+	// (zeroed as used with self-reset), the tile status, keys and values
+	// out, the GPU-side key count.
 	onesweepKernel = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", fullSubgroups,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
+		pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
 )
 
 // passKernels are the three phases' pipelines for one digit width; count
@@ -184,11 +187,13 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 		if p.histogram, err = histogramKernel.Get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
 			return err
 		}
-		if p.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
-			return err
+		if !p.selfReset {
+			if p.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
+				return err
+			}
 		}
 		p.onePass, err = onesweepKernel.Get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
-			MaxSubgroups: p.subgroups, Tile: p.status.tile})
+			MaxSubgroups: p.subgroups, Tile: p.status.tile, SelfReset: p.selfReset})
 		return err
 	}
 	p.kernels = map[uint32]*passKernels{}

@@ -118,9 +118,10 @@ func (t tileStatus) region(i uint32) uint64 { return t.counterWords + uint64(i%2
 //	          | hist: b x P counts,      |               | hist: per pass, b digit  |
 //	          |   digit-major (d*P + q), |               |   counts (pass*b + d),   |
 //	          |   scanned in place; then |               |   scanned into first     |
-//	          |   b digit totals         |               |   slots; then a total    |
-//	          |   histWords = b*(P+1)    |               |   per pass               |
-//	hist2Off  +--------------------------+               |   histWords = (b+1)*pass |
+//	          |   b digit totals         |               |   slots (or by each pass |
+//	          |   histWords = b*(P+1)    |               |   itself: self-reset);   |
+//	hist2Off  +--------------------------+               |   then a total per pass  |
+//	          |                          |               |   histWords = (b+1)*pass |
 //	          | hist2: the same, counted |    statusOff  +--------------------------+
 //	          |   by the scatter for the |               | status: a tile counter   |
 //	          |   next pass (fused only) |               |   per pass (64 words at  |

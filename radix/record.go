@@ -11,7 +11,10 @@ import (
 // count (where the scatter before did not count the pass's digits), scan
 // and scatter per pass, or the single pass's histogram and a dispatch
 // per pass (Phases names them), with a buffer barrier between each.
-// Errors are kept by r.
+// Errors are kept by r. With Tuning.SelfReset the single pass leaves the
+// start of Scratch zero for the plan's next run, and Record records the
+// clear before it only where the commands recorded so far do not leave it
+// so (the package vkcompact's "Scratch between runs" gives the contract).
 //
 // Synchronisation contract: the first accesses are compute-shader reads
 // of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -28,8 +31,9 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // runs from query i to query i+1. The three phases have "count", "scan"
 // and "scatter" per pass, with fused counts "count" in the first pass only
 // and "clear" (the zeroing of the next pass's counts) before each scatter
-// but the last; the single pass has "histogram" (the zeroing,
-// the histogram of every digit and its scan), then "pass" per digit pass.
+// but the last; the single pass has "histogram" (the zeroing, where
+// recorded, the histogram of every digit and, without self-reset, its
+// scan), then "pass" per digit pass.
 // A copy back of an in-place sort with an odd number of passes is
 // "copy". A sort of no keys, or of no bits, has one interval, "copy".
 func (p *Plan) Phases() []string {

@@ -181,7 +181,7 @@ type Plan struct {
 	// The three phases' pipelines by digit width, or the single pass's.
 	kernels   map[uint32]*passKernels
 	histogram pipeline.TypedPipeline[histogramPush]
-	scan      pipeline.TypedPipeline[scanPush]
+	scan      pipeline.TypedPipeline[scanPush] // the single pass without self-reset
 	onePass   pipeline.TypedPipeline[onesweepPush]
 }
 
@@ -245,6 +245,14 @@ type Tuning struct {
 	// HeldTails: the three phases' scatter holds each round's last
 	// partial block of a run back for the next round (Options.Tails).
 	HeldTails bool
+	// SelfReset: the single pass leaves what its next run needs zero (the
+	// digit counts, the tile counters, the first pass's status words), so
+	// Record records no clear before it where the commands recorded so
+	// far leave the scratch so (vk.Range.KnownZero; see the package
+	// vkcompact's "Scratch between runs"). With an even number of passes
+	// up to 512 tiles of keys alone, 256 of pairs (where it saves time on
+	// the H100).
+	SelfReset bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and
 	// scatter run WindowProcessors processors a dispatch, whose chunks lie

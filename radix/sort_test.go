@@ -103,6 +103,25 @@ func runSort(t *testing.T, ctx *vk.Context, c sortCase) {
 // written buffer poisoned, and checks the outputs and the bytes around
 // them.
 func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
+	p, err := radix.NewPlan(ctx, uint64(len(c.keys)), c.sort)
+	if err != nil {
+		return fmt.Errorf("plan: %w", err)
+	}
+	b, check, err := prepareSort(ctx, c, t)
+	if err != nil {
+		return err
+	}
+	b.Scratch = vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
+	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return err
+	}
+	return check()
+}
+
+// prepareSort makes c's buffers but the scratch, poisoned, with its keys
+// (and values) uploaded, and returns them with the function that checks
+// the outputs once a plan for c has sorted them.
+func prepareSort(ctx *vk.Context, c sortCase, t testing.TB) (radix.Buffers, func() error, error) {
 	n := uint64(len(c.keys))
 	kb := uint64(c.sort.Key.Size())
 	raw := make([]byte, 0, n*kb)
@@ -115,15 +134,11 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 		}
 		vals[i] = uint32(i)
 	}
-	p, err := radix.NewPlan(ctx, n, c.sort)
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
 	const guard = 64
 	keysBuf := vktest.NewPoisoned(t, ctx, c.off+n*kb+guard)
 	b := radix.Buffers{Keys: keysBuf.Range(c.off, n*kb)}
 	if err := vk.Upload(b.Keys, raw); err != nil {
-		return err
+		return radix.Buffers{}, nil, err
 	}
 	outKeys, outVals := keysBuf, (*vk.Buffer)(nil)
 	var valsBuf *vk.Buffer
@@ -131,7 +146,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 		valsBuf = vktest.NewPoisoned(t, ctx, c.off+4*n+guard)
 		b.Values = valsBuf.Range(c.off, 4*n)
 		if err := vk.Upload(b.Values, vals); err != nil {
-			return err
+			return radix.Buffers{}, nil, err
 		}
 		outVals = valsBuf
 	}
@@ -143,73 +158,72 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 			b.ValuesOut = outVals.Range(c.off, 4*n)
 		}
 	}
-	b.Scratch = vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
 	nEff := n // the keys the sort covers
 	if c.gpuCount {
 		nEff = min(n, uint64(c.count))
 		cb := vktest.NewPoisoned(t, ctx, 16)
 		if err := vk.Upload(cb.Range(0, 4), []uint32{c.count}); err != nil {
-			return err
+			return radix.Buffers{}, nil, err
 		}
 		b.Count = cb.Range(0, 4)
 	}
-	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return err
-	}
-	perm := refSort(c.sort, c.keys[:nEff])
-	wantKeys := make([]byte, 0, n*kb)
-	wantVals := make([]byte, 0, 4*n)
-	for _, i := range perm {
-		wantKeys = append(wantKeys, raw[uint64(i)*kb:uint64(i+1)*kb]...)
-		wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
-	}
-	// Past the count: the inputs in place, unwritten (poison) otherwise.
-	if c.sort.InPlace {
-		wantKeys = append(wantKeys, raw[nEff*kb:]...)
-		for i := nEff; i < n; i++ {
+	check := func() error {
+		perm := refSort(c.sort, c.keys[:nEff])
+		wantKeys := make([]byte, 0, n*kb)
+		wantVals := make([]byte, 0, 4*n)
+		for _, i := range perm {
+			wantKeys = append(wantKeys, raw[uint64(i)*kb:uint64(i+1)*kb]...)
 			wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
 		}
-	} else {
-		wantKeys = append(wantKeys, vktest.PoisonBytes((n-nEff)*kb)...)
-		wantVals = append(wantVals, vktest.PoisonBytes(4*(n-nEff))...)
-	}
-	check := func(name string, buf *vk.Buffer, want []byte, size uint64) error {
-		got := make([]byte, buf.Size())
-		if err := vk.Download(buf.All(), got); err != nil {
-			return err
+		// Past the count: the inputs in place, unwritten (poison) otherwise.
+		if c.sort.InPlace {
+			wantKeys = append(wantKeys, raw[nEff*kb:]...)
+			for i := nEff; i < n; i++ {
+				wantVals = binary.LittleEndian.AppendUint32(wantVals, uint32(i))
+			}
+		} else {
+			wantKeys = append(wantKeys, vktest.PoisonBytes((n-nEff)*kb)...)
+			wantVals = append(wantVals, vktest.PoisonBytes(4*(n-nEff))...)
 		}
-		out := got[c.off : c.off+uint64(len(want))]
-		if !bytes.Equal(out, want) {
-			for i := uint64(0); i < uint64(len(want)); i += size {
-				if !bytes.Equal(out[i:i+size], want[i:i+size]) {
-					return fmt.Errorf("%s differ from the reference first at %d of %d: got % x, want % x", name, i/size, n, out[i:i+size], want[i:i+size])
+		compare := func(name string, buf *vk.Buffer, want []byte, size uint64) error {
+			got := make([]byte, buf.Size())
+			if err := vk.Download(buf.All(), got); err != nil {
+				return err
+			}
+			out := got[c.off : c.off+uint64(len(want))]
+			if !bytes.Equal(out, want) {
+				for i := uint64(0); i < uint64(len(want)); i += size {
+					if !bytes.Equal(out[i:i+size], want[i:i+size]) {
+						return fmt.Errorf("%s differ from the reference first at %d of %d: got % x, want % x", name, i/size, n, out[i:i+size], want[i:i+size])
+					}
 				}
 			}
+			if !bytes.Equal(got[:c.off], vktest.PoisonBytes(c.off)) || !bytes.Equal(got[c.off+uint64(len(want)):], vktest.PoisonBytes(uint64(len(got))-c.off-uint64(len(want)))) {
+				return fmt.Errorf("bytes around the %s were written", name)
+			}
+			return nil
 		}
-		if !bytes.Equal(got[:c.off], vktest.PoisonBytes(c.off)) || !bytes.Equal(got[c.off+uint64(len(want)):], vktest.PoisonBytes(uint64(len(got))-c.off-uint64(len(want)))) {
-			return fmt.Errorf("bytes around the %s were written", name)
+		if err := compare("keys", outKeys, wantKeys, kb); err != nil {
+			return err
+		}
+		if c.sort.Values {
+			if err := compare("values", outVals, wantVals, 4); err != nil {
+				return err
+			}
+		}
+		if !c.sort.InPlace {
+			// The inputs are unchanged.
+			got := make([]byte, n*kb)
+			if err := vk.Download(b.Keys, got); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, raw) {
+				return fmt.Errorf("the input keys changed")
+			}
 		}
 		return nil
 	}
-	if err := check("keys", outKeys, wantKeys, kb); err != nil {
-		return err
-	}
-	if c.sort.Values {
-		if err := check("values", outVals, wantVals, 4); err != nil {
-			return err
-		}
-	}
-	if !c.sort.InPlace {
-		// The inputs are unchanged.
-		got := make([]byte, n*kb)
-		if err := vk.Download(b.Keys, got); err != nil {
-			return err
-		}
-		if !bytes.Equal(got, raw) {
-			return fmt.Errorf("the input keys changed")
-		}
-	}
-	return nil
+	return b, check, nil
 }
 
 var keyTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64}

@@ -33,9 +33,13 @@ type config struct {
 	fused    bool
 	nextFits nextFits
 	onesweep bool // the single pass
-	spins    uint32
-	status   tileStatus
-	layout   scratchLayout
+	// selfReset: the single pass leaves the next run's scratch zero
+	// (radix_onesweep's SELF_RESET), so Record clears it only where it
+	// does not know it zero.
+	selfReset bool
+	spins     uint32
+	status    tileStatus
+	layout    scratchLayout
 	// Past one binding (keys of more than maxStorageBufferRange bytes),
 	// the three phases' count and scatter run winProcs processors a
 	// dispatch, whose chunks lie in one window of the keys (and values),
@@ -182,6 +186,10 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 	if onesweep {
 		c.spins = tiling.Spins(info, s.Spins)
 		c.layout = onesweepLayout(n, c.keyBytes, s.Values, d, status)
+		// The last pass leaves region 0 zero as its next region only
+		// after an even number of passes, and the count of its
+		// workgroups done takes the word after the tile counters.
+		c.selfReset = status.tiles <= selfResetMaxTiles(s.Values) && d.passes > 0 && d.passes%2 == 0 && uint64(d.passes) < status.counterWords
 	} else {
 		c.layout = threePhaseLayout(n, c.keyBytes, s.Values, d.buckets(), c.procs, fused)
 		if err := c.windows(info); err != nil {
@@ -189,6 +197,23 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 		}
 	}
 	return c, nil
+}
+
+// selfResetMaxTiles is the most tiles for which the single pass leaves
+// its next run's scratch zero (radix_onesweep's SELF_RESET): its
+// workgroups then scan their pass's row of counts themselves, and the
+// last pass's count them in on one word, which costs more than the clear
+// and scan dispatches it saves (about 4 us on the H100) past these
+// bounds. On the H100 (8-bit digits, four passes, before / after in one
+// call, BENCHMARKS.md): keys alone 0.93 of the time before at 2^16 (32
+// tiles), 0.96 at 2^20 (256 tiles), 0.98 at 2^21 (512 tiles); pairs 0.93
+// at 2^16, 0.95 at 2^19 (147 tiles), 1.00 at 2^20 (293 tiles), 1.01 at
+// 2^21 (586 tiles).
+func selfResetMaxTiles(values bool) uint32 {
+	if values {
+		return 256
+	}
+	return 512
 }
 
 // testWindowLimit, when not zero, replaces maxStorageBufferRange as the
@@ -559,7 +584,7 @@ func (c *config) tuning() Tuning {
 	t := Tuning{Path: vkcompact.PathThreePhase, Processors: c.procs, Chunk: c.chunk, WorkgroupSize: c.wg, KeysPerLane: c.kpl, DigitBits: c.bits,
 		Passes: c.passes, FusedCounts: c.fused, HeldTails: c.carry, WindowProcessors: c.winProcs, OutWindows: c.outWindows}
 	if c.onesweep {
-		t.Path, t.Tiles, t.Tile, t.Spins = vkcompact.PathSinglePass, c.status.tiles, c.status.tile, c.spins
+		t.Path, t.Tiles, t.Tile, t.Spins, t.SelfReset = vkcompact.PathSinglePass, c.status.tiles, c.status.tile, c.spins, c.selfReset
 	}
 	return t
 }

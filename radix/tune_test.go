@@ -51,6 +51,9 @@ func summary(c config) string {
 	}
 	if c.onesweep {
 		fmt.Fprintf(&b, " tiles=%d tile=%d spins=%d", c.status.tiles, c.status.tile, c.spins)
+		if c.selfReset {
+			b.WriteString(" self-reset")
+		}
 	}
 	if c.winProcs > 0 {
 		fmt.Fprintf(&b, " windows: procs=%d out=%dx%d", c.winProcs, c.outWindows, c.winSlots)
@@ -103,10 +106,10 @@ var tuneRows = []tuneRow{
 	// 2^20; keys alone past 2^21 the three phases' 7-bit digits); past
 	// it, the plans BENCHMARKS.md's table ran; a digit width, path or
 	// 64-bit keys keep the three phases.
-	{h100, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
-	{h100, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
-	{h100, 1<<20 - 1, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 scratch=5247488"},
-	{h100, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 scratch=4723200"},
+	{h100, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 self-reset scratch=332288"},
+	{h100, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 self-reset scratch=594432"},
+	{h100, 1<<20 - 1, keys32, "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[8 8 8 8] tiles=512 tile=2048 spins=64 self-reset scratch=5247488"},
+	{h100, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 self-reset scratch=4723200"},
 	{h100, 1 << 20, pairs32, "single-pass wg=256 kpl=14 procs=293 chunk=3584 passes=[8 8 8 8] tiles=293 tile=3584 spins=64 scratch=8993280"},
 	{h100, 1<<21 + 1, keys32, "three-phase wg=256 kpl=8 procs=1025 chunk=2048 passes=[7:count 7:count 6:count 6:count 6:count] scratch=8914176"},
 	{h100, 1 << 22, keys32, "three-phase wg=256 kpl=8 procs=1024 chunk=4096 passes=[7:count 7:count 6:count 6:count 6:count] scratch=17302016"},
@@ -123,7 +126,7 @@ var tuneRows = []tuneRow{
 	{h100, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=1049 chunk=256000 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074279424"},
 	{h100, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=1041 chunk=258048 passes=[6:count 6:count 5:count 5:fused 5:fused 5:fused] held scratch=2148017152"},
 	{h100, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
-	{h100, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 scratch=4458496"},
+	{h100, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 self-reset scratch=4458496"},
 	{h100, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
 	{h100, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
 	{h100, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
@@ -198,16 +201,16 @@ var tuneRows = []tuneRow{
 	{swiftshader, 0, pairs32, "three-phase wg=32 kpl=4 procs=1 chunk=128 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	// A 64-wide GPU: workgroups of 8 subgroups at the smallest size.
-	{amdLike, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=332288"},
-	{amdLike, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 scratch=594432"},
-	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 scratch=4723200"},
+	{amdLike, 1 << 16, keys32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 self-reset scratch=332288"},
+	{amdLike, 1 << 16, pairs32, "single-pass wg=256 kpl=8 procs=32 chunk=2048 passes=[8 8 8 8] tiles=32 tile=2048 spins=64 self-reset scratch=594432"},
+	{amdLike, 1 << 20, keys32, "single-pass wg=256 kpl=16 procs=256 chunk=4096 passes=[8 8 8 8] tiles=256 tile=4096 spins=64 self-reset scratch=4723200"},
 	{amdLike, 1 << 20, pairs32, "single-pass wg=256 kpl=14 procs=293 chunk=3584 passes=[8 8 8 8] tiles=293 tile=3584 spins=64 scratch=8993280"},
 	{amdLike, 1 << 24, keys32, "three-phase wg=256 kpl=16 procs=683 chunk=24576 passes=[7:count 7:count 6:count 6:count 6:count] scratch=67459072"},
 	{amdLike, 1 << 24, pairs32, "single-pass wg=256 kpl=14 procs=669 chunk=25088 passes=[8 8 8 8] tiles=4682 tile=3584 spins=64 scratch=143811072"},
 	{amdLike, 1 << 28, keys32, "three-phase wg=256 kpl=20 procs=760 chunk=353280 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] scratch=1074131456"},
 	{amdLike, 1 << 28, pairs32, "three-phase wg=256 kpl=16 procs=763 chunk=352256 passes=[6:count 6:fused 5:fused 5:fused 5:fused 5:fused] held scratch=2147874816"},
 	{amdLike, 1 << 20, keys64, "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] scratch=8421632"},
-	{amdLike, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 scratch=4458496"},
+	{amdLike, 1 << 20, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 6}), "single-pass wg=256 kpl=8 procs=512 chunk=2048 passes=[6 6 6 6 6 2] tiles=512 tile=2048 spins=64 self-reset scratch=4458496"},
 	{amdLike, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
 	{amdLike, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
 	{amdLike, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},

@@ -5,10 +5,11 @@
 // sort (radix_onesweep) makes before its digit passes. Each workgroup
 // counts the digits of every pass for its chunk of the keys in shared
 // memory, and adds its counts to the global ones, hist[pass * BUCKETS +
-// digit], which the host zeroes before. A pass's digit counts do not
-// depend on the order earlier passes leave the keys in, so one read of
-// the keys serves every pass; radix_scan then turns each pass's row into
-// its digits' first slots.
+// digit], which are zero before (cleared by the host, or left zero by the
+// last run's passes: radix_onesweep's SELF_RESET). A pass's digit counts
+// do not depend on the order earlier passes leave the keys in, so one
+// read of the keys serves every pass; each digit pass scans its row into
+// its digits' first slots itself.
 //
 // Bindings: 0 the keys (words), 1 hist (PASSES * BUCKETS words), 2 the
 // GPU-side key count (common.glsl: countedElems).

@@ -22,9 +22,15 @@
 // looks back: invocation d (one per digit; the workgroup has at least
 // BUCKETS) walks back over the predecessors' status words of digit d,
 // adding aggregates until it meets an inclusive prefix. A digit's first
-// slot in this tile is its first slot overall (hist: radix_histogram and
-// radix_scan, before the passes) plus that exclusive prefix. The tile then
-// writes its runs with consecutive invocations on consecutive slots.
+// slot in this tile is its first slot overall plus that exclusive prefix;
+// the first slots are the exclusive scan of the pass's row of digit counts
+// (hist: radix_histogram, before the passes): with SELF_RESET (up to 512
+// tiles) every workgroup scans the row itself, which saves a dispatch
+// (after a barrier about 2 us on the H100); without, radix_scan has
+// scanned it in place before the passes (with more tiles the workgroups'
+// own scans cost more: pairs at 2^21 to 2^25 took 0.7 to 1.1% longer).
+// The tile then writes its runs with consecutive invocations on
+// consecutive slots.
 //
 // Status word (tile t, digit d) at status[cur + t * BUCKETS + d]: bits
 // 30-31 the flag (0 not yet, 1 the tile's count of digit d, 2 the count of
@@ -33,6 +39,21 @@
 // below 2^30) and read with atomic loads, so no other memory ordering is
 // needed. A pass zeroes the next pass's status region, tile by tile (the
 // host zeroes the first pass's): the regions alternate.
+//
+// With SELF_RESET the passes also leave zero what the next run needs zero
+// (the histogram's rows, the tile counters and the first pass's status
+// region), so that no clear dispatch comes before it: pass i > 0 zeroes
+// pass i - 1's row of counts and tile counter (tile 0's workgroup), the
+// last pass zeroes region 0 as the next pass's (the host takes this only
+// for an even number of passes), and the last pass's workgroups count
+// themselves in (status[pc.done], once each, with release semantics,
+// after their last use of the row and the counter: their values fed the
+// runSlot and tile they had before the barrier), so that the one whose
+// count completes the dispatch's zeroes the last row, the last counter
+// and the count (the acquire of tile_reset.glsl). The host records a
+// clear only where it does not know the range zero (vk.Range.KnownZero),
+// and takes SELF_RESET up to 512 tiles of keys, 256 of pairs (radix's
+// selfResetMaxTiles: past them it costs more than it saves).
 //
 // Fallback: when some digit's look-back meets a predecessor that has not
 // published, and it stays so for pc.spins re-reads, the workgroup counts
@@ -43,8 +64,8 @@
 // published twice (by itself and by a successor's fallback) are the same
 // word.
 //
-// Bindings: 0 keys in, 1 values in, 2 hist (the digits' first slots,
-// PASSES rows of BUCKETS), 3 status (the tile counters, then two regions
+// Bindings: 0 keys in, 1 values in, 2 hist (a row of BUCKETS per pass:
+// the digit counts with SELF_RESET, else their exclusive scans), 3 status (the tile counters, then two regions
 // of tiles * BUCKETS words), 4 keys out, 5 values out (without PAIRS, 1
 // and 5 are bound to anything and unused), 6 the GPU-side key count
 // (common.glsl: countedElems).
@@ -56,10 +77,11 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 5) const bool PAIRS = false;
 layout(constant_id = 6) const uint MAX_SUBGROUPS = 8; // per workgroup, at the smallest subgroup size
 layout(constant_id = 7) const uint TILE = 1024;       // workgroup size * KPL: keys per tile
+layout(constant_id = 8) const bool SELF_RESET = false; // leave the next run's scratch zero (above)
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
 layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
-layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
+layout(std430, binding = 2) buffer Hist { uint hist[]; };
 layout(std430, binding = 3) buffer Status { uint status[]; };
 layout(std430, binding = 4) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 5) writeonly buffer ValsOut { uint valsOut[]; };
@@ -75,7 +97,8 @@ layout(push_constant) uniform Push {
     uint counter; // the pass's tile counter: status[counter]
     uint cur;     // the pass's status region: status[cur ..]
     uint next;    // the next pass's status region, zeroed here
-    uint first;   // the pass's row of first slots: hist[first ..]
+    uint first;   // the pass's row of digit counts: hist[first ..]
+    uint done;    // SELF_RESET, the last pass: the count of workgroups done, status[done]; else 0
 } pc;
 
 const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
@@ -96,7 +119,8 @@ shared uint runStage[BUCKETS]; // each digit's first stage index
 shared uint stageLo[TILE];
 shared uint stageHi[WIDE ? TILE : 1];
 shared uint stageVal[PAIRS ? TILE : 1];
-shared uint sTile, sStuck;
+shared uint sTile, sStuck, sLast;
+shared uint rowSums[MAX_SUBGROUPS]; // each subgroup's sum of the row's counts
 
 
 #define SCAN_DATA runStage
@@ -116,6 +140,38 @@ void publish(uint at, uint word) {
     atomicMax(status[at], word, gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);
 }
 
+// With SELF_RESET, in the last pass: countIn counts the workgroup in,
+// once it is done with the row of counts and the tile counter (called by
+// one invocation); resetIfLast, called by every invocation in uniform
+// control flow at the workgroup's end, zeroes the last row, the last
+// counter and the count, for the next run, in the workgroup whose count
+// completed the dispatch's.
+bool counted = false;
+uint doneBefore;
+
+void countIn() {
+    doneBefore = atomicAdd(status[pc.done], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    counted = true;
+}
+
+void resetIfLast() {
+    if (counted) {
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;
+        sLast = doneBefore + 1 == groups ? 1u : 0u;
+    }
+    barrier();
+    if (sLast != 0) {
+        memoryBarrierBuffer(); // acquire: every workgroup's uses before the reset
+        for (uint d = gl_LocalInvocationID.x; d < BUCKETS; d += gl_WorkGroupSize.x) {
+            hist[pc.first + d] = 0;
+        }
+        if (gl_LocalInvocationID.x == 0) {
+            status[pc.counter] = 0;
+            status[pc.done] = 0;
+        }
+    }
+}
+
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
@@ -133,6 +189,12 @@ void main() {
     barrier();
     uint tile = sTile;
     if (tile >= pc.tiles) {
+        if (SELF_RESET && pc.done != 0) {
+            if (lid == 0) {
+                countIn(); // its one use of the counter is over
+            }
+            resetIfLast();
+        }
         return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
     }
     // The next pass's status words of this tile: zero (the previous pass,
@@ -140,10 +202,38 @@ void main() {
     for (uint d = lid; d < BUCKETS; d += wg) {
         status[pc.next + tile * BUCKETS + d] = 0;
     }
+    if (SELF_RESET && tile == 0 && pc.first != 0) {
+        // The previous pass's row of counts and tile counter, done with.
+        for (uint d = lid; d < BUCKETS; d += wg) {
+            hist[pc.first - BUCKETS + d] = 0;
+        }
+        if (lid == 0) {
+            status[pc.counter - 1] = 0;
+        }
+    }
     uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
     uint start = tile * TILE;
     if (start >= n) {
+        if (SELF_RESET && pc.done != 0) {
+            if (lid == 0) {
+                countIn(); // its one use of the counter is over
+            }
+            resetIfLast();
+        }
         return; // past the count: no tile with keys waits on this one
+    }
+    // With SELF_RESET the row holds the pass's digit counts, and digit d
+    // starts at the row's exclusive scan at d (plus the tiles before):
+    // each subgroup's part here, the subgroups' sums added after the
+    // barrier below. Without, it holds the first slots (radix_scan).
+    uint rowBefore = 0;
+    if (SELF_RESET) {
+        uint rowCount = lid < BUCKETS ? hist[pc.first + lid] : 0;
+        rowBefore = subgroupExclusiveAdd(rowCount);
+        uint rowSum = subgroupAdd(rowCount);
+        if (subgroupElect()) {
+            rowSums[gl_SubgroupID] = rowSum;
+        }
     }
     uint end = min(start + TILE, n);
 
@@ -284,9 +374,22 @@ void main() {
         if (tile > 0) {
             publish(pc.cur + tile * BUCKETS + lid, FLAG_INCL | (prefix + mine));
         }
-        runSlot[lid] = hist[pc.first + lid] + prefix;
+        if (SELF_RESET) {
+            for (uint s = 0; s < gl_SubgroupID; s++) {
+                rowBefore += rowSums[s];
+            }
+        } else {
+            rowBefore = hist[pc.first + lid];
+        }
+        runSlot[lid] = rowBefore + prefix;
     }
     barrier(); // the stage and runSlot are complete
+    if (SELF_RESET && pc.done != 0 && lid == 0) {
+        // Every use of the row and the counter is over: the values read
+        // are in runSlot and tile, written before the barrier above. (The
+        // atomic's round trip overlaps the write-out below.)
+        countIn();
+    }
 
     for (uint at = lid; at < tileLen; at += wg) {
         uvec2 key = uvec2(stageLo[at], WIDE ? stageHi[at] : 0);
@@ -301,5 +404,8 @@ void main() {
         if (PAIRS) {
             valsOut[slot] = stageVal[at];
         }
+    }
+    if (SELF_RESET && pc.done != 0) {
+        resetIfLast();
     }
 }

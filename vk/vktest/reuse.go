@@ -16,6 +16,14 @@ import (
 // tests of package compact and package scan use it.
 func RecordRuns(t testing.TB, ctx *vk.Context, what string, runs int, selfReset, firstClear bool, before func(*pipeline.Recorder), run func(r *pipeline.Recorder, i int)) {
 	t.Helper()
+	RecordRunsOf(t, ctx, what, runs, 1, selfReset, firstClear, before, run)
+}
+
+// RecordRunsOf is RecordRuns for a run of perRun dispatches (the radix
+// sort's single pass: a histogram and a dispatch per digit pass), besides
+// the clears.
+func RecordRunsOf(t testing.TB, ctx *vk.Context, what string, runs, perRun int, selfReset, firstClear bool, before func(*pipeline.Recorder), run func(r *pipeline.Recorder, i int)) {
+	t.Helper()
 	var got int
 	err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		if before != nil {
@@ -31,7 +39,7 @@ func RecordRuns(t testing.TB, ctx *vk.Context, what string, runs int, selfReset,
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	want := runs
+	want := runs * perRun
 	if !selfReset {
 		want += runs
 	} else if firstClear {
