@@ -443,7 +443,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 }
 
 // soakCount is the iterations of TestReliabilitySoak: VKCOMPACT_SOAK, or
-// 300 (150 in the short form, vktest.Short).
+// 300 (120 in the short form, vktest.Short).
 func soakCount(t *testing.T) int {
 	if s := os.Getenv("VKCOMPACT_SOAK"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -453,7 +453,7 @@ func soakCount(t *testing.T) int {
 		return n
 	}
 	if vktest.Short() {
-		return 150
+		return 120
 	}
 	return 300
 }
