@@ -9,7 +9,7 @@ import (
 // recordOnesweep records the single pass: the zeroing of the digit
 // counts, the tile counters and the first pass's status region (with
 // self-reset only where the commands recorded so far do not leave them
-// zero: the last run of the plan on this scratch does); the histogram of
+// zero, as a self-resetting run over this range does); the histogram of
 // every pass's digits (one row of 2^DigitBits counts per pass) and,
 // without self-reset, its scan into first slots (with self-reset each
 // pass's workgroups scan their row themselves); then one dispatch per

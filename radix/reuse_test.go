@@ -29,6 +29,12 @@ func TestOnesweepScratchReuse(t *testing.T) {
 	rng := vktest.Rand(t)
 	const runs = 4
 	o := radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4, KeysPerLane: 2, WorkgroupSize: 64} // tiles of 128 keys
+	fallback := o
+	fallback.Spins = -1
+	// The widest digits the device's single pass fits, up to 8 bits (on
+	// a GPU 256 digits over several subgroups, whose row scan then sums
+	// the subgroups' parts).
+	wide := widestOnesweep(t, ctx, radix.Options{WorkgroupSize: 256}, 8)
 	for _, c := range []struct {
 		name      string
 		s         radix.Sort
@@ -36,15 +42,23 @@ func TestOnesweepScratchReuse(t *testing.T) {
 		selfReset bool
 	}{
 		{"keys/4 passes", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 50, true},
-		{"pairs/4 passes", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 250, true},
-		{"pairs/4 passes/300 tiles", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 300, false},
+		{"pairs/4 passes/256 tiles", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 256, true},
+		{"pairs/4 passes/257 tiles", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 257, false},
 		{"pairs/8 passes", radix.Sort{Key: vkcompact.Int32, Values: true, Descending: true, Options: o}, 7, true},
+		{"u64 pairs in place/8 passes", radix.Sort{Key: vkcompact.Uint64, Values: true, InPlace: true, EndBit: 32, Options: o}, 20, true},
+		{"keys/fallback at once", radix.Sort{Key: vkcompact.Float32, EndBit: 16, Options: fallback}, 40, true},
+		{"keys/widest digits", radix.Sort{Key: vkcompact.Uint32, BeginBit: 0, EndBit: 2 * wide.DigitBits, Options: wide}, 30, true},
 		{"pairs/3 passes", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 12, Options: o}, 50, false},
 		{"keys/4 passes/512 tiles", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 512, true},
 		{"keys/4 passes/513 tiles", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 513, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			n := c.tiles*128 - 5
+			probe, err := radix.NewPlan(ctx, 1000, c.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tile := int(probe.Tuning().Tile)
+			n := c.tiles*tile - 5
 			p, err := radix.NewPlan(ctx, uint64(n), c.s)
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +75,9 @@ func TestOnesweepScratchReuse(t *testing.T) {
 				checks := make([]func() error, runs)
 				counts := make([]uint32, runs)
 				for i := range runs {
-					counts[i] = []uint32{uint32(n), uint32(n / 3), 0, uint32(n + 9), uint32(n - 1)}[rng.IntN(5)]
+					// Every round: a count ending inside a tile, none,
+					// more than n, all but one.
+					counts[i] = []uint32{uint32(n/3 + 1), 0, uint32(n + 9), uint32(n - 1)}[i]
 					sc := sortCase{sort: c.s, keys: keyData(rng, c.s.Key, n, patterns[rng.IntN(len(patterns))]), gpuCount: true, count: counts[i]}
 					b, check, err := prepareSort(ctx, sc, t)
 					if err != nil {

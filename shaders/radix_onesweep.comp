@@ -25,7 +25,7 @@
 // slot in this tile is its first slot overall plus that exclusive prefix;
 // the first slots are the exclusive scan of the pass's row of digit counts
 // (hist: radix_histogram, before the passes): with SELF_RESET (up to 512
-// tiles) every workgroup scans the row itself, which saves a dispatch
+// tiles of keys, 256 of pairs) every workgroup scans the row itself, which saves a dispatch
 // (after a barrier about 2 us on the H100); without, radix_scan has
 // scanned it in place before the passes (with more tiles the workgroups'
 // own scans cost more: pairs at 2^21 to 2^25 took 0.7 to 1.1% longer).
@@ -65,10 +65,10 @@
 // word.
 //
 // Bindings: 0 keys in, 1 values in, 2 hist (a row of BUCKETS per pass:
-// the digit counts with SELF_RESET, else their exclusive scans), 3 status (the tile counters, then two regions
-// of tiles * BUCKETS words), 4 keys out, 5 values out (without PAIRS, 1
-// and 5 are bound to anything and unused), 6 the GPU-side key count
-// (common.glsl: countedElems).
+// the digit counts with SELF_RESET, else their exclusive scans), 3 status
+// (the tile counters, then two regions of tiles * BUCKETS words), 4 keys
+// out, 5 values out (without PAIRS, 1 and 5 are bound to anything and
+// unused), 6 the GPU-side key count (common.glsl: countedElems).
 
 #include "common.glsl"
 #include "radix.glsl"
@@ -120,7 +120,7 @@ shared uint stageLo[TILE];
 shared uint stageHi[WIDE ? TILE : 1];
 shared uint stageVal[PAIRS ? TILE : 1];
 shared uint sTile, sStuck, sLast;
-shared uint rowSums[MAX_SUBGROUPS]; // each subgroup's sum of the row's counts
+shared uint rowSums[SELF_RESET ? MAX_SUBGROUPS : 1]; // each subgroup's sum of the row's counts
 
 
 #define SCAN_DATA runStage
@@ -150,7 +150,8 @@ bool counted = false;
 uint doneBefore;
 
 void countIn() {
-    doneBefore = atomicAdd(status[pc.done], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    doneBefore = atomicAdd(status[pc.done], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                           gl_SemanticsRelease);
     counted = true;
 }
 
