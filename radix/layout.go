@@ -50,6 +50,20 @@ func (sh scatterShape) shared(w uint32, carry bool) uint32 {
 	return 4 * need
 }
 
+// onesweepShared returns the single pass's shared memory in bytes for
+// digits of w bits (radix_onesweep's declarations): two counts per
+// subgroup and digit, two words per digit, the stage of one tile's keys
+// (and values; an unused stage array takes one word), three words, a word
+// per subgroup (the row scan's sums, which only self-reset allocates:
+// counted always), and block_scan's 257. The scatter's model (shared)
+// leaves out the 257, which the 8-bit digits' extra words there covered
+// but narrower digits did not.
+func (sh scatterShape) onesweepShared(w uint32) uint32 {
+	b := uint32(1) << w
+	need := 2*sh.subgroups*b + 2*b + sh.wg*sh.kpl*sh.stageWords + 3 - sh.stageWords + 3 + sh.subgroups + 257
+	return 4 * need
+}
+
 // nextCounters is the shared memory that fused counts add to a scatter
 // for digits of w bits: 4^w counters and three words per digit, in place
 // of the four single words.

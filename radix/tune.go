@@ -170,7 +170,7 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 		return config{}, invalid("radix: unknown path %d", o.Path)
 	}
 	status := newTileStatus(n, wg, kpl, d)
-	if why := onesweepNot(info, n, uint64(s.Key.Size()), wg, d, status); o.Path == vkcompact.PathSinglePass && why != "" {
+	if why := onesweepNot(info, n, uint64(s.Key.Size()), sh, d, status); o.Path == vkcompact.PathSinglePass && why != "" {
 		return config{}, invalid("radix: the single pass does not apply: %s", why)
 	}
 	onesweep := o.Path == vkcompact.PathSinglePass
@@ -510,7 +510,8 @@ const maxOnesweepKeys = 1<<30 - 1
 
 // onesweepNot says why the single pass does not apply, or returns ""
 // where it does.
-func onesweepNot(info vk.DeviceInfo, n, keyBytes uint64, wg uint32, d digits, status tileStatus) string {
+func onesweepNot(info vk.DeviceInfo, n, keyBytes uint64, sh scatterShape, d digits, status tileStatus) string {
+	wg := sh.wg
 	switch {
 	case n > maxOnesweepKeys:
 		return fmt.Sprintf("%d keys: its status words hold counts below 2^30, so at most %d keys", n, maxOnesweepKeys)
@@ -522,6 +523,9 @@ func onesweepNot(info vk.DeviceInfo, n, keyBytes uint64, wg uint32, d digits, st
 	case status.bytes() > uint64(info.MaxStorageBufferRange):
 		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d-bit digits) exceeds the device's maxStorageBufferRange (%d bytes)",
 			status.bytes(), status.tiles, d.bits, info.MaxStorageBufferRange)
+	case sh.onesweepShared(d.bits) > info.MaxSharedMemory:
+		return fmt.Sprintf("a workgroup of %d (%d subgroups) with %d-bit digits and %d keys per lane needs %d bytes of shared memory; the device has %d",
+			wg, sh.subgroups, d.bits, sh.kpl, sh.onesweepShared(d.bits), info.MaxSharedMemory)
 	}
 	return ""
 }

@@ -378,3 +378,28 @@ func TestTuneMatchesNewPlan(t *testing.T) {
 	}
 	t.Logf("%d plans and %d refusals alike on %s", planned, refused, info.Name)
 }
+
+// TestTuneOnesweepShared checks the single pass's own shared-memory
+// bound, on every fake device given exactly the scatter's shared memory
+// for a shape with 4-bit digits: the three phases fit, the single pass
+// (whose block scan and row sums the scatter's model leaves out) is
+// refused naming its shared memory, and PathAuto takes the three phases.
+func TestTuneOnesweepShared(t *testing.T) {
+	for _, info := range fakeDevices {
+		o := Options{DigitBits: 4, KeysPerLane: 4, WorkgroupSize: max(2*info.MaxSubgroupSize, 16)} // at least a digit per invocation
+		sh := newScatterShape(info, o.WorkgroupSize, o.KeysPerLane, 1)
+		if sh.onesweepShared(4) <= sh.shared(4, false) {
+			t.Fatalf("%s: the single pass's %d bytes are not above the scatter's %d", info.Name, sh.onesweepShared(4), sh.shared(4, false))
+		}
+		info.MaxSharedMemory = sh.shared(4, false)
+		if _, err := tune(info, 100000, with(keys32, Options{DigitBits: 4, KeysPerLane: 4, WorkgroupSize: o.WorkgroupSize, Path: vkcompact.PathThreePhase})); err != nil {
+			t.Errorf("%s: the three phases with %d bytes of shared memory: %v", info.Name, info.MaxSharedMemory, err)
+		}
+		o.Path = vkcompact.PathSinglePass
+		_, err := tune(info, 100000, with(keys32, o))
+		want := fmt.Sprintf("needs %d bytes of shared memory; the device has %d", sh.onesweepShared(4), info.MaxSharedMemory)
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "the single pass does not apply") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: the single pass with %d bytes of shared memory: %v, want ErrInvalid naming %q", info.Name, info.MaxSharedMemory, err, want)
+		}
+	}
+}
