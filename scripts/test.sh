@@ -4,8 +4,10 @@
 # subgroup size 8 with the race detector and at subgroup size 4, then the
 # GPU packages and the path tracer at subgroup size 16 with push
 # descriptors (the other legs bind descriptor sets, the default), then the GPU
-# packages, the engines, the path tracer and the command on SwiftShader
-# (subgroup size 4, no push descriptors), all under the Khronos validation
+# packages, the engines and the path tracer on SwiftShader (subgroup size
+# 4, no push descriptors; the command's own tests, which exercise its flags
+# and files through the same packages, run on lavapipe twice, and its demo
+# and path tracer run on SwiftShader below), all under the Khronos validation
 # layer with synchronisation validation. Only the leg at subgroup size 4
 # runs the tests' full form; the others run the short form (-short, and
 # the race detector implies it: vktest.Short), which runs every kernel,
@@ -42,10 +44,10 @@ echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages and the path tracer"
 VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/...
-echo "== go test, SwiftShader: the GPU packages, the engines, the path tracer and the command"
+echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./cmd/... ./internal/...
+	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/...
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline
