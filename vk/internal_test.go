@@ -2,6 +2,7 @@ package vk
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -177,6 +178,42 @@ func TestProblems(t *testing.T) {
 		p := problems(&d)
 		if len(p) == 0 || !strings.Contains(strings.Join(p, "; "), tc.want) {
 			t.Errorf("problems %q, want one containing %q", p, tc.want)
+		}
+	}
+}
+
+// TestZeroSpans notes random ranges of a buffer zero and written, and
+// after each step compares what its spans know with a byte map: no byte
+// known zero that was written since, none forgotten that was noted zero
+// since, the spans disjoint. Cutting a span in two once overwrote the
+// spans not yet visited, losing some and repeating others.
+func TestZeroSpans(t *testing.T) {
+	const size = 256
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := &Buffer{size: size}
+	var zero [size]bool
+	for step := range 20000 {
+		off := uint64(rng.IntN(size))
+		r := Range{Buffer: b, Offset: off, Size: 1 + uint64(rng.IntN(size-int(off)))}
+		noted := rng.IntN(3) == 0
+		if noted {
+			r.NoteZero()
+		} else {
+			r.NoteWritten()
+		}
+		for i := r.Offset; i < r.Offset+r.Size; i++ {
+			zero[i] = noted
+		}
+		var covered [size]int
+		for _, s := range b.zero.spans {
+			for i := s[0]; i < s[1]; i++ {
+				covered[i]++
+			}
+		}
+		for i := range size {
+			if covered[i] > 1 || (covered[i] == 1) != zero[i] {
+				t.Fatalf("step %d: byte %d is in %d spans, zero %v (spans %v)", step, i, covered[i], zero[i], b.zero.spans)
+			}
 		}
 	}
 }

@@ -70,20 +70,31 @@ func (r Range) NoteWritten() {
 	z.cut(r.Offset, r.Offset+r.Size)
 }
 
-// cut removes [a, b) from the spans.
+// cut removes [a, b) from the spans, in place: a span that [a, b) cuts
+// in two (at most one, the spans being disjoint) leaves its second piece
+// at the end, so that the pieces written never overtake the spans still
+// to be read.
 func (z *zeroSpans) cut(a, b uint64) {
 	out := z.spans[:0]
+	var rest [2]uint64
+	split := false
 	for _, s := range z.spans {
 		if s[1] <= a || b <= s[0] {
 			out = append(out, s)
 			continue
 		}
-		if s[0] < a {
+		switch {
+		case s[0] < a && b < s[1]:
 			out = append(out, [2]uint64{s[0], a})
-		}
-		if b < s[1] {
+			rest, split = [2]uint64{b, s[1]}, true
+		case s[0] < a:
+			out = append(out, [2]uint64{s[0], a})
+		case b < s[1]:
 			out = append(out, [2]uint64{b, s[1]})
 		}
+	}
+	if split {
+		out = append(out, rest)
 	}
 	z.spans = out
 }
