@@ -15,7 +15,9 @@
 // enable (Vulkan 1.1 with subgroup ballot and arithmetic; optionally
 // subgroup size control; no extension, no 64-bit shader features), hands its handles to vk.Borrow and
 // its buffers to Context.WrapBuffer, and records into its own command
-// buffer through pipeline.Record(ctx.Wrap(cmd)). Releasing the context
+// buffer through pipeline.Record(ctx.Wrap(cmd)), calling
+// ctx.Completed(cmd) once the command buffer's work has completed (so that
+// the descriptor sets bound there may be reused). Releasing the context
 // destroys only what the library created. compact's Example_particles shows it.
 //
 // # Recording contract

@@ -85,7 +85,8 @@ func Example_particles() {
 	// One submission: the compaction, then whatever the engine records
 	// next, sized by result.Range(compact.ResultDispatchOffset, 12). An
 	// engine records into its own command buffer instead:
-	// plan.Record(pipeline.Record(ctx.Wrap(cmd)), ...).
+	// plan.Record(pipeline.Record(ctx.Wrap(cmd)), ...), and calls
+	// ctx.Completed(cmd) once that command buffer's fence has signalled.
 	err = pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		plan.Record(r, compact.Buffers{Src: particles.All(), Result: result.All(), Scratch: scratch.All()})
 	})

@@ -672,12 +672,16 @@ func TestReliabilitySoak(t *testing.T) {
 	// below; every other object count must stay as it was after warm-up.
 	o0, o := s0.objects, s.objects
 	o0.Pipelines, o.Pipelines = 0, 0
-	o0.DescriptorSets, o.DescriptorSets = 0, 0
+	o0.Vulkan.DescriptorSets, o.Vulkan.DescriptorSets = 0, 0
+	o0.Vulkan.Pipelines, o.Vulkan.Pipelines = 0, 0 // and their shader modules and layouts, with each new plan
+	o0.Vulkan.ShaderModules, o.Vulkan.ShaderModules = 0, 0
+	o0.Vulkan.PipelineLayouts, o.Vulkan.PipelineLayouts = 0, 0
+	o0.Vulkan.SetLayouts, o.Vulkan.SetLayouts = 0, 0
 	if o != o0 {
 		t.Errorf("Vulkan objects changed from %+v to %+v", s0.objects, s.objects)
 	}
-	if s.objects.DescriptorSets != steady.objects.DescriptorSets {
-		t.Errorf("descriptor sets went from %d to %d over the reused plans' iterations", steady.objects.DescriptorSets, s.objects.DescriptorSets)
+	if s.objects.Vulkan.DescriptorSets != steady.objects.Vulkan.DescriptorSets {
+		t.Errorf("descriptor sets went from %d to %d over the reused plans' iterations", steady.objects.Vulkan.DescriptorSets, s.objects.Vulkan.DescriptorSets)
 	}
 	if s.heap > s0.heap+mib {
 		t.Errorf("Go heap grew from %.2f to %.2f MiB (at most 1 MiB)", float64(s0.heap)/mib, float64(s.heap)/mib)

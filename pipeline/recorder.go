@@ -38,9 +38,16 @@ type Recorder struct {
 	zeroed  []vk.Range // LeaveZero's ranges, taken back on failure
 }
 
-// Record returns a Recorder appending to cb, which must be recording.
+// Record returns a Recorder appending to cb, which must be recording. If
+// commands cannot be recorded into cb (the zero CommandBuffer, one that
+// Wrap refused, one of a released context: vk.CommandBuffer.Err), the
+// Recorder starts with that error and records nothing.
 func Record(cb vk.CommandBuffer) *Recorder {
-	return &Recorder{cb: cb, ctx: cb.Context()}
+	r := &Recorder{cb: cb, ctx: cb.Context()}
+	if err := cb.Err(); err != nil {
+		r.err = fmt.Errorf("pipeline: %w", err)
+	}
+	return r
 }
 
 // Err returns the first error met while recording, or nil. A nil

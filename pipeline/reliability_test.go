@@ -99,8 +99,13 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "Recorder.DispatchIndirect", Input: "arguments in another context", Want: vk.ErrInvalid, Msg: "indirect arguments in a buffer of another context", Call: indirect(foreign.Range(0, 12))},
 		{Entry: "Recorder.DispatchIndirect", Input: "released argument buffer", Want: vk.ErrReleased, Msg: "after Release", Call: indirect(released.Range(0, 12))},
 		{Entry: "Recorder.DispatchIndirect", Input: "nil pipeline", Want: vk.ErrInvalid, Msg: "nil pipeline", Call: run(func(r *pipeline.Recorder) { r.DispatchIndirect(nil, src.Range(0, 12), nil) })},
-		{Entry: "pipeline.Record", Input: "zero CommandBuffer", Want: vk.ErrInvalid, Msg: "from another context", Call: func() error {
+		{Entry: "pipeline.Record", Input: "zero CommandBuffer", Want: vk.ErrInvalid, Msg: "a zero CommandBuffer", Call: func() error {
 			r := pipeline.Record(vk.CommandBuffer{})
+			r.Dispatch(p, 1, []uint32{16}, r4(src.All())...)
+			return r.Err()
+		}},
+		{Entry: "pipeline.Record", Input: "Context.Wrap(nil)", Want: vk.ErrInvalid, Msg: "Wrap: nil VkCommandBuffer", Call: func() error {
+			r := pipeline.Record(ctx.Wrap(nil))
 			r.Dispatch(p, 1, []uint32{16}, r4(src.All())...)
 			return r.Err()
 		}},

@@ -159,18 +159,38 @@ func (b *Buffer) Close() error {
 }
 
 // Size returns the buffer's size in bytes.
-func (b *Buffer) Size() uint64 { return b.size }
+func (b *Buffer) Size() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
 
 // Kind returns where the buffer's memory lives.
-func (b *Buffer) Kind() MemoryKind { return b.kind }
+func (b *Buffer) Kind() MemoryKind {
+	if b == nil {
+		return DeviceLocal
+	}
+	return b.kind
+}
 
 // Handle returns the VkBuffer as an unsafe.Pointer (on 64-bit platforms a
 // VkBuffer is a pointer-sized handle), for an engine's own barriers: with
 // vulkan-go/vulkan or goki/vulkan, vulkan.Buffer(b.Handle()).
-func (b *Buffer) Handle() unsafe.Pointer { return handlePointer(b.buf) }
+func (b *Buffer) Handle() unsafe.Pointer {
+	if b == nil {
+		return nil
+	}
+	return handlePointer(b.buf)
+}
 
-// Context returns the buffer's context.
-func (b *Buffer) Context() *Context { return b.ctx }
+// Context returns the buffer's context (nil for a nil buffer).
+func (b *Buffer) Context() *Context {
+	if b == nil {
+		return nil
+	}
+	return b.ctx
+}
 
 // live returns an error when b is nil or released.
 func (b *Buffer) live() error {
@@ -224,7 +244,7 @@ func (b *Buffer) Range(offset, size uint64) Range {
 }
 
 // All returns the whole buffer as a range.
-func (b *Buffer) All() Range { return Range{Buffer: b, Size: b.size} }
+func (b *Buffer) All() Range { return Range{Buffer: b, Size: b.Size()} }
 
 // Check reports a nil or released buffer or a range that does not fit it.
 func (r Range) Check() error {

@@ -42,6 +42,33 @@ type Options struct {
 	// 2^16 to 2^22 elements, every operation (BENCHMARKS.md). It is also
 	// set by VKCOMPACT_PUSH_DESCRIPTORS=1.
 	PushDescriptors bool
+	// CachedDescriptorSets bounds the descriptor sets the context keeps
+	// for reuse while no recording holds them (binding with sets, not push
+	// descriptors): beyond it, the least recently used is rewritten for
+	// the next new set of buffer ranges. Sets held by recordings that may
+	// still run (the library's submissions in flight, an engine's command
+	// buffers until wrapped again: Context.Wrap) come on top. 0 means
+	// DefaultCachedDescriptorSets.
+	CachedDescriptorSets int
+}
+
+// DefaultCachedDescriptorSets is the default of
+// Options.CachedDescriptorSets and Handles.CachedDescriptorSets: more than
+// the distinct buffer ranges of a frame of many operations, so that a
+// frame loop over the same ranges allocates nothing, and a few hundred
+// kilobytes at most.
+const DefaultCachedDescriptorSets = 256
+
+// cachedSets checks a requested bound on idle descriptor sets and applies
+// the default.
+func cachedSets(n int, field string) (int, error) {
+	switch {
+	case n < 0:
+		return 0, invalidf("%s.CachedDescriptorSets %d: want 0 (the default, %d) or more", field, n, DefaultCachedDescriptorSets)
+	case n == 0:
+		return DefaultCachedDescriptorSets, nil
+	}
+	return n, nil
 }
 
 // pushRequested reports whether VKCOMPACT_PUSH_DESCRIPTORS asks for push
@@ -67,6 +94,7 @@ type Context struct {
 	memory   memoryTypes
 	push     bool      // buffers are bound with VK_KHR_push_descriptor, else with sets
 	sets     *setCache // the descriptor sets, when !push
+	idleSets int       // the bound on idle cached sets (Options.CachedDescriptorSets)
 
 	fullSubgroups bool // pipelines may require full subgroups
 	statistics    bool // pipelines are created capturing their executable statistics
@@ -76,9 +104,8 @@ type Context struct {
 
 	mu          sync.Mutex // guards the fields below
 	released    bool
-	releaseDone chan struct{} // closed when Release has finished
-	freePools   []uint64      // command pools free for the next submission
-	freeFences  []uint64
+	releaseDone chan struct{}       // closed when Release has finished
+	free        []*submission       // command buffers, with their pools and fences, free for the next submission
 	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
 	inFlight    []*submission       // submissions whose wait timed out
 	retire      []retiree           // objects released while submissions were outstanding
@@ -88,7 +115,11 @@ type Context struct {
 	staging     *Buffer // reused for uploads and downloads; guarded by stagingMu
 	stagingMu   sync.Mutex
 
-	lost atomic.Bool
+	lost   atomic.Bool
+	closed atomic.Bool // set as Release starts: recording methods then record nothing
+
+	wrapMu  sync.Mutex
+	wrapped map[unsafe.Pointer]*holder // the engine's command buffers (Wrap), until Completed
 
 	// allocated is the device memory held by the context's own buffers
 	// (staging and retired ones included), in bytes.
@@ -166,22 +197,28 @@ func (c *Context) init() error {
 	c.memory = c.ifns.memoryTypes(c.physical)
 	c.children = map[child]struct{}{}
 	c.outstanding = map[uint64]struct{}{}
+	c.wrapped = map[unsafe.Pointer]*holder{}
 	c.timeout = defaultTimeout
 	if !c.push {
-		c.sets = newSetCache()
+		c.sets = newSetCache(c.idleSets)
 	}
 	return nil
 }
 
-// Info returns the device's information.
-func (c *Context) Info() DeviceInfo { return c.info }
+// Info returns the device's information (zero for a nil context).
+func (c *Context) Info() DeviceInfo {
+	if c == nil {
+		return DeviceInfo{}
+	}
+	return c.info
+}
 
 // Borrowed reports whether the context was built on an engine's device.
-func (c *Context) Borrowed() bool { return c.borrowed }
+func (c *Context) Borrowed() bool { return c != nil && c.borrowed }
 
 // FullSubgroups reports whether kernels may require full subgroups (the
 // device has subgroup size control and it is enabled).
-func (c *Context) FullSubgroups() bool { return c.fullSubgroups }
+func (c *Context) FullSubgroups() bool { return c != nil && c.fullSubgroups }
 
 // Err returns nil while the context can take work, and otherwise why not:
 // an error matching ErrReleased after Release, ErrDeviceLost once a call
@@ -219,7 +256,7 @@ func (c *Context) noteResult(err error) error {
 // after Release, which adds any report made while destroying the device,
 // such as objects not destroyed.
 func (c *Context) Messages() []Message {
-	if c.inst == nil || c.inst.val == nil {
+	if c == nil || c.inst == nil || c.inst.val == nil {
 		return nil
 	}
 	return c.inst.val.messages()
@@ -227,20 +264,23 @@ func (c *Context) Messages() []Message {
 
 // ClearMessages forgets the validation messages collected so far.
 func (c *Context) ClearMessages() {
-	if c.inst != nil && c.inst.val != nil {
+	if c != nil && c.inst != nil && c.inst.val != nil {
 		c.inst.val.reset()
 	}
 }
 
 // Validating reports whether the validation layer is on for this context.
-func (c *Context) Validating() bool { return c.inst != nil && c.inst.val != nil }
+func (c *Context) Validating() bool { return c != nil && c.inst != nil && c.inst.val != nil }
 
 // OnRelease registers f to run during Release, after the library's
 // submissions have completed and before its objects and the device are
 // destroyed. Layers above vk use it to destroy their cached pipelines. It
 // returns false, and registers nothing, when the context is already
-// released.
+// released, or c or f is nil.
 func (c *Context) OnRelease(f func()) bool {
+	if c == nil || f == nil {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.released {
@@ -272,6 +312,7 @@ func (c *Context) Release() {
 	}
 	// From here on no new call can start; wait for those in progress.
 	c.released = true
+	c.closed.Store(true)
 	c.releaseDone = make(chan struct{})
 	defer close(c.releaseDone)
 	hooks := slices.Clone(c.onRelease)
@@ -318,12 +359,12 @@ func (c *Context) Release() {
 		x.destroyLocked()
 	}
 	c.children = nil
-	for _, p := range c.freePools {
-		c.fns.destroy(objCommandPool, p)
+	for _, s := range c.free {
+		s.destroy(c)
 	}
-	for _, f := range c.freeFences {
-		c.fns.destroy(objFence, f)
-	}
+	c.wrapMu.Lock()
+	c.wrapped = nil
+	c.wrapMu.Unlock()
 	if c.sets != nil {
 		c.sets.destroy(c.fns)
 	}
@@ -337,7 +378,7 @@ func (c *Context) Release() {
 	// Forget every handle so that nothing can reach the destroyed objects.
 	c.ifns, c.physical, c.device, c.queue = instanceFuncs{}, nil, nil, nil
 	c.fns = nil
-	c.freePools, c.freeFences = nil, nil
+	c.free = nil
 }
 
 // releaseWait bounds Release's wait for each submission still in flight.
@@ -354,7 +395,12 @@ func (c *Context) Close() error {
 // now: those the caller has not released, the staging buffer, and those
 // retired until a submission that may use them completes. Borrowed
 // buffers (WrapBuffer) count nothing. It is 0 after Release.
-func (c *Context) AllocatedBytes() uint64 { return c.allocated.Load() }
+func (c *Context) AllocatedBytes() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.allocated.Load()
+}
 
 // owns reports whether x is a live child of c.
 func (c *Context) owns(x child) bool {

@@ -12,6 +12,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/faults"
@@ -22,10 +23,13 @@ import (
 // deviceFuncs is the device-level function table of one VkDevice, in C
 // memory. owner is the context, for the test seam (internal/faults): a
 // hook set for it is asked before each Vulkan call here that returns a
-// VkResult, and a nonzero answer is returned in the call's place.
+// VkResult, and a nonzero answer is returned in the call's place. live
+// counts the objects of each kind created (or allocated) here and not yet
+// destroyed (or freed), at the calls themselves (Context.Objects).
 type deviceFuncs struct {
 	t     *C.vkc_device
 	owner any
+	live  [objKinds]atomic.Int64
 }
 
 // loadDeviceFuncs loads the table of device; push and statistics load the
@@ -79,12 +83,28 @@ const (
 	objPipeline
 	objQueryPool
 	objDescriptorPool
+	objCommandBuffer // freed with freeCommandBuffer, not destroy
+	objDescriptorSet // freed with freeSet, or with its pool (setsGone)
+	objKinds
 )
 
-// destroy destroys (or frees) h, an object of kind k; 0 is ignored.
+// created counts an object of kind k when r reports success, and returns r.
+func (d *deviceFuncs) created(k objectKind, r C.int32_t) int32 {
+	if r == 0 {
+		d.live[k].Add(1)
+	}
+	return int32(r)
+}
+
+// destroy destroys (or frees) h, an object of kind k up to
+// objDescriptorPool; 0 is ignored.
 func (d *deviceFuncs) destroy(k objectKind, h uint64) {
+	if h == 0 {
+		return
+	}
 	fns := [...]unsafe.Pointer{d.t.destroyBuffer, d.t.freeMemory, d.t.destroyCommandPool, d.t.destroyFence, d.t.destroyShaderModule, d.t.destroySetLayout, d.t.destroyPipelineLayout, d.t.destroyPipeline, d.t.destroyQueryPool, d.t.destroyDescriptorPool}
 	C.vkc_destroy(d.t, fns[k], C.uint64_t(h))
+	d.live[k].Add(-1)
 }
 
 func (d *deviceFuncs) createBuffer(size uint64, usage uint32) (uint64, int32) {
@@ -93,7 +113,7 @@ func (d *deviceFuncs) createBuffer(size uint64, usage uint32) (uint64, int32) {
 	}
 	var h C.uint64_t
 	r := C.vkc_create_buffer(d.t, C.uint64_t(size), C.uint32_t(usage), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objBuffer, r)
 }
 
 // memoryRequirements of a buffer: size, alignment, allowed type bits.
@@ -109,7 +129,7 @@ func (d *deviceFuncs) allocateMemory(size uint64, typeIndex uint32, buffer uint6
 	}
 	var h C.uint64_t
 	r := C.vkc_allocate_memory(d.t, C.uint64_t(size), C.uint32_t(typeIndex), C.uint64_t(buffer), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objMemory, r)
 }
 
 func (d *deviceFuncs) bindBufferMemory(buffer, memory uint64) int32 {
@@ -140,17 +160,41 @@ func (d *deviceFuncs) wholeMemoryRange(memory uint64, flush bool) int32 {
 	return int32(C.vkc_whole_memory_range(d.t, C.uint64_t(memory), cbool(flush)))
 }
 
-// createSubmission makes a command buffer from *pool and fences it with
-// *fence, creating either where it is 0 (see vkc_create_submission).
-func (d *deviceFuncs) createSubmission(family uint32, pool, fence *uint64) (unsafe.Pointer, error) {
+func (d *deviceFuncs) createCommandPool(family uint32) (uint64, int32) {
+	if r := d.injected("vkCreateCommandPool"); r != 0 {
+		return 0, r
+	}
+	var h C.uint64_t
+	r := C.vkc_create_command_pool(d.t, C.uint32_t(family), &h)
+	return uint64(h), d.created(objCommandPool, r)
+}
+
+// allocateCommandBuffer allocates a primary command buffer from pool.
+func (d *deviceFuncs) allocateCommandBuffer(pool uint64) (unsafe.Pointer, int32) {
 	if r := d.injected("vkAllocateCommandBuffers"); r != 0 {
-		return nil, newError("vkAllocateCommandBuffers", r)
+		return nil, r
 	}
 	var cmd unsafe.Pointer
-	p, f := C.uint64_t(*pool), C.uint64_t(*fence)
-	r := C.vkc_create_submission(d.t, C.uint32_t(family), &p, &f, &cmd)
-	*pool, *fence = uint64(p), uint64(f)
-	return cmd, check("vkAllocateCommandBuffers", int32(r))
+	r := C.vkc_allocate_command_buffer(d.t, C.uint64_t(pool), &cmd)
+	return cmd, d.created(objCommandBuffer, r)
+}
+
+// freeCommandBuffer frees cmd, allocated from pool; nil is ignored.
+func (d *deviceFuncs) freeCommandBuffer(pool uint64, cmd unsafe.Pointer) {
+	if cmd == nil {
+		return
+	}
+	C.vkc_free_command_buffer(d.t, C.uint64_t(pool), cmd)
+	d.live[objCommandBuffer].Add(-1)
+}
+
+func (d *deviceFuncs) createFence() (uint64, int32) {
+	if r := d.injected("vkCreateFence"); r != 0 {
+		return 0, r
+	}
+	var h C.uint64_t
+	r := C.vkc_create_fence(d.t, &h)
+	return uint64(h), d.created(objFence, r)
 }
 
 func (d *deviceFuncs) begin(cmd unsafe.Pointer) int32 {
@@ -208,7 +252,7 @@ func (d *deviceFuncs) createShaderModule(code []uint32) (uint64, int32) {
 	}
 	var h C.uint64_t
 	r := C.vkc_create_shader_module(d.t, (*C.uint32_t)(unsafe.Pointer(&code[0])), C.size_t(4*len(code)), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objShaderModule, r)
 }
 
 func (d *deviceFuncs) createSetLayout(bindings int, push bool) (uint64, int32) {
@@ -217,7 +261,7 @@ func (d *deviceFuncs) createSetLayout(bindings int, push bool) (uint64, int32) {
 	}
 	var h C.uint64_t
 	r := C.vkc_create_set_layout(d.t, C.uint32_t(bindings), cbool(push), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objSetLayout, r)
 }
 
 func (d *deviceFuncs) createPipelineLayout(set uint64, pushSize uint32) (uint64, int32) {
@@ -226,7 +270,7 @@ func (d *deviceFuncs) createPipelineLayout(set uint64, pushSize uint32) (uint64,
 	}
 	var h C.uint64_t
 	r := C.vkc_create_pipeline_layout(d.t, C.uint64_t(set), C.uint32_t(pushSize), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objPipelineLayout, r)
 }
 
 func (d *deviceFuncs) createComputePipeline(createFlags, stageFlags uint32, module, layout uint64, constants []uint32) (uint64, int32) {
@@ -240,7 +284,7 @@ func (d *deviceFuncs) createComputePipeline(createFlags, stageFlags uint32, modu
 	var h C.uint64_t
 	r := C.vkc_create_compute_pipeline(d.t, C.uint32_t(createFlags), C.uint32_t(stageFlags), C.uint64_t(module),
 		C.uint64_t(layout), C.uint32_t(len(constants)), pc, &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objPipeline, r)
 }
 
 func (d *deviceFuncs) createQueryPool(count uint32) (uint64, int32) {
@@ -249,7 +293,7 @@ func (d *deviceFuncs) createQueryPool(count uint32) (uint64, int32) {
 	}
 	var h C.uint64_t
 	r := C.vkc_create_query_pool(d.t, C.uint32_t(count), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objQueryPool, r)
 }
 
 // queryResults reads count (value, availability) pairs into out (2*count
@@ -267,29 +311,33 @@ func (d *deviceFuncs) createDescriptorPool(maxSets, descriptors uint32) (uint64,
 	}
 	var h C.uint64_t
 	r := C.vkc_create_descriptor_pool(d.t, C.uint32_t(maxSets), C.uint32_t(descriptors), &h)
-	return uint64(h), int32(r)
+	return uint64(h), d.created(objDescriptorPool, r)
 }
 
-// createStorageSet allocates a set of layout from pool and writes the
-// storage-buffer descriptors (buffers[i], offsets[i], ranges[i]) into it.
-func (d *deviceFuncs) createStorageSet(pool, layout uint64, buffers, offsets, ranges []uint64) (uint64, int32) {
+// allocateSet allocates a set of layout from pool.
+func (d *deviceFuncs) allocateSet(pool, layout uint64) (uint64, int32) {
 	if r := d.injected("vkAllocateDescriptorSets"); r != 0 {
 		return 0, r
 	}
-	var pb, po, pr *C.uint64_t
-	if len(buffers) > 0 {
-		pb = (*C.uint64_t)(unsafe.Pointer(&buffers[0]))
-		po = (*C.uint64_t)(unsafe.Pointer(&offsets[0]))
-		pr = (*C.uint64_t)(unsafe.Pointer(&ranges[0]))
-	}
 	var h C.uint64_t
-	r := C.vkc_create_storage_set(d.t, C.uint64_t(pool), C.uint64_t(layout), C.uint32_t(len(buffers)), pb, po, pr, &h)
-	return uint64(h), int32(r)
+	r := C.vkc_allocate_set(d.t, C.uint64_t(pool), C.uint64_t(layout), &h)
+	return uint64(h), d.created(objDescriptorSet, r)
+}
+
+// writeSet writes a's storage-buffer descriptors into set (binding i
+// taking a's buffer, offset and range i).
+func (d *deviceFuncs) writeSet(set uint64, a *bindingArrays) {
+	C.vkc_write_storage_set(d.t, C.uint64_t(set), C.uint32_t(a.n),
+		(*C.uint64_t)(unsafe.Pointer(&a.buffers[0])), (*C.uint64_t)(unsafe.Pointer(&a.offsets[0])), (*C.uint64_t)(unsafe.Pointer(&a.ranges[0])))
 }
 
 func (d *deviceFuncs) freeSet(pool, set uint64) {
 	C.vkc_free_set(d.t, C.uint64_t(pool), C.uint64_t(set))
+	d.live[objDescriptorSet].Add(-1)
 }
+
+// setsGone counts n sets freed by the destruction of their pool.
+func (d *deviceFuncs) setsGone(n int) { d.live[objDescriptorSet].Add(-int64(n)) }
 
 // dispatch records a bound, pushed (or set-bound) dispatch in one C call
 // (see vkc_dispatch); indirect 0 dispatches x*y*z workgroups.

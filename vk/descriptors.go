@@ -2,6 +2,7 @@ package vk
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -10,18 +11,26 @@ import (
 // VK_KHR_push_descriptor.
 //
 // Each dispatch needs a set holding its storage-buffer ranges. The cache
-// keeps one set per distinct (binding count, ranges) and hands the same
-// set to every later dispatch over the same ranges, so a frame loop that
-// records the same plans over the same buffers allocates nothing after its
-// first frame. A set is updated only when created, so it may be bound by
-// any number of command buffers at once. The sets of a buffer are freed
-// when the buffer is destroyed (Buffer.Release, after the library's
-// submissions that may use it; the caller must know its own command
-// buffers no longer use it, as for the buffer itself); the pools, and the
-// set layouts (one per binding count), live until the context's Release.
+// keeps one set per distinct (layout, ranges) and hands the same set to
+// every later dispatch over the same ranges, so a frame loop that records
+// the same plans over the same buffers allocates nothing after its first
+// frame. A set is written only while no recording that may still run has
+// bound it, so it may be bound by any number of command buffers at once.
+//
+// A recording holds the sets it binds (holder): a library submission
+// until it has completed, an engine's command buffer until the engine
+// says it has (Context.Completed). A set no recording holds is idle; the
+// cache keeps at most limit idle sets, in least-recently-used order, and
+// rewrites the oldest for a new tuple of ranges once it has that many (or
+// frees it, for another layout). So the sets alive are at most limit plus
+// those held, whatever ranges a program uses over its life. Releasing a
+// buffer frees its sets at once (the caller knows its own command buffers
+// no longer use it, as for the buffer itself); the pools, and the set
+// layouts (one per binding count), live until the context's Release,
+// except pools left empty.
 
-// setsPerPool and descriptorsPerPool size each descriptor pool; a full pool
-// is followed by a new one.
+// setsPerPool and descriptorsPerPool size each descriptor pool; when no
+// pool has room, a new one is made.
 const (
 	setsPerPool        = 64
 	descriptorsPerPool = setsPerPool * 8
@@ -39,20 +48,57 @@ type setKey struct {
 	ranges [maxBindings]rangeKey
 }
 
-type cachedSet struct{ set, pool uint64 }
+// uses reports whether the set binds b.
+func (k *setKey) uses(b *Buffer) bool {
+	for _, r := range k.ranges[:k.n] {
+		if r.buffer == b {
+			return true
+		}
+	}
+	return false
+}
+
+// setEntry is one cached set.
+type setEntry struct {
+	key  setKey
+	set  uint64 // VkDescriptorSet
+	pool *setPool
+	// holds counts the recordings holding the set; by and gen are the last
+	// one to take it, so that a recording that binds it again takes it once.
+	holds int
+	by    *holder
+	gen   uint64
+	// prev and next link the idle sets (holds == 0), most recent first.
+	prev, next *setEntry
+	dead       bool // freed with its buffer while held
+}
+
+// holder is one recording's hold on the sets it bound.
+type holder struct {
+	gen  uint64 // advanced at each release
+	sets []*setEntry
+}
+
+type setPool struct {
+	h    uint64 // VkDescriptorPool
+	live int    // sets allocated from it and not freed
+}
 
 // setCache is a context's descriptor sets.
 type setCache struct {
-	mu       sync.Mutex
-	layouts  map[int]uint64 // VkDescriptorSetLayout by binding count
-	sets     map[setKey]cachedSet
-	byBuffer map[*Buffer][]setKey
-	pools    []uint64 // the newest last: sets are allocated from it
-	live     int      // sets allocated and not freed
+	mu      sync.Mutex
+	limit   int            // idle sets kept
+	layouts map[int]uint64 // VkDescriptorSetLayout by binding count
+	sets    map[setKey]*setEntry
+	idle    setEntry // the idle list's sentinel: idle.next is the most recently used
+	nIdle   int
+	pools   []*setPool
 }
 
-func newSetCache() *setCache {
-	return &setCache{layouts: map[int]uint64{}, sets: map[setKey]cachedSet{}, byBuffer: map[*Buffer][]setKey{}}
+func newSetCache(limit int) *setCache {
+	s := &setCache{limit: limit, layouts: map[int]uint64{}, sets: map[setKey]*setEntry{}}
+	s.idle.prev, s.idle.next = &s.idle, &s.idle
+	return s
 }
 
 // layout returns the set layout of count storage buffers, creating it on
@@ -71,90 +117,176 @@ func (s *setCache) layout(f *deviceFuncs, count int) (uint64, error) {
 	return l, nil
 }
 
-// get returns the set of p's layout holding bindings (a holds them as the
-// C layer takes them), creating it on first use.
-func (s *setCache) get(f *deviceFuncs, p *ComputePipeline, bindings []Range, a *bindingArrays) (uint64, error) {
-	key := setKey{layout: p.setSpec, n: len(bindings)}
+// get returns the set of layout holding bindings (a holds them as the C
+// layer takes them), creating it (or rewriting an idle one) on first use,
+// and makes h hold it.
+func (s *setCache) get(f *deviceFuncs, layout uint64, bindings []Range, a *bindingArrays, h *holder) (uint64, error) {
+	key := setKey{layout: layout, n: len(bindings)}
 	for i, r := range bindings {
 		key.ranges[i] = rangeKey{r.Buffer, r.Offset, r.Size}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.sets[key]; ok {
-		return c.set, nil
+	e, ok := s.sets[key]
+	switch {
+	case !ok:
+		var err error
+		if e, err = s.createLocked(f, &key, a); err != nil {
+			return 0, err
+		}
+		s.sets[key] = e
+	case e.by == h && e.gen == h.gen:
+		return e.set, nil // held by this recording already
+	case e.holds == 0:
+		s.unlinkIdle(e)
 	}
-	c, err := s.createLocked(f, p.setSpec, a)
+	e.holds++
+	e.by, e.gen = h, h.gen
+	h.sets = append(h.sets, e)
+	return e.set, nil
+}
+
+// createLocked returns an entry for key with a's descriptors written: the
+// least recently used idle set rewritten, once limit sets are idle and it
+// has key's layout; otherwise a set allocated (the idle one freed).
+func (s *setCache) createLocked(f *deviceFuncs, key *setKey, a *bindingArrays) (*setEntry, error) {
+	if s.nIdle > 0 && s.nIdle >= s.limit {
+		old := s.idle.prev
+		s.unlinkIdle(old)
+		delete(s.sets, old.key)
+		if old.key.layout == key.layout {
+			f.writeSet(old.set, a)
+			*old = setEntry{key: *key, set: old.set, pool: old.pool}
+			return old, nil
+		}
+		s.freeLocked(f, old)
+	}
+	set, pool, err := s.allocateLocked(f, key.layout, a.n)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	s.live++
-	s.sets[key] = c
-	for i := range key.n {
-		b := key.ranges[i].buffer
-		if i > 0 && slicesContainBuffer(key.ranges[:i], b) {
+	f.writeSet(set, a)
+	return &setEntry{key: *key, set: set, pool: pool}, nil
+}
+
+// allocateLocked allocates a set of layout for n bindings from a pool with
+// room, or from a new pool.
+func (s *setCache) allocateLocked(f *deviceFuncs, layout uint64, n int) (uint64, *setPool, error) {
+	for i := len(s.pools) - 1; i >= 0; i-- {
+		p := s.pools[i]
+		if p.live >= setsPerPool {
 			continue
 		}
-		s.byBuffer[b] = append(s.byBuffer[b], key)
-	}
-	return c.set, nil
-}
-
-func slicesContainBuffer(ranges []rangeKey, b *Buffer) bool {
-	for _, r := range ranges {
-		if r.buffer == b {
-			return true
-		}
-	}
-	return false
-}
-
-// createLocked allocates and writes a set, from the newest pool or, when
-// that is full, from a new one.
-func (s *setCache) createLocked(f *deviceFuncs, layout uint64, a *bindingArrays) (cachedSet, error) {
-	n := a.n
-	if len(s.pools) > 0 {
-		pool := s.pools[len(s.pools)-1]
-		set, r := f.createStorageSet(pool, layout, a.buffers[:n], a.offsets[:n], a.ranges[:n])
+		set, r := f.allocateSet(p.h, layout)
 		switch r {
 		case resultSuccess:
-			return cachedSet{set, pool}, nil
+			p.live++
+			return set, p, nil
 		case resultOutOfPoolMemory, resultFragmentedPool:
-			// A new pool below.
+			// The next pool, or a new one below.
 		default:
-			return cachedSet{}, newError("vkAllocateDescriptorSets", r)
+			return 0, nil, newError("vkAllocateDescriptorSets", r)
 		}
 	}
-	pool, r := f.createDescriptorPool(setsPerPool, max(descriptorsPerPool, uint32(n)))
+	h, r := f.createDescriptorPool(setsPerPool, max(descriptorsPerPool, uint32(n)))
 	if err := check("vkCreateDescriptorPool", r); err != nil {
-		return cachedSet{}, err
+		return 0, nil, err
 	}
-	s.pools = append(s.pools, pool)
-	set, r := f.createStorageSet(pool, layout, a.buffers[:n], a.offsets[:n], a.ranges[:n])
+	p := &setPool{h: h}
+	s.pools = append(s.pools, p)
+	set, r := f.allocateSet(h, layout)
 	if err := check("vkAllocateDescriptorSets", r); err != nil {
-		return cachedSet{}, fmt.Errorf("a new descriptor pool: %w", err)
+		s.dropPoolIfEmpty(f, p)
+		return 0, nil, fmt.Errorf("a new descriptor pool: %w", err)
 	}
-	return cachedSet{set, pool}, nil
+	p.live++
+	return set, p, nil
 }
 
-// forget frees the sets that hold b.
+// freeLocked frees e's set, and its pool once empty if another empty one
+// is kept.
+func (s *setCache) freeLocked(f *deviceFuncs, e *setEntry) {
+	f.freeSet(e.pool.h, e.set)
+	e.pool.live--
+	s.dropPoolIfEmpty(f, e.pool)
+	e.set, e.pool = 0, nil
+}
+
+// dropPoolIfEmpty destroys p if it holds no set and another pool is empty
+// too: one empty pool is kept, so that a count of sets swinging across a
+// pool's size does not create and destroy pools.
+func (s *setCache) dropPoolIfEmpty(f *deviceFuncs, p *setPool) {
+	if p.live > 0 {
+		return
+	}
+	for _, q := range s.pools {
+		if q != p && q.live == 0 {
+			f.destroy(objDescriptorPool, p.h)
+			if i := slices.Index(s.pools, p); i >= 0 {
+				s.pools = slices.Delete(s.pools, i, i+1)
+			}
+			return
+		}
+	}
+}
+
+func (s *setCache) unlinkIdle(e *setEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+	s.nIdle--
+}
+
+func (s *setCache) pushIdle(e *setEntry) {
+	e.prev, e.next = &s.idle, s.idle.next
+	e.next.prev = e
+	s.idle.next = e
+	s.nIdle++
+}
+
+// release ends h's hold on its sets: those no other recording holds
+// become idle, the least recently used beyond the limit are freed.
+func (s *setCache) release(f *deviceFuncs, h *holder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseLocked(f, h)
+}
+
+func (s *setCache) releaseLocked(f *deviceFuncs, h *holder) {
+	for _, e := range h.sets {
+		if e.dead {
+			continue
+		}
+		if e.holds--; e.holds == 0 {
+			s.pushIdle(e)
+		}
+	}
+	clear(h.sets)
+	h.sets = h.sets[:0]
+	h.gen++
+	for s.nIdle > s.limit {
+		old := s.idle.prev
+		s.unlinkIdle(old)
+		delete(s.sets, old.key)
+		s.freeLocked(f, old)
+	}
+}
+
+// forget frees the sets that bind b, held or not: b is being destroyed, so
+// no recording that may run uses them.
 func (s *setCache) forget(f *deviceFuncs, b *Buffer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, key := range s.byBuffer[b] {
-		if c, ok := s.sets[key]; ok {
-			f.freeSet(c.pool, c.set)
-			s.live--
-			delete(s.sets, key)
+	for key, e := range s.sets {
+		if !key.uses(b) {
+			continue
 		}
+		delete(s.sets, key)
+		if e.holds == 0 {
+			s.unlinkIdle(e)
+		}
+		e.dead = true // the holders' lists skip it
+		s.freeLocked(f, e)
 	}
-	delete(s.byBuffer, b)
-}
-
-// count returns the number of sets allocated and not freed.
-func (s *setCache) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.live
 }
 
 // destroy destroys the pools (and their sets) and the layouts.
@@ -162,49 +294,63 @@ func (s *setCache) destroy(f *deviceFuncs) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.pools {
-		f.destroy(objDescriptorPool, p)
+		f.setsGone(p.live)
+		f.destroy(objDescriptorPool, p.h)
 	}
 	for _, l := range s.layouts {
 		f.destroy(objSetLayout, l)
 	}
-	s.pools, s.layouts, s.sets, s.byBuffer, s.live = nil, nil, nil, nil, 0
+	s.pools, s.layouts, s.sets, s.nIdle = nil, nil, nil, 0
+	s.idle.prev, s.idle.next = &s.idle, &s.idle
 }
 
 // DescriptorSets reports how many descriptor sets the context holds: 0
-// where it pushes its buffers with VK_KHR_push_descriptor; otherwise one
-// per distinct set of buffer ranges a dispatch has bound, until one of
-// those buffers is released.
+// where it pushes its buffers with VK_KHR_push_descriptor; otherwise at
+// most Options.CachedDescriptorSets idle ones plus those that recordings
+// which may still run have bound.
 func (c *Context) DescriptorSets() int {
-	if c == nil || c.sets == nil {
+	if c == nil || c.sets == nil || c.fns == nil {
 		return 0
 	}
-	return c.sets.count()
+	return int(c.fns.live[objDescriptorSet].Load())
 }
 
 // PushDescriptors reports whether the context pushes its kernels' buffers
 // with VK_KHR_push_descriptor (otherwise it binds cached descriptor sets).
 func (c *Context) PushDescriptors() bool { return c != nil && c.push }
 
-// ObjectCounts are the Vulkan objects a context holds, for leak checks.
+// ObjectCounts are the objects a context holds, for leak checks.
 type ObjectCounts struct {
 	// Buffers, Pipelines and Timers not released yet (wrapped buffers
 	// included), and Retired objects released while a submission that may
 	// use them was outstanding, waiting for it.
 	Buffers, Pipelines, Timers, Retired int
-	// CommandPools and Fences of the library's own submissions: free ones
-	// kept for the next, and those in use.
-	CommandPools, Fences int
-	// DescriptorSets and DescriptorPools of the set cache (0 with push
-	// descriptors).
-	DescriptorSets, DescriptorPools int
+	// Vulkan counts the Vulkan objects the context has created and not
+	// destroyed.
+	Vulkan VulkanObjects
+	// WrappedCommandBuffers counts the engine's command buffers the
+	// context knows (Context.Wrap, until Context.Completed), and
+	// HeldDescriptorSets the sets that recordings which may still run
+	// hold (Vulkan.DescriptorSets counts the idle ones too).
+	WrappedCommandBuffers, HeldDescriptorSets int
 	// StagingBytes is the memory of the staging buffer the context keeps
 	// for transfers where device memory is not host-visible (counted in
 	// AllocatedBytes too; 0 when it has none).
 	StagingBytes uint64
 }
 
-// Objects counts the Vulkan objects the context holds now (zero after
-// Release).
+// VulkanObjects counts Vulkan objects by kind, at the calls that create
+// (or allocate) and destroy (or free) them: every kind the library makes,
+// except the instance and device of a context from Open.
+type VulkanObjects struct {
+	Buffers, DeviceMemory                      int
+	CommandPools, CommandBuffers, Fences       int
+	ShaderModules, SetLayouts, PipelineLayouts int
+	Pipelines, QueryPools                      int
+	DescriptorPools, DescriptorSets            int
+}
+
+// Objects counts the objects the context holds now (zero after Release).
 func (c *Context) Objects() ObjectCounts {
 	if c == nil {
 		return ObjectCounts{}
@@ -222,17 +368,31 @@ func (c *Context) Objects() ObjectCounts {
 		}
 	}
 	n.Retired = len(c.retire)
-	n.CommandPools = len(c.freePools) + len(c.outstanding)
-	n.Fences = len(c.freeFences) + len(c.outstanding)
+	if f := c.fns; f != nil {
+		l := func(k objectKind) int { return int(f.live[k].Load()) }
+		n.Vulkan = VulkanObjects{
+			Buffers: l(objBuffer), DeviceMemory: l(objMemory),
+			CommandPools: l(objCommandPool), CommandBuffers: l(objCommandBuffer), Fences: l(objFence),
+			ShaderModules: l(objShaderModule), SetLayouts: l(objSetLayout), PipelineLayouts: l(objPipelineLayout),
+			Pipelines: l(objPipeline), QueryPools: l(objQueryPool),
+			DescriptorPools: l(objDescriptorPool), DescriptorSets: l(objDescriptorSet),
+		}
+	}
 	c.mu.Unlock()
 	c.stagingMu.Lock()
 	if c.staging != nil {
 		n.StagingBytes = c.staging.memSize
 	}
 	c.stagingMu.Unlock()
+	c.wrapMu.Lock()
+	n.WrappedCommandBuffers = len(c.wrapped)
+	c.wrapMu.Unlock()
 	if c.sets != nil {
 		c.sets.mu.Lock()
-		n.DescriptorSets, n.DescriptorPools = c.sets.live, len(c.sets.pools)
+		for _, p := range c.sets.pools {
+			n.HeldDescriptorSets += p.live
+		}
+		n.HeldDescriptorSets -= c.sets.nIdle
 		c.sets.mu.Unlock()
 	}
 	return n

@@ -27,9 +27,22 @@
 // the subgroup size control features; LoaderProcAddr gives it
 // vkGetInstanceProcAddr when it has no windowing library to ask.
 // WrapBuffer makes the engine's own VkBuffers usable by the library, and
-// Context.Wrap its command buffers recordable. Release on a borrowed
-// context destroys only what the library created, never a borrowed
-// device, queue or buffer. Handles returns any context's handles.
+// Context.Wrap its command buffers recordable; Context.Completed tells the
+// library that one of them has completed, so that the descriptor sets
+// bound in it may be reused. Release on a borrowed context destroys only
+// what the library created, never a borrowed device, queue or buffer.
+// Handles returns any context's handles.
+//
+// # Memory over a program's life
+//
+// Whatever a call allocates is reused or freed: a submission reuses its
+// command pool, command buffer and fence; the descriptor sets are one per
+// distinct set of buffer ranges, of which at most
+// Options.CachedDescriptorSets idle ones are kept (beyond them the least
+// recently used is rewritten), plus those that recordings which may still
+// run hold (the library's submissions until they complete, an engine's
+// command buffers until Completed). Objects counts every Vulkan object the
+// context holds, by kind.
 //
 // # Buffers and transfers
 //

@@ -126,7 +126,7 @@ func (c *Context) WrapBuffer(h unsafe.Pointer, size uint64) (*Buffer, error) {
 }
 
 // Borrowed reports whether the buffer is an engine's (WrapBuffer).
-func (b *Buffer) Borrowed() bool { return b.borrowed }
+func (b *Buffer) Borrowed() bool { return b != nil && b.borrowed }
 
 // Handles returns the context's Vulkan objects as Borrow takes them: for
 // another library, or a second context, to use the same device. They stay
@@ -134,15 +134,19 @@ func (b *Buffer) Borrowed() bool { return b.borrowed }
 // receiving them may destroy them, and they die with the context's
 // Release.
 func (c *Context) Handles() Handles {
+	if c == nil || c.fns == nil {
+		return Handles{}
+	}
 	h := Handles{
-		Instance:       c.ifns.handle(),
-		PhysicalDevice: c.physical,
-		Device:         c.device,
-		QueueFamily:    c.family,
-		Queue:          c.queue,
-		FullSubgroups:  c.fullSubgroups,
-		PushDescriptor: c.push,
-		APIVersion:     c.info.apiVersion,
+		Instance:             c.ifns.handle(),
+		PhysicalDevice:       c.physical,
+		Device:               c.device,
+		QueueFamily:          c.family,
+		Queue:                c.queue,
+		FullSubgroups:        c.fullSubgroups,
+		PushDescriptor:       c.push,
+		CachedDescriptorSets: c.idleSets,
+		APIVersion:           c.info.apiVersion,
 	}
 	if c.inst != nil {
 		h.APIVersion = c.inst.apiVersion
@@ -173,6 +177,10 @@ type Handles struct {
 	// it binds descriptor sets it allocates and caches (nothing new per
 	// frame once a frame's plans and buffers have been recorded once).
 	PushDescriptor bool
+	// CachedDescriptorSets is Options.CachedDescriptorSets: how many
+	// descriptor sets the context keeps for reuse while no recording holds
+	// them; 0 means DefaultCachedDescriptorSets.
+	CachedDescriptorSets int
 }
 
 // Borrow builds a Context on an engine's device. Release on it destroys only
@@ -206,6 +214,10 @@ func Borrow(h Handles) (*Context, error) {
 }
 
 func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
+	idleSets, err := cachedSets(h.CachedDescriptorSets, "Handles")
+	if err != nil {
+		return nil, err
+	}
 	apiVersion := h.APIVersion
 	if apiVersion == 0 {
 		apiVersion = minAPIVersion
@@ -236,6 +248,7 @@ func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 		info:          info,
 		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
 		push:          h.PushDescriptor,
+		idleSets:      idleSets,
 	}
 	c.info.ComputeQueueFamily = int(h.QueueFamily)
 	if err := c.init(); err != nil {

@@ -1,5 +1,10 @@
 package vk
 
+import (
+	"time"
+	"unsafe"
+)
+
 // Test hooks for the external tests of this package.
 
 // SetForceStaging makes every transfer go through the staging buffer.
@@ -40,4 +45,70 @@ func DropStaging(c *Context) {
 	c.stagingMu.Lock()
 	c.dropStagingLocked()
 	c.stagingMu.Unlock()
+}
+
+// EngineCommands are a command pool, its command buffer and a fence made
+// with the library's own calls, standing in for an engine's in tests of
+// Context.Wrap and Context.Completed. They are counted in Objects.
+type EngineCommands struct {
+	c           *Context
+	pool, fence uint64
+	H           unsafe.Pointer // the VkCommandBuffer
+	submitted   bool
+}
+
+// NewEngineCommands creates them.
+func NewEngineCommands(c *Context) (*EngineCommands, error) {
+	e := &EngineCommands{c: c}
+	var r int32
+	if e.pool, r = c.fns.createCommandPool(c.family); r != 0 {
+		return nil, newError("vkCreateCommandPool", r)
+	}
+	if e.H, r = c.fns.allocateCommandBuffer(e.pool); r != 0 {
+		e.Destroy()
+		return nil, newError("vkAllocateCommandBuffers", r)
+	}
+	if e.fence, r = c.fns.createFence(); r != 0 {
+		e.Destroy()
+		return nil, newError("vkCreateFence", r)
+	}
+	return e, nil
+}
+
+// Begin resets the pool and the fence and begins the command buffer.
+func (e *EngineCommands) Begin() error {
+	f := e.c.fns
+	if err := check("vkResetCommandPool", f.resetPool(e.pool)); err != nil {
+		return err
+	}
+	if err := check("vkResetFences", f.resetFence(e.fence)); err != nil {
+		return err
+	}
+	return check("vkBeginCommandBuffer", f.begin(e.H))
+}
+
+// Submit ends the command buffer and submits it with the fence.
+func (e *EngineCommands) Submit() error {
+	f := e.c.fns
+	if err := check("vkEndCommandBuffer", f.end(e.H)); err != nil {
+		return err
+	}
+	e.c.queueMu.Lock()
+	defer e.c.queueMu.Unlock()
+	e.submitted = true
+	return check("vkQueueSubmit", f.queueSubmit(e.c.queue, e.H, e.fence))
+}
+
+// Wait waits for the last submission.
+func (e *EngineCommands) Wait() error {
+	return check("vkWaitForFences", e.c.fns.waitFence(e.fence, uint64(time.Minute)))
+}
+
+// Destroy destroys them (after the last submission has completed).
+func (e *EngineCommands) Destroy() {
+	f := e.c.fns
+	f.freeCommandBuffer(e.pool, e.H)
+	f.destroy(objCommandPool, e.pool)
+	f.destroy(objFence, e.fence)
+	e.H, e.pool, e.fence = nil, 0, 0
 }

@@ -122,6 +122,10 @@ func selectDevice(infos []DeviceInfo, request string) (int, error) {
 // instance, takes static TLS that glibc does not always give back, and
 // the 31st load in one process failed on an H100.
 func Open(opts Options) (*Context, error) {
+	idleSets, err := cachedSets(opts.CachedDescriptorSets, "Options")
+	if err != nil {
+		return nil, err
+	}
 	request := opts.Device
 	if request == "" {
 		request = os.Getenv("VKCOMPACT_DEVICE")
@@ -143,7 +147,7 @@ func Open(opts Options) (*Context, error) {
 	if def := defaultDevice(infos); def >= 0 {
 		infos[def].Default = true
 	}
-	c := &Context{inst: inst, ifns: inst.fns, physical: pds[pick], info: infos[pick]}
+	c := &Context{inst: inst, ifns: inst.fns, physical: pds[pick], info: infos[pick], idleSets: idleSets}
 	c.statistics = opts.Statistics && c.info.PipelineStatistics
 	c.push = c.info.PushDescriptor && (opts.PushDescriptors || pushRequested())
 	if err := c.createDevice(); err != nil {

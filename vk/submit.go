@@ -1,6 +1,7 @@
 package vk
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -10,15 +11,57 @@ const defaultTimeout = time.Minute
 
 // CommandBuffer is a command buffer in the recording state: one the library
 // owns (inside Submit) or an engine's (Wrap). Its methods record commands.
+// Like bufio.Writer, it keeps the first command it refused (a bad range):
+// later commands record nothing, and Err reports it, as does Submit for the
+// library's own. The zero CommandBuffer, and one from a refused Wrap,
+// record nothing either.
 type CommandBuffer struct {
 	ctx *Context
 	h   unsafe.Pointer // VkCommandBuffer
-	// done is set once Submit's record callback has returned (nil for an
-	// engine's command buffer, whose end the library cannot see).
-	done *atomic.Bool
-	// zeroed holds the ranges LeaveZero noted while recording (nil for an
-	// engine's command buffer): taken back if it is not submitted.
-	zeroed *[]Range
+	// sets holds the descriptor sets bound in h's recording (a library
+	// submission's, or an engine command buffer's until Completed).
+	sets *holder
+	// refused is the first command refused, shared by the copies of cb
+	// (since its Wrap, or in its Submit callback).
+	refused *error
+	// sub is the library's submission recording into h (nil for an
+	// engine's command buffer), gen the recording's generation: once
+	// Submit's callback has returned, sub.recording no longer equals gen.
+	sub *submission
+	gen uint64
+	err error // why Wrap refused h
+}
+
+// Err returns nil when commands may be recorded into cb, and otherwise why
+// not: an error matching ErrInvalid for the zero CommandBuffer, for one
+// Wrap refused (a nil handle or context), for one whose Submit callback
+// has returned, or naming the first command it refused; ErrReleased or
+// ErrDeviceLost once its context is released or lost.
+func (cb CommandBuffer) Err() error {
+	switch {
+	case cb.err != nil:
+		return cb.err
+	case cb.ctx == nil || cb.h == nil || cb.refused == nil:
+		return invalidf("a zero CommandBuffer: record into one from Context.Wrap or a Submit callback")
+	case !cb.Recording():
+		return errSubmitted
+	case *cb.refused != nil:
+		return *cb.refused
+	}
+	return cb.ctx.Err()
+}
+
+// usable reports whether commands may be recorded into cb: the cheap half
+// of Err, which every recording method checks.
+func (cb CommandBuffer) usable() bool {
+	return cb.err == nil && cb.refused != nil && *cb.refused == nil && cb.Recording() && !cb.ctx.closed.Load()
+}
+
+// fail keeps err as cb's first refusal.
+func (cb CommandBuffer) fail(err error) {
+	if cb.refused != nil && *cb.refused == nil {
+		*cb.refused = err
+	}
 }
 
 // LeaveZero notes that the commands recorded into cb so far leave r zero
@@ -28,9 +71,12 @@ type CommandBuffer struct {
 // submitted in the order recorded: if you discard one that recorded a
 // vkcompact plan, call NoteWritten on the plan's scratch.
 func (cb CommandBuffer) LeaveZero(r Range) {
+	if !cb.usable() || r.Buffer == nil {
+		return
+	}
 	r.NoteZero()
-	if cb.zeroed != nil {
-		*cb.zeroed = append(*cb.zeroed, r)
+	if cb.sub != nil {
+		cb.sub.zeroed = append(cb.sub.zeroed, r)
 	}
 }
 
@@ -38,13 +84,66 @@ func (cb CommandBuffer) LeaveZero(r Range) {
 // the Submit callback that was given cb has returned (the command buffer
 // is then submitted, and perhaps reused). For an engine's command buffer
 // (Wrap) it is always true: the engine knows its own.
-func (cb CommandBuffer) Recording() bool { return cb.done == nil || !cb.done.Load() }
+func (cb CommandBuffer) Recording() bool { return cb.sub == nil || cb.sub.recording.Load() == cb.gen }
 
 // Wrap makes an engine's command buffer, already in the recording state and
 // allocated on this context's device, recordable by the library. h is the
-// VkCommandBuffer converted with unsafe.Pointer.
+// VkCommandBuffer converted with unsafe.Pointer. Wrap it as often as
+// convenient (once per Record call, say): every CommandBuffer of h records
+// into the same command buffer. A nil h, or a nil, released or lost
+// context, gives a CommandBuffer that records nothing and whose Err (and
+// every Record into it) says why.
+//
+// The descriptor sets the library binds in h stay allocated and unchanged
+// until the engine calls Completed(h). An engine whose buffer ranges move
+// from frame to frame (a ring buffer, a per-frame allocator) calls it for
+// each command buffer, once the command buffer's work has completed and
+// before it is begun again or freed; the sets that no recording holds are
+// then reused beyond Options.CachedDescriptorSets, so memory stays flat.
+// An engine that records over the same ranges every frame binds no new
+// set after the first frame, with Completed or without.
 func (c *Context) Wrap(h unsafe.Pointer) CommandBuffer {
-	return CommandBuffer{ctx: c, h: h}
+	switch {
+	case c == nil:
+		return CommandBuffer{err: invalidf("Wrap: nil context")}
+	case h == nil:
+		return CommandBuffer{ctx: c, err: invalidf("Wrap: nil VkCommandBuffer")}
+	}
+	if err := c.enter(); err != nil {
+		return CommandBuffer{ctx: c, err: fmt.Errorf("Wrap: %w", err)}
+	}
+	defer c.exit()
+	c.wrapMu.Lock()
+	defer c.wrapMu.Unlock()
+	sets := c.wrapped[h]
+	if sets == nil {
+		sets = &holder{}
+		c.wrapped[h] = sets
+	}
+	return CommandBuffer{ctx: c, h: h, sets: sets, refused: new(error)}
+}
+
+// Completed tells the library that every submission of the engine's
+// command buffer h has completed (its fence has signalled) and that h will
+// not be submitted again as recorded: it is about to be reset, begun
+// again or freed. The descriptor sets the library bound in h may then be
+// reused for other ranges (Wrap says when that matters), and the library
+// forgets h. Calling it while a submission of h may still run lets the GPU
+// read rewritten descriptors. A handle the library does not know is
+// ignored.
+func (c *Context) Completed(h unsafe.Pointer) {
+	if c == nil || h == nil || c.enter() != nil {
+		return
+	}
+	defer c.exit()
+	c.wrapMu.Lock()
+	defer c.wrapMu.Unlock()
+	if sets := c.wrapped[h]; sets != nil {
+		if c.sets != nil {
+			c.sets.release(c.fns, sets)
+		}
+		delete(c.wrapped, h)
+	}
 }
 
 // Handle returns the VkCommandBuffer as an unsafe.Pointer.
@@ -53,19 +152,31 @@ func (cb CommandBuffer) Handle() unsafe.Pointer { return cb.h }
 // Context returns the context the command buffer records for.
 func (cb CommandBuffer) Context() *Context { return cb.ctx }
 
-// submission is one library-owned command buffer, from recording until its
-// fence has signalled. Its serial is outstanding all that time: anything
-// released meanwhile is retired until the serial settles.
+// submission is one of the library's own command buffers, with its pool
+// and fence, reused from one submission to the next: the pool is reset
+// (which resets the command buffer) once the submission has completed,
+// and the command buffer is allocated once, with the submission. While
+// one is recorded and run its serial is outstanding: anything released
+// meanwhile is retired until the serial settles.
 type submission struct {
-	pool   uint64 // VkCommandPool
-	cmd    unsafe.Pointer
-	fence  uint64 // VkFence
-	serial uint64
+	pool  uint64 // VkCommandPool
+	cmd   unsafe.Pointer
+	fence uint64 // VkFence
+	// serial is the submission's, from its recording until it settles;
+	// recording equals it while the Submit callback runs, else 0.
+	serial    uint64
+	recording atomic.Uint64
+	zeroed    []Range // LeaveZero's ranges, taken back if it is not submitted
+	refused   error   // the first command its recording refused
+	sets      holder  // the descriptor sets its recording bound
 }
 
+// destroy frees the command buffer and destroys the pool and fence.
 func (s *submission) destroy(c *Context) {
-	c.fns.destroy(objFence, s.fence)
+	c.fns.freeCommandBuffer(s.pool, s.cmd)
 	c.fns.destroy(objCommandPool, s.pool)
+	c.fns.destroy(objFence, s.fence)
+	s.pool, s.cmd, s.fence = 0, nil, 0
 }
 
 // retiree is an object released while submissions were outstanding.
@@ -76,6 +187,9 @@ type retiree struct {
 
 // SetTimeout changes the bound on each wait of the library's submissions.
 func (c *Context) SetTimeout(d time.Duration) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	c.timeout = d
 	c.mu.Unlock()
@@ -129,30 +243,44 @@ func (c *Context) newSubmission() (*submission, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reapLocked()
-	s := &submission{}
-	if n := len(c.freePools); n > 0 {
-		s.pool, c.freePools = c.freePools[n-1], c.freePools[:n-1]
-	}
-	if n := len(c.freeFences); n > 0 {
-		s.fence, c.freeFences = c.freeFences[n-1], c.freeFences[:n-1]
-	}
-	// A pool or fence taken from the free lists goes back there on
-	// failure; one created here is destroyed by the C side.
-	reused := [2]uint64{s.pool, s.fence}
-	cmd, err := c.fns.createSubmission(c.family, &s.pool, &s.fence)
-	if err != nil {
-		if reused[0] != 0 {
-			c.freePools = append(c.freePools, reused[0])
+	var s *submission
+	if n := len(c.free); n > 0 {
+		s = c.free[n-1]
+		c.free[n-1] = nil
+		c.free = c.free[:n-1]
+	} else {
+		var err error
+		if s, err = c.createSubmissionLocked(); err != nil {
+			return nil, c.noteResult(err)
 		}
-		if reused[1] != 0 {
-			c.freeFences = append(c.freeFences, reused[1])
-		}
-		return nil, c.noteResult(err)
 	}
-	s.cmd = cmd
 	c.nextSerial++
 	s.serial = c.nextSerial
 	c.outstanding[s.serial] = struct{}{}
+	return s, nil
+}
+
+// createSubmissionLocked creates a command pool, its command buffer and a
+// fence, destroying what it created when a call fails.
+func (c *Context) createSubmissionLocked() (*submission, error) {
+	s := &submission{}
+	pool, r := c.fns.createCommandPool(c.family)
+	if err := check("vkCreateCommandPool", r); err != nil {
+		return nil, err
+	}
+	s.pool = pool
+	cmd, r := c.fns.allocateCommandBuffer(pool)
+	if err := check("vkAllocateCommandBuffers", r); err != nil {
+		s.destroy(c)
+		return nil, err
+	}
+	s.cmd = cmd
+	fence, r := c.fns.createFence()
+	if err := check("vkCreateFence", r); err != nil {
+		s.destroy(c)
+		return nil, err
+	}
+	s.fence = fence
 	return s, nil
 }
 
@@ -160,9 +288,15 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 	if err := c.noteResult(check("vkBeginCommandBuffer", c.fns.begin(s.cmd))); err != nil {
 		return err
 	}
-	done, zeroed := new(atomic.Bool), new([]Range)
-	err := record(CommandBuffer{ctx: c, h: s.cmd, done: done, zeroed: zeroed})
-	done.Store(true)
+	s.zeroed = s.zeroed[:0]
+	s.recording.Store(s.serial)
+	s.refused = nil
+	cb := CommandBuffer{ctx: c, h: s.cmd, sets: &s.sets, refused: &s.refused, sub: s, gen: s.serial}
+	err := record(cb)
+	s.recording.Store(0)
+	if err == nil {
+		err = s.refused // a command refused
+	}
 	if err == nil {
 		err = c.noteResult(check("vkEndCommandBuffer", c.fns.end(s.cmd)))
 	} else {
@@ -176,10 +310,12 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 		err = c.noteResult(check("vkQueueSubmit", r))
 	}
 	if err != nil {
-		for _, r := range *zeroed {
+		for _, r := range s.zeroed {
 			r.NoteWritten() // never runs: what it would have zeroed is not known to be zero
 		}
 	}
+	clear(s.zeroed)
+	s.zeroed = s.zeroed[:0]
 	return err
 }
 
@@ -201,27 +337,30 @@ func (c *Context) wait(s *submission, timeout time.Duration) error {
 	return c.noteResult(check("vkWaitForFences", r))
 }
 
-// finish settles s's serial and recycles its pool and fence (or destroys
-// them when recycle is false or the context is being released).
+// finish settles s's serial, lets go of the descriptor sets its
+// recording bound, and keeps s for the next submission (or destroys it
+// when recycle is false, a reset fails, or the context is being
+// released).
 func (c *Context) finish(s *submission, recycle bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.outstanding, s.serial)
-	if !recycle || c.released {
+	c.settleLocked(s)
+	if !recycle || c.released || c.fns.resetPool(s.pool) != resultSuccess || c.fns.resetFence(s.fence) != resultSuccess {
 		s.destroy(c)
 	} else {
-		if c.fns.resetPool(s.pool) != resultSuccess {
-			c.fns.destroy(objCommandPool, s.pool)
-		} else {
-			c.freePools = append(c.freePools, s.pool)
-		}
-		if c.fns.resetFence(s.fence) != resultSuccess {
-			c.fns.destroy(objFence, s.fence)
-		} else {
-			c.freeFences = append(c.freeFences, s.fence)
-		}
+		c.free = append(c.free, s)
 	}
 	c.reapLocked()
+}
+
+// settleLocked ends s's serial and its hold on descriptor sets.
+func (c *Context) settleLocked(s *submission) {
+	delete(c.outstanding, s.serial)
+	s.serial = 0
+	s.recording.Store(0) // after a callback that panicked, too
+	if c.sets != nil {
+		c.sets.release(c.fns, &s.sets)
+	}
 }
 
 // reapLocked settles timed-out submissions that have since completed (or
@@ -232,7 +371,7 @@ func (c *Context) reapLocked() {
 	for _, s := range c.inFlight {
 		switch r := c.fns.fenceStatus(s.fence); r {
 		case resultSuccess:
-			delete(c.outstanding, s.serial)
+			c.settleLocked(s)
 			s.destroy(c)
 		case resultNotReady:
 			kept = append(kept, s)
@@ -271,6 +410,9 @@ func (c *Context) settledLocked(serial uint64) bool {
 // Pending reports how many of the library's submissions are still in flight
 // after a timed-out wait.
 func (c *Context) Pending() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.released {

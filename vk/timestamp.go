@@ -47,14 +47,40 @@ func (t *Timer) Count() uint32 {
 }
 
 // Reset records the reset of every query; do it before the first Stamp of a
-// submission.
+// submission. A nil timer, or one of another context, is refused (cb.Err).
 func (t *Timer) Reset(cb CommandBuffer) {
-	cb.ctx.fns.resetQueries(cb.h, t.pool, 0, t.count)
+	if t.recordable(cb, "Reset", 0) {
+		cb.ctx.fns.resetQueries(cb.h, t.pool, 0, t.count)
+	}
 }
 
-// Stamp records timestamp i after all earlier commands have completed.
+// Stamp records timestamp i after all earlier commands have completed. A
+// nil timer, one of another context, or i past Count is refused (cb.Err).
 func (t *Timer) Stamp(cb CommandBuffer, i uint32) {
-	cb.ctx.fns.writeTimestamp(cb.h, StageBottomOfPipe, t.pool, i)
+	if t.recordable(cb, "Stamp", i) {
+		cb.ctx.fns.writeTimestamp(cb.h, StageBottomOfPipe, t.pool, i)
+	}
+}
+
+// recordable reports whether query i of t may be recorded into cb, and
+// keeps cb's refusal where it may not.
+func (t *Timer) recordable(cb CommandBuffer, what string, i uint32) bool {
+	if !cb.usable() {
+		return false
+	}
+	switch {
+	case t == nil || t.ctx == nil:
+		cb.fail(invalidf("Timer.%s of a nil timer", what))
+	case t.ctx != cb.ctx:
+		cb.fail(invalidf("Timer.%s: a timer of another context", what))
+	case !t.ctx.owns(t):
+		cb.fail(released("Timer." + what + ": the timer"))
+	case i >= t.count:
+		cb.fail(invalidf("Timer.%s: timestamp %d of a timer of %d", what, i, t.count))
+	default:
+		return true
+	}
+	return false
 }
 
 // Ticks reads the raw timestamps (masked by timestampValidBits) once the

@@ -745,6 +745,7 @@ typedef struct {
 	void* destroyCommandPool;
 	void* resetCommandPool;
 	void* allocateCommandBuffers;
+	void* freeCommandBuffers;
 	void* beginCommandBuffer;
 	void* endCommandBuffer;
 	void* createFence;
@@ -790,7 +791,7 @@ static const char* const vkc_device_names[] = {
 	"vkCreateBuffer", "vkDestroyBuffer", "vkGetBufferMemoryRequirements", "vkAllocateMemory", "vkFreeMemory",
 	"vkBindBufferMemory", "vkMapMemory", "vkFlushMappedMemoryRanges", "vkInvalidateMappedMemoryRanges",
 	"vkCreateCommandPool", "vkDestroyCommandPool", "vkResetCommandPool", "vkAllocateCommandBuffers",
-	"vkBeginCommandBuffer", "vkEndCommandBuffer",
+	"vkFreeCommandBuffers", "vkBeginCommandBuffer", "vkEndCommandBuffer",
 	"vkCreateFence", "vkDestroyFence", "vkResetFences", "vkWaitForFences", "vkGetFenceStatus", "vkQueueSubmit",
 	"vkCreateShaderModule", "vkDestroyShaderModule", "vkCreateDescriptorSetLayout", "vkDestroyDescriptorSetLayout",
 	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateComputePipelines", "vkDestroyPipeline",
@@ -879,31 +880,25 @@ static int32_t vkc_whole_memory_range(const vkc_device* t, uint64_t memory, int 
 	return ((int32_t (*)(void*, uint32_t, const void*))(flush ? t->flushRanges : t->invalidateRanges))(t->device, 1, &r);
 }
 
-// vkc_create_submission creates a transient command pool of family (unless
-// *pool is set), a fence (unless *fence is set) and one primary command
-// buffer from the pool. On failure it destroys only what it created.
-static int32_t vkc_create_submission(const vkc_device* t, uint32_t family, uint64_t* pool, uint64_t* fence, void** cmd) {
-	typedef int32_t (*create_fn)(void*, const void*, const void*, uint64_t*);
-	int newPool = *pool == 0, newFence = *fence == 0;
-	int32_t r;
-	if (newPool) {
-		vkc_command_pool_create_info info = { 39, NULL, 0x1, family }; // ..._COMMAND_POOL_CREATE_INFO, TRANSIENT
-		if ((r = ((create_fn)t->createCommandPool)(t->device, &info, NULL, pool)) != 0) return r;
-	}
-	if (newFence) {
-		vkc_fence_create_info info = { 8, NULL, 0 }; // VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
-		if ((r = ((create_fn)t->createFence)(t->device, &info, NULL, fence)) != 0) {
-			if (newPool) vkc_destroy(t, t->destroyCommandPool, *pool), *pool = 0;
-			return r;
-		}
-	}
-	vkc_command_buffer_allocate_info alloc = { 40, NULL, *pool, 0, 1 }; // ..._COMMAND_BUFFER_ALLOCATE_INFO, PRIMARY
-	r = ((int32_t (*)(void*, const void*, void**))t->allocateCommandBuffers)(t->device, &alloc, cmd);
-	if (r != 0) {
-		if (newPool) vkc_destroy(t, t->destroyCommandPool, *pool), *pool = 0;
-		if (newFence) vkc_destroy(t, t->destroyFence, *fence), *fence = 0;
-	}
-	return r;
+// vkc_create_command_pool creates a transient command pool of family.
+static int32_t vkc_create_command_pool(const vkc_device* t, uint32_t family, uint64_t* out) {
+	vkc_command_pool_create_info info = { 39, NULL, 0x1, family }; // ..._COMMAND_POOL_CREATE_INFO, TRANSIENT
+	return ((int32_t (*)(void*, const void*, const void*, uint64_t*))t->createCommandPool)(t->device, &info, NULL, out);
+}
+
+// vkc_allocate_command_buffer allocates one primary command buffer from pool.
+static int32_t vkc_allocate_command_buffer(const vkc_device* t, uint64_t pool, void** out) {
+	vkc_command_buffer_allocate_info alloc = { 40, NULL, pool, 0, 1 }; // ..._COMMAND_BUFFER_ALLOCATE_INFO, PRIMARY
+	return ((int32_t (*)(void*, const void*, void**))t->allocateCommandBuffers)(t->device, &alloc, out);
+}
+
+static void vkc_free_command_buffer(const vkc_device* t, uint64_t pool, void* cmd) {
+	((void (*)(void*, uint64_t, uint32_t, void* const*))t->freeCommandBuffers)(t->device, pool, 1, &cmd);
+}
+
+static int32_t vkc_create_fence(const vkc_device* t, uint64_t* out) {
+	vkc_fence_create_info info = { 8, NULL, 0 }; // VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+	return ((int32_t (*)(void*, const void*, const void*, uint64_t*))t->createFence)(t->device, &info, NULL, out);
 }
 
 static int32_t vkc_begin(const vkc_device* t, void* cmd) {
@@ -1020,15 +1015,17 @@ static int32_t vkc_create_descriptor_pool(const vkc_device* t, uint32_t maxSets,
 	return ((int32_t (*)(void*, const void*, const void*, uint64_t*))t->createDescriptorPool)(t->device, &info, NULL, out);
 }
 
-// vkc_create_storage_set allocates a set of layout from pool and writes
-// count storage-buffer descriptors into it, binding i taking (buffers[i],
-// offsets[i], ranges[i]).
-static int32_t vkc_create_storage_set(const vkc_device* t, uint64_t pool, uint64_t layout, uint32_t count,
-	const uint64_t* buffers, const uint64_t* offsets, const uint64_t* ranges, uint64_t* out) {
-	if (count > VKC_MAX_BINDINGS) return VKC_ERROR_UNKNOWN;
+// vkc_allocate_set allocates one set of layout from pool.
+static int32_t vkc_allocate_set(const vkc_device* t, uint64_t pool, uint64_t layout, uint64_t* out) {
 	vkc_descriptor_set_allocate_info alloc = { 34, NULL, pool, 1, &layout }; // ..._DESCRIPTOR_SET_ALLOCATE_INFO
-	int32_t r = ((int32_t (*)(void*, const void*, uint64_t*))t->allocateDescriptorSets)(t->device, &alloc, out);
-	if (r != 0) return r;
+	return ((int32_t (*)(void*, const void*, uint64_t*))t->allocateDescriptorSets)(t->device, &alloc, out);
+}
+
+// vkc_write_storage_set writes count storage-buffer descriptors into set,
+// binding i taking (buffers[i], offsets[i], ranges[i]).
+static int vkc_write_storage_set(const vkc_device* t, uint64_t set, uint32_t count,
+	const uint64_t* buffers, const uint64_t* offsets, const uint64_t* ranges) {
+	if (count > VKC_MAX_BINDINGS) return -1;
 	vkc_descriptor_buffer_info infos[VKC_MAX_BINDINGS];
 	vkc_write_descriptor_set writes[VKC_MAX_BINDINGS];
 	for (uint32_t i = 0; i < count; i++) {
@@ -1037,7 +1034,7 @@ static int32_t vkc_create_storage_set(const vkc_device* t, uint64_t pool, uint64
 		infos[i].range = ranges[i];
 		memset(&writes[i], 0, sizeof writes[i]);
 		writes[i].sType = 35; // VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-		writes[i].dstSet = *out;
+		writes[i].dstSet = set;
 		writes[i].dstBinding = i;
 		writes[i].descriptorCount = 1;
 		writes[i].descriptorType = 7; // VK_DESCRIPTOR_TYPE_STORAGE_BUFFER

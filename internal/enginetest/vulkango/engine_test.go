@@ -288,6 +288,15 @@ func runScenario(t *testing.T, e *engine, ctx *vk.Context, k *kernels, s scenari
 	memoryBarrier(c.cmd, vkb.PipelineStageComputeShaderBit, vkb.PipelineStageHostBit,
 		vkb.AccessShaderWriteBit, vkb.AccessHostReadBit)
 	c.submit(t, e)
+	// The command buffer's work has completed: the library may reuse the
+	// descriptor sets it bound there.
+	if o := ctx.Objects(); o.WrappedCommandBuffers != 1 || (!ctx.PushDescriptors() && o.HeldDescriptorSets == 0) {
+		t.Errorf("after the frames, before Completed: %d wrapped command buffers, %d descriptor sets held; want 1, and some with sets", o.WrappedCommandBuffers, o.HeldDescriptorSets)
+	}
+	ctx.Completed(unsafe.Pointer(c.cmd))
+	if o := ctx.Objects(); o.WrappedCommandBuffers != 0 || o.HeldDescriptorSets != 0 {
+		t.Errorf("after Completed: %d wrapped command buffers, %d descriptor sets held; want none", o.WrappedCommandBuffers, o.HeldDescriptorSets)
+	}
 
 	// The same frames in Go.
 	wantPool := initial
