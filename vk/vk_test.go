@@ -294,20 +294,19 @@ func TestDeviceLostIsSticky(t *testing.T) {
 	}
 }
 
-// TestSubmitTimeout forces a timeout with a zero deadline on a long copy:
-// the call returns ErrTimeout instead of hanging, the context stays usable,
-// and the work completes, with the right result, and is reclaimed later.
+// TestSubmitTimeout: a copy whose wait times out (the fault seam's
+// VK_TIMEOUT, the copy still in flight for the library until the test
+// lets it complete) returns ErrTimeout instead of hanging; the context
+// stays usable, a buffer released meanwhile is retired until the copy
+// completes, and the copy's result is right.
 func TestSubmitTimeout(t *testing.T) {
 	ctx := vktest.Open(t)
-	const n = 16 << 20 // 64 MiB: tens of milliseconds on lavapipe
+	const n = 1 << 20
 	src, err := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst, err := ctx.NewBuffer(4*n, vk.DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dst := poisoned(t, ctx, n)
 	pattern := make([]uint32, n)
 	for i := range pattern {
 		pattern[i] = uint32(i) * 2654435761
@@ -315,23 +314,27 @@ func TestSubmitTimeout(t *testing.T) {
 	if err := vk.Upload(src.All(), pattern); err != nil {
 		t.Fatal(err)
 	}
-	ctx.SetTimeout(0)
+	before := ctx.AllocatedBytes()
+	complete := vktest.HoldInFlight(t, ctx, 1)
 	err = vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{})
-	ctx.SetTimeout(time.Minute)
 	if !errors.Is(err, vk.ErrTimeout) {
-		t.Fatalf("copy with a zero timeout: %v, want ErrTimeout", err)
+		t.Fatalf("copy whose wait times out: %v, want ErrTimeout", err)
 	}
 	if err := ctx.Err(); err != nil {
 		t.Fatalf("context unusable after a timeout: %v", err)
 	}
+	if err := ctx.Submit(func(vk.CommandBuffer) error { return nil }); err != nil {
+		t.Fatalf("a submission after the timeout: %v", err)
+	}
 	// Releasing a buffer the timed-out copy still uses defers its freeing.
 	src.Release()
-	deadline := time.Now().Add(time.Minute)
-	for ctx.Pending() > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	if p, o := ctx.Pending(), ctx.Objects(); p != 1 || o.Retired != 1 || ctx.AllocatedBytes() != before {
+		t.Fatalf("the copy in flight: %d pending, %d retired, %d bytes allocated; want 1, 1 and %d", p, o.Retired, ctx.AllocatedBytes(), before)
 	}
-	if p := ctx.Pending(); p != 0 {
-		t.Fatalf("%d submissions still pending after a minute", p)
+	complete()
+	settle(t, ctx)
+	if o := ctx.Objects(); o.Retired != 0 || ctx.AllocatedBytes() != before-4*n {
+		t.Fatalf("the copy completed: %d retired, %d bytes allocated; want 0 and %d", o.Retired, ctx.AllocatedBytes(), before-4*n)
 	}
 	got := make([]uint32, n)
 	if err := vk.Download(dst.All(), got); err != nil {
@@ -659,48 +662,57 @@ func TestGCPressure(t *testing.T) {
 	}
 }
 
-// TestReleaseWithWorkInFlight releases the context right after a timed-out
-// copy: Release must wait for the GPU before destroying the pipeline and
-// buffers it uses (the validation layer reports any object destroyed while
-// in use).
+// TestReleaseWithWorkInFlight releases the context right after a copy
+// whose wait timed out (the fault seam's VK_TIMEOUT): Release must wait
+// for that submission before destroying the pipeline and buffers it uses
+// (the validation layer reports any object destroyed while in use).
 func TestReleaseWithWorkInFlight(t *testing.T) {
 	ctx := vktest.Open(t)
 	const n = 16 << 20
 	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	dst, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
-	ctx.SetTimeout(0)
+	vktest.HoldInFlight(t, ctx, 1)
 	if err := vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
-		t.Fatalf("copy with a zero timeout: %v", err)
+		t.Fatalf("copy whose wait times out: %v", err)
 	}
 	src.Release() // retired: the copy still reads it
-	ctx.Release()
+	ctx.Release() // its own wait for the copy is not held
+	if n := ctx.AllocatedBytes(); n != 0 {
+		t.Errorf("%d bytes allocated after Release", n)
+	}
 }
 
-// TestStagingAfterTimeout: a staged transfer that times out leaves its copy
-// in flight; the next transfers must neither free nor overwrite the
-// staging memory that copy uses.
+// TestStagingAfterTimeout: a staged transfer whose wait times out (the
+// fault seam's VK_TIMEOUT) leaves its copy in flight; the next transfers
+// must neither free nor overwrite the staging memory that copy uses: they
+// take a staging buffer of their own while it is held.
 func TestStagingAfterTimeout(t *testing.T) {
 	ctx := vktest.Open(t)
 	vk.SetForceStaging(true)
 	defer vk.SetForceStaging(false)
 	rng := newRand(t)
-	// Large enough that lavapipe cannot finish a copy between the submit
-	// and a zero-timeout wait; a CI run once saw an 8 MiB download finish
-	// first. Each zero-timeout transfer is tried up to three times.
-	const n = 16 << 20
+	const n = 1 << 20
 	a, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	b, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	wantA, wantB := make([]uint32, n), make([]uint32, n)
 	for i := range wantA {
 		wantA[i], wantB[i] = rng.Uint32(), rng.Uint32()
 	}
-	ctx.SetTimeout(0)
-	timedOut(t, "upload with a zero timeout", func() error { return vk.Upload(a.All(), wantA) })
-	ctx.SetTimeout(time.Minute)
+	base := ctx.AllocatedBytes()
+	complete := vktest.HoldInFlight(t, ctx, 1)
+	if err := vk.Upload(a.All(), wantA); !errors.Is(err, vk.ErrTimeout) {
+		t.Fatalf("upload whose wait times out: %v, want ErrTimeout", err)
+	}
+	held := ctx.AllocatedBytes() - base // the first staging buffer, in flight
 	// Same size: must not reuse the staging buffer the first copy reads.
 	if err := vk.Upload(b.All(), wantB); err != nil {
 		t.Fatal(err)
 	}
+	if got := ctx.AllocatedBytes() - base; held == 0 || got < 2*held {
+		t.Errorf("a second upload while the first is in flight: %d bytes of staging, the first alone %d: want a second buffer", got, held)
+	}
+	complete()
+	settle(t, ctx)
 	got := make([]uint32, n)
 	for name, c := range map[string]struct {
 		buf  *vk.Buffer
@@ -714,30 +726,33 @@ func TestStagingAfterTimeout(t *testing.T) {
 		}
 	}
 	// A download that times out, then a larger one: the first's staging
-	// buffer must outlive its copy.
-	ctx.SetTimeout(0)
-	timedOut(t, "download with a zero timeout", func() error { return vk.Download(a.Range(0, 4*n/2), got[:n/2]) })
-	ctx.SetTimeout(time.Minute)
+	// buffer must outlive its copy, and the caller's slice stays as it was.
+	complete = vktest.HoldInFlight(t, ctx, 1)
+	poison := slices.Repeat([]uint32{poisonWord}, n/2)
+	half := slices.Clone(poison)
+	if err := vk.Download(a.Range(0, 4*n/2), half); !errors.Is(err, vk.ErrTimeout) {
+		t.Fatalf("download whose wait times out: %v, want ErrTimeout", err)
+	}
+	if !slices.Equal(half, poison) {
+		t.Errorf("a timed-out download wrote into the caller's slice")
+	}
 	if err := vk.Download(a.All(), got); err != nil || !slices.Equal(got, wantA) {
 		t.Fatalf("download after a timed-out download: %v", err)
 	}
+	complete()
 }
 
-// timedOut runs f, which waits with a zero timeout, up to three times
-// until it returns ErrTimeout; a device that finishes the work before the
-// wait each time, or any other error, fails the test.
-func timedOut(t *testing.T, what string, f func() error) {
+// settle waits up to a minute for ctx's submissions in flight to complete
+// (after a HoldInFlight's release, the work may still be running).
+func settle(t *testing.T, ctx *vk.Context) {
 	t.Helper()
-	var err error
-	for range 3 {
-		if err = f(); errors.Is(err, vk.ErrTimeout) {
-			return
-		}
-		if err != nil {
-			break
-		}
+	deadline := time.Now().Add(time.Minute)
+	for ctx.Pending() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("%s: %v, want an error matching vk.ErrTimeout", what, err)
+	if p := ctx.Pending(); p != 0 {
+		t.Fatalf("%d submissions still in flight after a minute", p)
+	}
 }
 
 // TestReleaseWhileRecording releases a buffer that the command buffer
@@ -840,12 +855,15 @@ func TestReleaseVersusPending(t *testing.T) {
 	const n = 8 << 20
 	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	dsts := make([]*vk.Buffer, 3)
-	ctx.SetTimeout(0)
+	vktest.HoldInFlight(t, ctx, len(dsts))
 	for i := range dsts {
 		dsts[i], _ = ctx.NewBuffer(4*n, vk.DeviceLocal)
 		if err := vkcompact.Copy(ctx, dsts[i].All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
-			t.Fatalf("copy with a zero timeout: %v", err)
+			t.Fatalf("copy whose wait times out: %v", err)
 		}
+	}
+	if p := ctx.Pending(); p != len(dsts) {
+		t.Fatalf("%d submissions pending, want %d", p, len(dsts))
 	}
 	stop := make(chan struct{})
 	polled := make(chan struct{})

@@ -70,6 +70,8 @@ func Nth(call string, n int, result int32, sticky bool) (f Func, calls func() in
 
 // VkResult values the tests inject.
 const (
+	NotReady               int32 = 1 // VK_NOT_READY, of vkGetFenceStatus
+	Timeout                int32 = 2 // VK_TIMEOUT, of vkWaitForFences
 	ErrorOutOfDeviceMemory int32 = -2
 	ErrorDeviceLost        int32 = -4
 )
