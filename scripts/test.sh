@@ -2,7 +2,7 @@
 # The whole test suite: set everything up, then gofmt, go vet, staticcheck,
 # and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
 # subgroup size 8 with the race detector and at subgroup size 4, then the
-# GPU packages and the path tracer at subgroup size 16 with push
+# GPU packages, the engines and the path tracer at subgroup size 16 with push
 # descriptors (the other legs bind descriptor sets, the default), then the GPU
 # packages, the engines and the path tracer on SwiftShader (subgroup size
 # 4, no push descriptors; the command's own tests, which exercise its flags
@@ -42,8 +42,8 @@ echo "== go test, lavapipe subgroup size 8, -race"
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
-echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/...
+echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages, the engines (their soak included) and the path tracer"
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/... ./internal/enginetest/...
 echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \

@@ -13,6 +13,10 @@ import (
 // bindingName names the engine's binding.
 const bindingName = "goki/vulkan"
 
+// soakHere runs TestSoak on this binding's engine: the soak runs here (the
+// bindings record the same calls, and the soak takes a minute).
+const soakHere = true
+
 // hasSizeControl tells that the binding has
 // VkPhysicalDeviceSubgroupSizeControlFeatures.
 const hasSizeControl = true

@@ -7,6 +7,10 @@ import "unsafe"
 // bindingName names the engine's binding.
 const bindingName = "vulkan-go/vulkan"
 
+// soakHere runs TestSoak on this binding's engine: the soak runs on goki's engine only (the
+// bindings record the same calls, and the soak takes a minute).
+const soakHere = false
+
 // hasSizeControl tells that the binding has
 // VkPhysicalDeviceSubgroupSizeControlFeatures: vulkan-go/vulkan does not,
 // so this engine creates its device without subgroup size control, and

@@ -110,6 +110,7 @@ const reportFlags = vkb.DebugReportFlags(vkb.DebugReportErrorBit | vkb.DebugRepo
 type engine struct {
 	apiVersion uint32
 	push       bool // enable VK_KHR_push_descriptor where the device has it, and tell vkcompact
+	validate   bool // the validation layer and the engine's debug-report callback
 	fullGroups bool // the device was created with subgroup size control
 	instance   vkb.Instance
 	callback   vkb.DebugReportCallback
@@ -135,6 +136,15 @@ type engine struct {
 // validation message.
 func newEngine(t testing.TB, apiVersion uint32, push bool) *engine {
 	t.Helper()
+	return newEngineValidated(t, apiVersion, push, true)
+}
+
+// newEngineValidated is newEngine, without the validation layer and the
+// engine's debug-report callback when validate is false: for soaks long
+// enough that the layer's own cost matters (TestSoak with
+// VKCOMPACT_VALIDATE=0).
+func newEngineValidated(t testing.TB, apiVersion uint32, push, validate bool) *engine {
+	t.Helper()
 	// An engine gets vkGetInstanceProcAddr from its window library; this
 	// one asks vkcompact, which loads libvulkan.so.1.
 	p, err := vk.LoaderProcAddr()
@@ -145,14 +155,14 @@ func newEngine(t testing.TB, apiVersion uint32, push bool) *engine {
 	if err := vkb.Init(); err != nil {
 		t.Fatalf("vulkan.Init: %v", err)
 	}
-	if !hasLayer(t, validationLayer) {
+	if validate && !hasLayer(t, validationLayer) {
 		skipOrFail(t, "%s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)
 	}
 	if stale := takeReports(); len(stale) > 0 {
 		t.Fatalf("validation messages from before this test: %q", stale)
 	}
 
-	e := &engine{apiVersion: apiVersion, push: push}
+	e := &engine{apiVersion: apiVersion, push: push, validate: validate}
 	t.Cleanup(func() { e.close(t) })
 	e.createInstance(t)
 	e.pickDevice(t)
@@ -199,6 +209,10 @@ func goString(b []byte) string {
 // VkValidationFeaturesEXT); TestSyncValidation shows that it is on.
 func (e *engine) createInstance(t testing.TB) {
 	t.Helper()
+	if !e.validate {
+		e.createBareInstance(t)
+		return
+	}
 	t.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
 	callbackInfo := &vkb.DebugReportCallbackCreateInfo{
 		SType: vkb.StructureTypeDebugReportCallbackCreateInfo,
@@ -259,6 +273,31 @@ func (e *engine) createInstance(t testing.TB) {
 	if len(got) == 0 || slices.ContainsFunc(got, func(m string) bool { return !strings.Contains(m, probe) }) {
 		t.Fatalf("the debug-report callback received %q after vkDebugReportMessageEXT, want the probe only: "+
 			"did code in this process register another Go callback with %s first?", got, bindingName)
+	}
+}
+
+// createBareInstance creates the instance with no layer and no extension.
+func (e *engine) createBareInstance(t testing.TB) {
+	t.Helper()
+	info := &vkb.InstanceCreateInfo{
+		SType: vkb.StructureTypeInstanceCreateInfo,
+		PApplicationInfo: &vkb.ApplicationInfo{
+			SType:            vkb.StructureTypeApplicationInfo,
+			PApplicationName: cstr("enginetest"),
+			PEngineName:      cstr("enginetest"),
+			ApiVersion:       e.apiVersion,
+		},
+	}
+	defer info.Free()
+	var instance vkb.Instance
+	var r vkb.Result
+	withoutGC(func() { r = vkb.CreateInstance(info, nil, &instance) })
+	if r != vkb.Success {
+		t.Fatalf("vkCreateInstance: %d", r)
+	}
+	e.instance = instance
+	if err := vkb.InitInstance(instance); err != nil {
+		t.Fatalf("vulkan.InitInstance: %v", err)
 	}
 }
 

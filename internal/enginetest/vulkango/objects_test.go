@@ -335,6 +335,18 @@ func (e *engine) newCommands(t testing.TB) *commands {
 	return c
 }
 
+// resetCommands resets the command pool, and so its command buffer, and
+// the fence for the next submission: the last one must have completed.
+func (e *engine) resetCommands(t testing.TB, c *commands) {
+	t.Helper()
+	if r := vkb.ResetCommandPool(e.device, c.pool, 0); r != vkb.Success {
+		t.Fatalf("vkResetCommandPool: %d", r)
+	}
+	if r := vkb.ResetFences(e.device, 1, []vkb.Fence{c.fence}); r != vkb.Success {
+		t.Fatalf("vkResetFences: %d", r)
+	}
+}
+
 // begin starts recording the command buffer for one submission.
 func (c *commands) begin(t testing.TB) {
 	t.Helper()
