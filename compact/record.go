@@ -57,15 +57,16 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		return
 	}
 	info := p.ctx.Info()
-	counts := b.Scratch.Sub(0, (uint64(p.procs)+2)*4)
+	l := p.scratchLayout()
+	counts := b.Scratch.Sub(l.counts.off, l.counts.size)
 	count, countOn := b.Count, uint32(1)
 	if count.Buffer == nil {
 		count, countOn = counts, 0 // bound, never read
 	}
-	args := b.Scratch.Sub(p.argsOff, uint64(max(p.pieces, 1))*16)
+	args := b.Scratch.Sub(l.args.off, l.args.size)
 	out := b.Dst
 	if p.sel.InPlace {
-		out = b.Scratch.Sub(p.tmpOff, uint64(p.n)*p.size)
+		out = b.Scratch.Sub(l.tmp.off, l.tmp.size)
 	}
 	n := uint64(p.n)
 	seg := uint64(p.segElems)
@@ -127,8 +128,8 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // (shaders/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
-	words := uint64(p.tiles) + 2
-	status := b.Scratch.Sub(0, words*4)
+	l := p.scratchLayout()
+	status := b.Scratch.Sub(l.status.off, l.status.size)
 	count, countOn := b.Count, uint32(1)
 	if count.Buffer == nil {
 		count, countOn = status, 0 // bound, never read

@@ -84,8 +84,9 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 	}
 	p.procs, p.chunk, p.nChunks, p.segElems = c.Procs, c.Chunk, c.NChunks, c.SegElems
 
-	// Scratch: counts, copy-back arguments, and the in-place copy.
-	p.countsBytes = alignUp((uint64(p.procs)+2)*4, 256)
+	// Scratch: counts, copy-back arguments, and the in-place copy
+	// (scratchLayout).
+	p.countsBytes = alignUp(countsWords(p.procs)*4, 256)
 	if sel.InPlace {
 		p.pieces = uint32(ceilDiv(n, uint64(p.segElems)))
 	}
@@ -97,6 +98,37 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 		p.scratch += alignUp(n*p.size, 256)
 	}
 	return p, nil
+}
+
+// countsWords is the words of the three phases' counts for procs
+// processors: each chunk's count (its first slot once scanned; the kept
+// total at the chunk count), then the kept total at procs and the element
+// count at procs + 1 (shaders/select_scan.comp), which the move and the
+// copy-back read.
+func countsWords(procs uint32) uint64 { return uint64(procs) + 2 }
+
+// region is a range of the scratch: off bytes from its start, size bytes
+// long (none when size is 0).
+type region struct{ off, size uint64 }
+
+// scratchLayout is what the plan's kernels use of the scratch, as Record
+// binds it: the single pass's status words (tile counter, one per tile,
+// finished count); or the three phases' counts, the copy-back's indirect
+// arguments (16 bytes per piece; bound even when there is no copy-back)
+// and, in place, the copy of the output the move writes.
+type scratchLayout struct {
+	status, counts, args, tmp region
+}
+
+func (p *Plan) scratchLayout() scratchLayout {
+	if p.onepass {
+		return scratchLayout{status: region{0, (uint64(p.tiles) + 2) * 4}}
+	}
+	l := scratchLayout{counts: region{0, countsWords(p.procs) * 4}, args: region{p.argsOff, uint64(max(p.pieces, 1)) * 16}}
+	if p.sel.InPlace {
+		l.tmp = region{p.tmpOff, uint64(p.n) * p.size}
+	}
+	return l
 }
 
 // planSinglePass sizes the single pass, or says why it does not apply.
