@@ -30,13 +30,19 @@ type selCase struct {
 	// covers min(count, n) elements.
 	gpuCount bool
 	count    uint32
+	// segBytes, when set, plans with compact.NewPlanSegmentLimit: the
+	// three phases then bind segments of at most segBytes bytes.
+	segBytes uint64
 }
 
 func (c selCase) String() string {
-	s := fmt.Sprintf("n=%d %v stride=%d key@%d keep=%v split=%v inplace=%v %+v",
-		c.n, c.sel.Elem.Key, c.sel.Elem.Size(), c.sel.Elem.KeyOffset, c.sel.Keep, c.sel.Split, c.sel.InPlace, c.sel.Options)
+	s := fmt.Sprintf("n=%d %v stride=%d key@%d keep=%v split=%v reversed=%v inplace=%v %+v",
+		c.n, c.sel.Elem.Key, c.sel.Elem.Size(), c.sel.Elem.KeyOffset, c.sel.Keep, c.sel.Split, c.sel.ReverseRejected, c.sel.InPlace, c.sel.Options)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
+	}
+	if c.segBytes != 0 {
+		s += fmt.Sprintf(" segments of %d bytes", c.segBytes)
 	}
 	return s
 }
@@ -101,7 +107,13 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 		}
 	}
 
-	p, err := compact.NewPlan(ctx, uint64(n), c.sel)
+	var p *compact.Plan
+	var err error
+	if c.segBytes != 0 {
+		p, err = compact.NewPlanSegmentLimit(ctx, uint64(n), c.sel, c.segBytes)
+	} else {
+		p, err = compact.NewPlan(ctx, uint64(n), c.sel)
+	}
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

@@ -15,6 +15,16 @@ import (
 // plan's tuning and sizes: a pure function of its arguments, which creates
 // nothing (the plan it returns has no context and no pipelines).
 func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
+	return tuneSegments(info, n, sel, 0)
+}
+
+// tuneSegments is tunePlan with the three phases' segments bound at most
+// segBytes bytes at a time (0: maxStorageBufferRange, as tunePlan does):
+// their destination pages and in-place copy-back pieces follow. Tests
+// pass a small limit so that small inputs take several segments; it is
+// an argument rather than package state, so the tuning stays a pure
+// function of its arguments.
+func tuneSegments(info vk.DeviceInfo, n uint64, sel Selection, segBytes uint64) (*Plan, error) {
 	if err := sel.Elem.Check(); err != nil {
 		return nil, vk.Invalidf("%w", err)
 	}
@@ -78,7 +88,11 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection) (*Plan, error) {
 		p.stageWords = 1
 	}
 
-	c, err := tiling.Cut(info, n, p.size, p.procs, tiling.MaxChunk(info, p.loads, epv, words, p.staged))
+	cutInfo := info // tiling.Cut reads maxStorageBufferRange only, as the segments' bound
+	if segBytes != 0 && segBytes < uint64(info.MaxStorageBufferRange) {
+		cutInfo.MaxStorageBufferRange = uint32(segBytes)
+	}
+	c, err := tiling.Cut(cutInfo, n, p.size, p.procs, tiling.MaxChunk(info, p.loads, epv, words, p.staged))
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
 	}
