@@ -9,12 +9,18 @@ import (
 )
 
 // Type is the type of an element's key: the element itself for plain
-// arrays, or one field of a struct.
+// arrays, or one field of a struct. The zero Type, Unset, gives none: the
+// helpers that take a Go slice (compact.Slice, radix.SortSlice,
+// scan.Slice and their kin) take the key type from the slice's Go type,
+// and the plans, which have no Go type, take Uint32 (Type.OrUint32).
 type Type uint8
 
-// The key types.
+// The key types, after Unset.
 const (
-	Uint32 Type = iota
+	// Unset is no type given: inferred from the Go type where there is
+	// one, Uint32 otherwise.
+	Unset Type = iota
+	Uint32
 	Int32
 	Float32
 	Uint64
@@ -22,9 +28,10 @@ const (
 	Float64
 )
 
-var typeNames = [...]string{"u32", "i32", "f32", "u64", "i64", "f64"}
+var typeNames = [...]string{"unset", "u32", "i32", "f32", "u64", "i64", "f64"}
 
-// String returns the type's short name: u32, i32, f32, u64, i64 or f64.
+// String returns the type's short name: u32, i32, f32, u64, i64 or f64,
+// and unset for Unset.
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
 		return typeNames[t]
@@ -32,39 +39,62 @@ func (t Type) String() string {
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
 
-// Size returns the key's size in bytes (4 or 8), or 0 for an unknown type.
+// Size returns the key's size in bytes (4 or 8), or 0 for Unset and an
+// unknown type.
 func (t Type) Size() uint32 {
-	switch {
-	case t <= Float32:
+	switch t {
+	case Uint32, Int32, Float32:
 		return 4
-	case t <= Float64:
+	case Uint64, Int64, Float64:
 		return 8
 	}
 	return 0
 }
 
+// OrUint32 returns t, or Uint32 where t is Unset: the key type of a plan
+// given none.
+func (t Type) OrUint32() Type {
+	if t == Unset {
+		return Uint32
+	}
+	return t
+}
+
 // ParseType parses a short type name (u32, i32, f32, u64, i64, f64).
+// "unset" is not a type name.
 func ParseType(s string) (Type, error) {
-	for i, n := range typeNames {
-		if s == n {
-			return Type(i), nil
+	for t := Uint32; t <= Float64; t++ {
+		if s == typeNames[t] {
+			return t, nil
 		}
 	}
-	return 0, vk.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[:], ", "))
+	return Unset, vk.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[Uint32:], ", "))
 }
 
 // Elem describes the elements: plain keys, or structs of Stride bytes with
-// the key at byte KeyOffset.
+// the key at byte KeyOffset. The zero Elem gives nothing: the helpers that
+// take a Go slice infer it from the slice's element type (a key type's
+// own keys; a struct's layout needs at least the key's offset), and the
+// plans take it as plain uint32 keys. Any other Elem, Plain(Uint32)
+// included, is what the caller said, and those helpers check it against
+// the Go type, refusing a conflict.
 type Elem struct {
-	Key       Type   // the key's type
-	Stride    uint32 // bytes per element, a multiple of 4 from 4 to 256; 0 means Key.Size()
+	// Key is the key's type. Unset takes the Go type's where a helper has
+	// one (for a struct, the type of the field at KeyOffset), and Uint32
+	// in a plan.
+	Key Type
+	// Stride is the bytes per element, a multiple of 4 from 4 to
+	// MaxStride; 0 means the Go type's size in a helper, and the key's
+	// size in a plan.
+	Stride    uint32
 	KeyOffset uint32 // byte offset of the key in the element, a multiple of 4
 }
 
 // MaxStride is the largest element, in bytes.
 const MaxStride = 256
 
-// Plain describes an array of keys of type t.
+// Plain describes an array of keys of type t. Plain(Unset) is the zero
+// Elem.
 func Plain(t Type) Elem { return Elem{Key: t} }
 
 // Struct describes structs of stride bytes with a key of type t at byte
@@ -73,17 +103,29 @@ func Struct(stride uint32, off uint32, t Type) Elem {
 	return Elem{Key: t, Stride: stride, KeyOffset: off}
 }
 
-// Size returns the element's size in bytes.
+// String writes e as the call that makes it: Plain(f32), or
+// Struct(32, 28, f32).
+func (e Elem) String() string {
+	if e.Stride == 0 && e.KeyOffset == 0 {
+		return fmt.Sprintf("Plain(%v)", e.Key)
+	}
+	return fmt.Sprintf("Struct(%d, %d, %v)", e.Stride, e.KeyOffset, e.Key)
+}
+
+// Size returns the element's size in bytes: the Stride, or without one
+// the key's size (an unset key's as Uint32's).
 func (e Elem) Size() uint32 {
 	if e.Stride == 0 {
-		return e.Key.Size()
+		return e.Key.OrUint32().Size()
 	}
 	return e.Stride
 }
 
-// Check reports what is wrong with e, if anything.
+// Check reports what is wrong with e as a plan takes it, if anything: an
+// unset key is checked as Uint32.
 func (e Elem) Check() error {
-	if e.Key.Size() == 0 {
+	key := e.Key.OrUint32()
+	if key.Size() == 0 {
 		return vk.Invalidf("vkcompact: unknown key type %d", e.Key)
 	}
 	s := e.Size()
@@ -93,15 +135,19 @@ func (e Elem) Check() error {
 	if e.KeyOffset%4 != 0 {
 		return vk.Invalidf("vkcompact: key offset %d is not a multiple of 4", e.KeyOffset)
 	}
-	if e.KeyOffset+e.Key.Size() > s || e.KeyOffset >= s {
-		return vk.Invalidf("vkcompact: a %s key at byte %d does not fit in a %d-byte element", e.Key, e.KeyOffset, s)
+	if e.KeyOffset+key.Size() > s || e.KeyOffset >= s {
+		return vk.Invalidf("vkcompact: a %s key at byte %d does not fit in a %d-byte element", key, e.KeyOffset, s)
 	}
 	return nil
 }
 
-// TypeOf returns the key type of a Go type, and false for a type that is
-// not one of them.
+// TypeOf returns the key type of a Go type (by its kind: a named type
+// whose underlying type is float32 is Float32), and Unset and false for a
+// type that is not one of them.
 func TypeOf(t reflect.Type) (Type, bool) {
+	if t == nil {
+		return Unset, false
+	}
 	switch t.Kind() {
 	case reflect.Uint32:
 		return Uint32, true
@@ -116,7 +162,7 @@ func TypeOf(t reflect.Type) (Type, bool) {
 	case reflect.Float64:
 		return Float64, true
 	}
-	return 0, false
+	return Unset, false
 }
 
 // StructOf describes the elements of a slice of the struct T, with the

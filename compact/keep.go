@@ -126,8 +126,10 @@ const (
 )
 
 // encode turns k into the shader's predicate code and constant words for
-// key type t, checking that the constant fits t.
+// key type t (Unset as Uint32, a plan's default), checking that the
+// constant fits t.
 func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
+	t = t.OrUint32()
 	switch k.Op {
 	case NonZero:
 		return predNonZero, 0, 0, nil
@@ -308,8 +310,12 @@ func orderedBits(t vkcompact.Type, b uint64) uint64 {
 // ParseKeep parses a keep expression for keys of type t: "nonzero",
 // "x OP VALUE" with OP one of == != < <= > >=, or "x & MASK". VALUE and
 // MASK are decimal or 0x hexadecimal integers; float keys also take
-// decimal floats, inf and nan. Spaces are optional.
+// decimal floats, inf and nan. Spaces are optional. t must be given: a
+// value's meaning depends on it, so Unset is refused.
 func ParseKeep(expr string, t vkcompact.Type) (Keep, error) {
+	if t == vkcompact.Unset {
+		return Keep{}, vk.Invalidf("keep expression %q: no key type given (unset): a value's meaning depends on it", expr)
+	}
 	if t.Size() == 0 {
 		return Keep{}, vk.Invalidf("keep expression %q: unknown key type %d", expr, t)
 	}

@@ -222,7 +222,7 @@ func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
 		staged = 1
 	}
 	common := tiling.SelectSpec{WorkgroupSize: p.wg, Procs: p.procs, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
-		KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads}
+		KeyType: tiling.KeyCode(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads}
 	cache := pipeline.For(p.ctx)
 	var err error
 	if p.count, err = countKernel.Get(cache, common); err != nil {
@@ -278,7 +278,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	}
 	p.pass, err = kernel.Get(pipeline.For(p.ctx), onepassSpec{
 		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
-			KeyType: uint32(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
+			KeyType: tiling.KeyCode(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
 		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex})
 	return err
 }

@@ -59,6 +59,7 @@ func runSel(t *testing.T, ctx *vk.Context, rng *rand.Rand, c selCase) {
 
 func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 	e := c.sel.Elem
+	e.Key = e.Key.OrUint32() // a plan's default
 	size := int(e.Size())
 	n := c.n
 	data := make([]byte, n*size)

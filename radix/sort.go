@@ -140,7 +140,10 @@ const MaxFusedBits = 6
 
 // Sort describes a radix sort.
 type Sort struct {
-	Key vkcompact.Type // Uint32, Int32, Float32 or Uint64
+	// Key is the keys' type: Uint32, Int32, Float32 or Uint64. Unset
+	// (the zero Type) is Uint32 in a plan; SortSlice and SortPairs take
+	// it from the keys' Go type.
+	Key vkcompact.Type
 	// Values sorts pairs: a uint32 value per key moves with its key.
 	Values bool
 	// Descending sorts from the largest key; equal keys still keep their

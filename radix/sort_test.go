@@ -36,8 +36,9 @@ func mapped(t vkcompact.Type, bits uint64) uint64 {
 }
 
 // refSort returns the permutation a stable sort by bits [begin, end) of
-// the mapped key gives.
+// the mapped key gives; an unset key type is Uint32, as in a plan.
 func refSort(s radix.Sort, keys []uint64) []int {
+	s.Key = s.Key.OrUint32()
 	width := 8 * s.Key.Size()
 	end := s.EndBit
 	if end == 0 {
@@ -123,7 +124,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 // the outputs once a plan for c has sorted them.
 func prepareSort(ctx *vk.Context, c sortCase, t testing.TB) (radix.Buffers, func() error, error) {
 	n := uint64(len(c.keys))
-	kb := uint64(c.sort.Key.Size())
+	kb := uint64(c.sort.Key.OrUint32().Size()) // a plan's default
 	raw := make([]byte, 0, n*kb)
 	vals := make([]uint32, n)
 	for i, k := range c.keys {

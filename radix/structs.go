@@ -99,6 +99,7 @@ func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.Elem.Key = s.Elem.Key.OrUint32()
 	if err := s.Elem.Check(); err != nil {
 		return nil, fmt.Errorf("radix: struct sort: %w", err)
 	}

@@ -51,8 +51,10 @@ type config struct {
 // tune checks s for n keys on a device with info and picks the plan's
 // tuning and sizes: a pure function of its arguments, which creates
 // nothing. Each choice takes the ones before it as values; the refusals
-// come in a fixed order, each naming its reason.
+// come in a fixed order, each naming its reason. An unset key type is
+// Uint32.
 func tune(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
+	s.Key = s.Key.OrUint32()
 	for _, small := range smallSorts(info, n, s) {
 		if c, err := tuneAs(info, n, small); err == nil {
 			return c, nil
@@ -309,17 +311,12 @@ func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, e
 	return code, begin, end, nil
 }
 
-// keyCode is the shaders' KEY_* number of a key type.
+// keyCode is the shaders' KEY_* number of a key type the sort takes
+// (u32, i32, f32 or u64; Unset as u32), and false for any other.
 func keyCode(t vkcompact.Type) (uint32, bool) {
-	switch t {
-	case vkcompact.Uint32:
-		return 0, true
-	case vkcompact.Int32:
-		return 1, true
-	case vkcompact.Float32:
-		return 2, true
-	case vkcompact.Uint64:
-		return 3, true
+	switch t.OrUint32() {
+	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64:
+		return tiling.KeyCode(t), true
 	}
 	return 0, false
 }

@@ -30,7 +30,10 @@ const MaxElements = math.MaxUint32
 // is [-0.0, 1.0]), any other zero sum +0.0, and the sum of nothing (the
 // first exclusive element, the total of no elements) +0.0.
 type Sum struct {
-	Type vkcompact.Type // Uint32, Int32 or Float32
+	// Type is the elements' type: Uint32, Int32 or Float32. Unset (the
+	// zero Type) is Uint32 in a plan; Slice takes it from the elements'
+	// Go type.
+	Type vkcompact.Type
 	// Inclusive makes element i the sum of elements 0..i; otherwise
 	// (exclusive) of 0..i-1, with element 0 zero.
 	Inclusive bool

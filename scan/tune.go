@@ -45,8 +45,10 @@ func b2u(b bool) uint32 {
 
 // tune checks s for n elements on a device with info and picks the
 // plan's tuning and sizes: a pure function of its arguments, which creates
-// nothing (the plan it returns has no context and no pipelines).
+// nothing (the plan it returns has no context and no pipelines). An
+// unset element type is Uint32.
 func tune(info vk.DeviceInfo, n uint64, s Sum) (*Plan, error) {
+	s.Type = s.Type.OrUint32()
 	switch s.Type {
 	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32:
 	default:

@@ -216,11 +216,37 @@ type SelectSpec struct {
 	Procs         uint32 `glsl:"PROCS"`      // processors: chunks at most
 	Stride        uint32 `glsl:"STRIDE"`     // words per element
 	KeyWord       uint32 `glsl:"KEY_WORD"`   // the key's first word in the element
-	KeyType       uint32 `glsl:"KEY_TYPE"`   // vkcompact.Type
+	KeyType       uint32 `glsl:"KEY_TYPE"`   // KeyCode
 	Pred          uint32 `glsl:"PRED"`       // the predicate (compact's encoding)
 	FlagBytes     uint32 `glsl:"FLAG_BYTES"` // 1 or 4, for flagged selections
 	Vecs          uint32 `glsl:"VECS"`       // uvec4 loads per lane per step
 }
+
+// KeyCode returns the shaders' KEY_* number of key type t, which
+// shaders/select.glsl and shaders/radix.glsl share (KEY_U32 0, KEY_I32 1,
+// KEY_F32 2, KEY_U64 3, KEY_I64 4, KEY_F64 5), taking Unset as Uint32, a
+// plan's default. An unknown type gives NoKeyCode, which no shader takes:
+// plans refuse those types first (vkcompact.Elem.Check).
+func KeyCode(t vkcompact.Type) uint32 {
+	switch t.OrUint32() {
+	case vkcompact.Uint32:
+		return 0
+	case vkcompact.Int32:
+		return 1
+	case vkcompact.Float32:
+		return 2
+	case vkcompact.Uint64:
+		return 3
+	case vkcompact.Int64:
+		return 4
+	case vkcompact.Float64:
+		return 5
+	}
+	return NoKeyCode
+}
+
+// NoKeyCode is KeyCode's answer for an unknown type.
+const NoKeyCode = ^uint32(0)
 
 // DefaultSelectSpec is SelectSpec with the GLSL's defaults past the
 // workgroup size, processors and stride: for the kernels that include
