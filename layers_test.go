@@ -26,14 +26,15 @@ var layers = map[string][]string{
 	".":                  {"vk", "pipeline", "shaders"},
 	"internal/tiling":    {".", "vk", "pipeline"},
 	"internal/bufcheck":  {"vk"},
+	"internal/gotype":    {".", "vk"},
 	"internal/badinput":  {"vk"},
 	"internal/faults":    {},
 	"internal/spvtest":   {},
 	"internal/fakedev":   {"vk"},
 	"internal/glslblock": {},
-	"compact":            {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
-	"scan":               {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
-	"radix":              {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/faults"},
+	"compact":            {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/gotype", "internal/faults"},
+	"scan":               {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/gotype", "internal/faults"},
+	"radix":              {".", "vk", "pipeline", "shaders", "internal/tiling", "internal/bufcheck", "internal/gotype", "internal/faults"},
 }
 
 // TestLayers checks every package's imports of the module against layers,
