@@ -44,11 +44,11 @@ func TestSliceTypeFromElements(t *testing.T) {
 		{"u64 keys for []float32", func() error {
 			_, _, err := compact.Slice(ctx, []float32{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
-		}, "u64 keys at byte 0 in a slice of float32"},
+		}, "Selection.Elem Plain(u64) does not match the elements' Go type float32: the element itself is a float32 (f32), not u64"},
 		{"f32 keys for []uint32", func() error {
 			_, _, err := compact.SliceFlagged(ctx, []uint32{1}, []uint8{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32)})
 			return err
-		}, "f32 keys at byte 0 in a slice of uint32"},
+		}, "Selection.Elem Plain(f32) does not match the elements' Go type uint32: the element itself is a uint32 (u32), not f32"},
 		{"a struct with no Elem", func() error {
 			_, _, err := compact.Slice(ctx, []apiParticle{{}}, compact.Selection{})
 			return err

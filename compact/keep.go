@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -389,21 +390,16 @@ func parseValue(lit string, t vkcompact.Type, mask bool) (Value, error) {
 	return Value{}, vk.Invalidf("%q is not an integer", lit)
 }
 
-// elemFor resolves a selection's Elem for a slice of T: T's own key type
-// where T is one and e is zero, e itself where it agrees with T, and an
-// error naming the mismatch otherwise.
+// elemFor resolves a selection's Elem for a slice of T: T's own keys
+// where T is a key type and e is zero, e where it fits T (a struct's key
+// field found through reflection), and an error naming both otherwise
+// (gotype.Elem). The Elem returned has T's size as its stride.
 func elemFor[T any](e vkcompact.Elem) (vkcompact.Elem, error) {
-	t := reflect.TypeFor[T]()
-	key, isKey := vkcompact.TypeOf(t)
-	switch {
-	case isKey && e == vkcompact.Elem{}:
-		return vkcompact.Plain(key), nil
-	case isKey && (e.Key != key || e.KeyOffset != 0):
-		return e, invalid("compact: %v keys at byte %d in a slice of %v: the key type must be the element's (leave Selection.Elem zero)", e.Key, e.KeyOffset, t)
-	case !isKey && e == vkcompact.Elem{}:
-		return e, invalid("compact: a slice of %v: say where its key is (Selection.Elem: vkcompact.StructOf or vkcompact.Struct)", t)
+	r, err := gotype.Elem(reflect.TypeFor[T](), e, "Selection.Elem")
+	if err != nil {
+		return e, fmt.Errorf("compact: %w", err)
 	}
-	return e, nil
+	return r, nil
 }
 
 func isFloat(t vkcompact.Type) bool { return t == vkcompact.Float32 || t == vkcompact.Float64 }

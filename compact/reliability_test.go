@@ -188,11 +188,11 @@ func TestReliabilityBadInput(t *testing.T) {
 
 		// Slice helpers.
 		{Entry: "compact.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
-		{Entry: "compact.Slice", Input: "stride 8 for []uint32", Want: inval, Msg: "elements of 8 bytes in a slice of 4-byte uint32", Call: func() error {
+		{Entry: "compact.Slice", Input: "stride 8 for []uint32", Want: inval, Msg: "Selection.Elem Struct(8, 0, u32) does not match the elements' Go type uint32: a stride of 8 bytes for a 4-byte uint32", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Struct(8, 0, vkcompact.Uint32)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "u64 keys at byte 0 in a slice of uint32: the key type must be the element's", Call: func() error {
+		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "Selection.Elem Plain(u64) does not match the elements' Go type uint32: the element itself is a uint32 (u32), not u64", Call: func() error {
 			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
@@ -200,7 +200,7 @@ func TestReliabilityBadInput(t *testing.T) {
 			_, _, err := compact.Slice(ctx, data, keep(vkcompact.Uint32, compact.KeepFlagged(4)))
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "[]*int (pointers)", Want: inval, Msg: "holds pointers", Call: func() error {
+		{Entry: "compact.Slice", Input: "[]*int (pointers)", Want: inval, Msg: "a *int, not one of the key types", Call: func() error {
 			_, _, err := compact.Slice(ctx, []*int{nil}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},

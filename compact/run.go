@@ -70,10 +70,15 @@ func Select(ctx *vk.Context, n uint64, sel Selection, b Buffers) (Result, error)
 // Slice runs sel over data on the GPU and returns the output: the kept
 // elements, or with sel.Split all of them, kept first. T is the element.
 // For a key type (uint32, int32, float32, uint64, int64, float64) a zero
-// sel.Elem means T's keys, and any other must have T's key type: a
-// []float32 is never compared as uint32 keys. For any other T (a struct),
-// sel.Elem says where its key is (StructOf, or Struct with T's size or
-// a zero Stride). InPlace is honoured on the GPU; data is not modified.
+// sel.Elem means T's keys. For any other T (a struct), sel.Elem says
+// where its key is (StructOf, or Struct with T's size or a zero Stride;
+// an unset Key takes the type of T's field at KeyOffset). Any sel.Elem
+// given must fit T, Plain(vkcompact.Uint32) included: the stride T's
+// size, and at KeyOffset the start of a value of T (T itself, a field, an
+// array element, nested) of exactly the Elem's key type. A conflict is
+// refused (vk.ErrInvalid, naming both) before any GPU work: a []float32
+// is never compared as uint32 keys. InPlace is honoured on the GPU; data
+// is not modified.
 func Slice[T any](ctx *vk.Context, data []T, sel Selection) ([]T, Result, error) {
 	if sel.Keep.Op == Flagged {
 		return nil, Result{}, invalid("compact: a flagged selection takes its flags: use SliceFlagged")
@@ -100,12 +105,6 @@ func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Se
 		return nil, Result{}, err
 	}
 	sel.Elem = elem
-	if sel.Elem.Stride == 0 {
-		sel.Elem.Stride = size
-	}
-	if sel.Elem.Stride != size {
-		return nil, Result{}, invalid("compact: elements of %d bytes in a slice of %d-byte %T", sel.Elem.Stride, size, zero)
-	}
 	n := uint64(len(data))
 	p, err := NewPlan(ctx, n, sel)
 	if err != nil {

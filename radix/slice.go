@@ -1,9 +1,12 @@
 package radix
 
 import (
+	"fmt"
+	"reflect"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -26,8 +29,11 @@ func KeyType[K Key]() vkcompact.Type {
 	return vkcompact.Uint64
 }
 
-// SortSlice sorts keys on the GPU and returns them sorted. K decides
-// s.Key; s.Values must be false (see SortPairs). keys is not modified.
+// SortSlice sorts keys on the GPU and returns them sorted. K decides the
+// key type: s.Key must be Unset (the zero Type) or K's own, and any other
+// is refused (vk.ErrInvalid, naming both) before any GPU work: a []uint32
+// is never sorted as float32 keys. s.Values must be false (see
+// SortPairs). keys is not modified.
 func SortSlice[K Key](ctx *vk.Context, keys []K, s Sort) ([]K, error) {
 	if s.Values {
 		return nil, invalid("radix: a sort of pairs takes its values: use SortPairs")
@@ -37,8 +43,8 @@ func SortSlice[K Key](ctx *vk.Context, keys []K, s Sort) ([]K, error) {
 }
 
 // SortPairs sorts keys with a uint32 value each on the GPU and returns
-// both, reordered. K decides s.Key; s.Values is set. keys and values are
-// not modified.
+// both, reordered. K decides the key type, as in SortSlice: s.Key must be
+// Unset or K's own. s.Values is set. keys and values are not modified.
 func SortPairs[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
 	if len(values) != len(keys) {
 		return nil, nil, invalid("radix: %d values for %d keys", len(values), len(keys))
@@ -48,7 +54,11 @@ func SortPairs[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, 
 }
 
 func sortSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
-	s.Key = KeyType[K]()
+	key, err := gotype.Key(reflect.TypeFor[K](), s.Key, "Sort.Key")
+	if err != nil {
+		return nil, nil, fmt.Errorf("radix: %w", err)
+	}
+	s.Key = key
 	n := uint64(len(keys))
 	p, err := NewPlan(ctx, n, s)
 	if err != nil {

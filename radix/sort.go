@@ -142,7 +142,7 @@ const MaxFusedBits = 6
 type Sort struct {
 	// Key is the keys' type: Uint32, Int32, Float32 or Uint64. Unset
 	// (the zero Type) is Uint32 in a plan; SortSlice and SortPairs take
-	// it from the keys' Go type.
+	// it from the keys' Go type, and refuse any other.
 	Key vkcompact.Type
 	// Values sorts pairs: a uint32 value per key moves with its key.
 	Values bool

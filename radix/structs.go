@@ -2,9 +2,11 @@ package radix
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -45,8 +47,9 @@ var (
 type StructSort struct {
 	// Elem is the struct's layout and its key field, as vkcompact.StructOf
 	// gives it: the stride, the key's byte offset and its type, one of
-	// vkcompact.Uint32, Int32, Float32 or Uint64. A plain Elem (no stride)
-	// sorts bare keys.
+	// vkcompact.Uint32, Int32, Float32 or Uint64 (Unset is Uint32 in a
+	// plan; SortStructs takes it from the field). A plain Elem (no
+	// stride) sorts bare keys.
 	Elem       vkcompact.Elem
 	Descending bool // as Sort.Descending
 	// BeginBit and EndBit are as Sort's: the bits [BeginBit, EndBit) of
@@ -204,14 +207,13 @@ func (p *StructPlan) Run(b StructBuffers) error {
 
 // SortStructs sorts items on the GPU by their field named field and
 // returns them sorted; items is not modified. T's layout gives s.Elem
-// (vkcompact.StructOf): leave it zero, or it must match.
+// (vkcompact.StructOf): leave it zero, or it must describe the same
+// field (an unset Key or a zero Stride taken from T); a conflict is
+// refused (vk.ErrInvalid, naming both) before any GPU work.
 func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) ([]T, error) {
-	e, err := vkcompact.StructOf[T](field)
+	e, err := structElem[T](field, s.Elem)
 	if err != nil {
 		return nil, fmt.Errorf("radix: SortStructs: %w", err)
-	}
-	if s.Elem != (vkcompact.Elem{}) && s.Elem != e {
-		return nil, invalid("radix: SortStructs: StructSort.Elem %+v does not match %T's field %s (%+v)", s.Elem, items, field, e)
 	}
 	s.Elem = e
 	n := uint64(len(items))
@@ -243,4 +245,23 @@ func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) 
 		return nil, fmt.Errorf("radix: SortStructs: %w", err)
 	}
 	return out, nil
+}
+
+// structElem returns the layout of T's field named field, checking the
+// caller's elem against it: a zero elem takes it, any other must fit T
+// (gotype.Elem) and name the same field.
+func structElem[T any](field string, elem vkcompact.Elem) (vkcompact.Elem, error) {
+	e, err := vkcompact.StructOf[T](field)
+	if err != nil || elem == (vkcompact.Elem{}) {
+		return e, err
+	}
+	t := reflect.TypeFor[T]()
+	given, err := gotype.Elem(t, elem, "StructSort.Elem")
+	if err != nil {
+		return e, err
+	}
+	if given != e {
+		return e, invalid("StructSort.Elem %v does not match %v's field %s, %v", elem, t, field, e)
+	}
+	return e, nil
 }

@@ -3,9 +3,11 @@ package scan
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -32,7 +34,7 @@ const MaxElements = math.MaxUint32
 type Sum struct {
 	// Type is the elements' type: Uint32, Int32 or Float32. Unset (the
 	// zero Type) is Uint32 in a plan; Slice takes it from the elements'
-	// Go type.
+	// Go type, and refuses any other.
 	Type vkcompact.Type
 	// Inclusive makes element i the sum of elements 0..i; otherwise
 	// (exclusive) of 0..i-1, with element 0 zero.
@@ -192,18 +194,15 @@ func (p *Plan) Run(b Buffers) (Total, error) {
 }
 
 // Slice runs a prefix sum of data on the GPU and returns the sums and
-// the total. T decides the element type (s.Type is ignored). InPlace is
-// honoured on the GPU; data is not modified.
+// the total. T decides the element type: s.Type must be Unset (the zero
+// Type) or T's own, and any other is refused (vk.ErrInvalid, naming both)
+// before any GPU work. InPlace is honoured on the GPU; data is not
+// modified.
 func Slice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Sum) ([]T, T, error) {
 	var zero T
-	var t vkcompact.Type
-	switch any(zero).(type) {
-	case uint32:
-		t = vkcompact.Uint32
-	case int32:
-		t = vkcompact.Int32
-	default:
-		t = vkcompact.Float32
+	t, err := gotype.Key(reflect.TypeFor[T](), s.Type, "Sum.Type")
+	if err != nil {
+		return nil, zero, fmt.Errorf("scan: %w", err)
 	}
 	s.Type = t
 	n := uint64(len(data))
