@@ -288,14 +288,27 @@ func invalid(format string, args ...any) error {
 }
 
 // N returns the element count the plan was made for.
-func (p *Plan) N() uint64 { return uint64(p.n) }
+func (p *Plan) N() uint64 {
+	if p == nil {
+		return 0
+	}
+	return uint64(p.n)
+}
 
 // ScratchSize returns the bytes of scratch Record needs: per-chunk counts,
 // and with InPlace the n elements the move writes before copying back.
-func (p *Plan) ScratchSize() uint64 { return p.scratch }
+func (p *Plan) ScratchSize() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.scratch
+}
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
+	if p == nil {
+		return Tuning{}
+	}
 	w := WriteScattered
 	if p.staged || p.onepass {
 		w = WriteStaged

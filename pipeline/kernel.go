@@ -147,6 +147,9 @@ func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
 
 // Len reports how many pipelines the cache holds.
 func (c *Cache) Len() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)

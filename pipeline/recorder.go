@@ -95,10 +95,21 @@ func (r *Recorder) LeaveZero(rng vk.Range) {
 }
 
 // Stats reports how many dispatches and barriers were recorded.
-func (r *Recorder) Stats() (dispatches, barriers int) { return r.nDisp, r.nBarr }
+func (r *Recorder) Stats() (dispatches, barriers int) {
+	if r == nil {
+		return 0, 0
+	}
+	return r.nDisp, r.nBarr
+}
 
-// CommandBuffer returns the command buffer being recorded.
-func (r *Recorder) CommandBuffer() vk.CommandBuffer { return r.cb }
+// CommandBuffer returns the command buffer being recorded (the zero
+// CommandBuffer for a nil Recorder).
+func (r *Recorder) CommandBuffer() vk.CommandBuffer {
+	if r == nil {
+		return vk.CommandBuffer{}
+	}
+	return r.cb
+}
 
 func overlaps(a, b vk.Range) bool {
 	return a.Buffer == b.Buffer && a.Offset < b.Offset+b.Size && b.Offset < a.Offset+a.Size

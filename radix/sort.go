@@ -225,14 +225,29 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 }
 
 // N returns the key count the plan was made for.
-func (p *Plan) N() uint64 { return uint64(p.n) }
+func (p *Plan) N() uint64 {
+	if p == nil {
+		return 0
+	}
+	return uint64(p.n)
+}
 
 // Passes returns the number of digit passes.
-func (p *Plan) Passes() uint32 { return p.passes }
+func (p *Plan) Passes() uint32 {
+	if p == nil {
+		return 0
+	}
+	return p.passes
+}
 
 // ScratchSize returns the bytes of scratch Record needs: the per-processor
 // digit counts, and room for n keys (and values) between passes.
-func (p *Plan) ScratchSize() uint64 { return p.layout.size }
+func (p *Plan) ScratchSize() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.layout.size
+}
 
 // Tuning is what a Plan chose. Processors and Chunk are the three
 // phases' (and the single pass's histogram's); Tiles, Tile and Spins the
@@ -265,7 +280,12 @@ type Tuning struct {
 }
 
 // Tuning reports the choices the plan made.
-func (p *Plan) Tuning() Tuning { return p.tuning() }
+func (p *Plan) Tuning() Tuning {
+	if p == nil {
+		return Tuning{}
+	}
+	return p.tuning()
+}
 
 // Run records the sort on the context's own queue and waits. A zero
 // Scratch range is allocated for the call and released after it.

@@ -139,13 +139,28 @@ func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error)
 }
 
 // N returns the plan's struct count.
-func (p *StructPlan) N() uint64 { return p.n }
+func (p *StructPlan) N() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.n
+}
 
 // ScratchSize returns the bytes of scratch the sort needs.
-func (p *StructPlan) ScratchSize() uint64 { return p.scratch }
+func (p *StructPlan) ScratchSize() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.scratch
+}
 
 // Elem returns the struct layout the plan sorts.
-func (p *StructPlan) Elem() vkcompact.Elem { return p.elem }
+func (p *StructPlan) Elem() vkcompact.Elem {
+	if p == nil {
+		return vkcompact.Elem{}
+	}
+	return p.elem
+}
 
 // Record records the sort into r: the key extraction, the sort of keys
 // and indices, and the gather. As with Plan.Record, the caller orders the

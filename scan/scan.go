@@ -132,11 +132,19 @@ func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
 }
 
 // N returns the element count the plan was made for.
-func (p *Plan) N() uint64 { return uint64(p.n) }
+func (p *Plan) N() uint64 {
+	if p == nil {
+		return 0
+	}
+	return uint64(p.n)
+}
 
 // ScratchSize returns the bytes of scratch Record needs: one sum per chunk
 // and the total, or on the single pass the status words of its tiles.
 func (p *Plan) ScratchSize() uint64 {
+	if p == nil {
+		return 0
+	}
 	if p.onepass {
 		return alignUp((2+2*uint64(p.tiles))*4, 256) // tile counter, status words, finished count
 	}

@@ -184,6 +184,9 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo) error {
 
 // Tuning reports the choices the plan made.
 func (p *Plan) Tuning() Tuning {
+	if p == nil {
+		return Tuning{}
+	}
 	if p.onepass {
 		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset, WindowTiles: p.windowTiles}
 	}
