@@ -216,7 +216,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 		{"radix.StructPlan.Record", "nil StructPlan", "nil StructPlan", inRun(func(r *pipeline.Recorder) { nilStPl.Record(r, radix.StructBuffers{}) })},
 	}...)
 	for _, c := range cases {
-		err, panicked := callNoPanic(c.call)
+		panicked, err := callNoPanic(c.call)
 		switch {
 		case panicked != nil:
 			t.Errorf("%s with %s panicked: %v", c.entry, c.input, panicked)
@@ -290,7 +290,7 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 }
 
 // callNoPanic calls f, turning a panic into a value.
-func callNoPanic(f func() error) (err error, panicked any) {
+func callNoPanic(f func() error) (panicked any, err error) {
 	defer func() { panicked = recover() }()
-	return f(), nil
+	return nil, f()
 }
