@@ -10,12 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NumPy .npy files: a magic string, a format version, a header that is a
 // Python dict literal ({'descr': '<f4', 'fortran_order': False, 'shape':
 // (3,), }) and the array's bytes. The reader takes versions 1.0, 2.0 and
-// 3.0; the writer writes 1.0.
+// 3.0; the writer writes 1.0 where the header fits it, as NumPy does (2.0
+// for a header past 65535 bytes, 3.0 for one that Latin-1 cannot encode,
+// which a record's field names can make). Versions 1.0 and 2.0 encode the
+// header in Latin-1, 3.0 in UTF-8; the reader decodes either into Go's
+// UTF-8.
 
 // npyMagic starts every .npy file.
 const npyMagic = "\x93NUMPY"
@@ -27,26 +32,18 @@ const npyMaxHeader = 1 << 20
 
 // npyHeader is a parsed .npy header.
 type npyHeader struct {
-	descr    string   // the dtype, e.g. "<f4", "|b1", "|V32", "<U3"
-	itemSize uint64   // bytes per item, from descr (0 when pickled)
-	pickled  bool     // the dtype holds Python objects ('|O'): the data is a pickle, not items
-	fortran  bool     // fortran_order
-	shape    []uint64 // the dimensions
-	count    uint64   // items: the product of shape
-	dataOff  int64    // the data's offset in the file
+	descr    string     // the dtype, e.g. "<f4", "|b1", "|V32", "<U3"; a record's as a Python literal
+	record   *npyRecord // a structured dtype's fields, or nil
+	itemSize uint64     // bytes per item, from descr (0 for plain objects, pickled)
+	pickled  bool       // the dtype holds Python objects ('|O'): the data is a pickle, not items
+	fortran  bool       // fortran_order
+	shape    []uint64   // the dimensions
+	count    uint64     // items: the product of shape
+	dataOff  int64      // the data's offset in the file
 }
 
 // shapeString writes the shape as Python does: (), (3,), (3, 4).
-func (h *npyHeader) shapeString() string {
-	if len(h.shape) == 1 {
-		return fmt.Sprintf("(%d,)", h.shape[0])
-	}
-	s := make([]string, len(h.shape))
-	for i, d := range h.shape {
-		s[i] = strconv.FormatUint(d, 10)
-	}
-	return "(" + strings.Join(s, ", ") + ")"
-}
+func (h *npyHeader) shapeString() string { return shapeText(h.shape) }
 
 // readNpyHeader reads the header of a .npy file of size bytes from r,
 // positioned at the file's start, and leaves r at the data. It checks the
@@ -95,14 +92,22 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 	if _, err := io.ReadFull(r, text); err != nil {
 		return nil, fmt.Errorf("reading the .npy header: %w", err)
 	}
-	h, err := parseNpyDict(string(text))
-	if errors.Is(err, errStructured) {
-		return nil, err // well-formed, but no simple dtype
+	var header string
+	if major < 3 {
+		header = latin1(text)
+	} else if header = string(text); !utf8.ValidString(header) {
+		return nil, errors.New("corrupt .npy header: not UTF-8, as format 3.0 encodes it")
 	}
+	h, descr, err := parseNpyDict(header)
 	if err != nil {
 		return nil, fmt.Errorf("corrupt .npy header: %w", err)
 	}
-	if h.itemSize, h.pickled, err = descrSize(h.descr); err != nil {
+	if fields, ok := descr.(pyList); ok {
+		if h.record, err = parseNpyRecord(fields); err != nil {
+			return nil, fmt.Errorf("structured dtype: %w", err)
+		}
+		h.descr, h.itemSize, h.pickled = h.record.literal, h.record.itemSize, h.record.object != nil
+	} else if h.itemSize, h.pickled, err = descrSize(h.descr); err != nil {
 		return nil, err
 	}
 	h.dataOff = off + hlen
@@ -114,52 +119,61 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 	return h, nil
 }
 
-// errStructured refuses a structured dtype (a descr that is a list of
-// fields): the header is well-formed, the tool takes no such array.
-var errStructured = errors.New("structured dtypes are not supported: save the structs as raw bytes (a.tofile) or as void items (a.view(f'V{a.itemsize}'))")
+// latin1 decodes Latin-1 bytes, as .npy format 1.0 and 2.0 encode the
+// header, into a string.
+func latin1(b []byte) string {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			r := make([]rune, len(b))
+			for i, c := range b {
+				r[i] = rune(c)
+			}
+			return string(r)
+		}
+	}
+	return string(b)
+}
 
 // parseNpyDict parses a header's dict: exactly the keys descr,
-// fortran_order and shape. A structured descr is errStructured, once the
-// rest of the dict has been found well-formed.
-func parseNpyDict(text string) (*npyHeader, error) {
+// fortran_order and shape. It returns the descr as parsed, which for a
+// structured dtype (h.descr empty) is the list of fields.
+func parseNpyDict(text string) (*npyHeader, any, error) {
 	p := &pyParser{s: text}
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.skipSpace(); p.i < len(p.s) {
-		return nil, fmt.Errorf("unexpected %q after the dict", p.s[p.i:min(p.i+10, len(p.s))])
+		return nil, nil, fmt.Errorf("unexpected %q after the dict", p.s[p.i:min(p.i+10, len(p.s))])
 	}
 	dict, ok := v.(map[string]any)
 	if !ok {
-		return nil, errors.New("the header is not a dict")
+		return nil, nil, errors.New("the header is not a dict")
 	}
 	for _, k := range []string{"descr", "fortran_order", "shape"} {
 		if _, ok := dict[k]; !ok || len(dict) != 3 {
-			return nil, errors.New("the header's keys are not exactly descr, fortran_order and shape")
+			return nil, nil, errors.New("the header's keys are not exactly descr, fortran_order and shape")
 		}
 	}
 	h := &npyHeader{}
-	structured := false
 	switch d := dict["descr"].(type) {
 	case string:
 		h.descr = d
 	case pyList:
-		structured = true
 	default:
-		return nil, errors.New("descr is not a string")
+		return nil, nil, errors.New("descr is not a string or a list of fields")
 	}
 	if h.fortran, ok = dict["fortran_order"].(bool); !ok {
-		return nil, errors.New("fortran_order is not True or False")
+		return nil, nil, errors.New("fortran_order is not True or False")
 	}
 	shape, ok := dict["shape"].(pyTuple)
 	if !ok {
-		return nil, errors.New("shape is not a tuple")
+		return nil, nil, errors.New("shape is not a tuple")
 	}
 	for _, d := range shape {
 		n, ok := d.(uint64)
 		if !ok {
-			return nil, errors.New("shape holds something other than integers")
+			return nil, nil, errors.New("shape holds something other than integers")
 		}
 		h.shape = append(h.shape, n)
 	}
@@ -167,14 +181,11 @@ func parseNpyDict(text string) (*npyHeader, error) {
 	for _, n := range h.shape {
 		hi, lo := bits.Mul64(h.count, n)
 		if hi != 0 {
-			return nil, fmt.Errorf("shape %s: too many items", h.shapeString())
+			return nil, nil, fmt.Errorf("shape %s: too many items", h.shapeString())
 		}
 		h.count = lo
 	}
-	if structured {
-		return nil, errStructured
-	}
-	return h, nil
+	return h, dict["descr"], nil
 }
 
 // npyKinds gives, for each dtype kind of fixed sizes, the sizes in bytes
@@ -242,18 +253,43 @@ func npyTimeUnit(s string) bool {
 	return slices.Contains(npyTimeUnits, unit)
 }
 
-// npyHeaderBytes returns a version 1.0 header for a C-order 1-D array of n
-// items of dtype descr, padded with spaces so that the data starts at a
-// multiple of 64 bytes, as NumPy writes it.
-func npyHeaderBytes(descr string, n uint64) []byte {
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", descr, n)
-	hlen := len(dict) + 1 // and the final newline
-	hlen += (64 - (10+hlen)%64) % 64
-	b := make([]byte, 0, 10+hlen)
+// npyHeaderBytes returns the header of a C-order 1-D array of n items of
+// the dtype string descr ('<f4'): npyHeaderFor.
+func npyHeaderBytes(descr string, n uint64) []byte { return npyHeaderFor(pyRepr(descr), n) }
+
+// npyHeaderFor returns the header of a C-order 1-D array of n items of the
+// dtype that the Python literal dtype gives ('<f4', or a record's list of
+// fields), padded with spaces so that the data starts at a multiple of 64
+// bytes, as NumPy writes it: version 1.0 where the header fits one (at
+// most 65535 bytes, in Latin-1), else 2.0, else 3.0 (UTF-8).
+func npyHeaderFor(dtype string, n uint64) []byte {
+	dict := fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': (%d,), }", dtype, n)
+	text, ok := []byte(nil), true
+	for _, r := range dict {
+		if r > 0xff {
+			ok = false
+			break
+		}
+		text = append(text, byte(r))
+	}
+	major, pre := byte(1), 10
+	switch {
+	case !ok:
+		text, major, pre = []byte(dict), 3, 12
+	case len(text)+1+63 > 0xffff:
+		major, pre = 2, 12
+	}
+	hlen := len(text) + 1 // and the final newline
+	hlen += (64 - (pre+hlen)%64) % 64
+	b := make([]byte, 0, pre+hlen)
 	b = append(b, npyMagic...)
-	b = append(b, 1, 0)
-	b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
-	b = append(b, dict...)
-	b = append(b, bytes.Repeat([]byte{' '}, hlen-len(dict)-1)...)
+	b = append(b, major, 0)
+	if major == 1 {
+		b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
+	} else {
+		b = binary.LittleEndian.AppendUint32(b, uint32(hlen))
+	}
+	b = append(b, text...)
+	b = append(b, bytes.Repeat([]byte{' '}, hlen-len(text)-1)...)
 	return append(b, '\n')
 }

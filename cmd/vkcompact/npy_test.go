@@ -155,8 +155,18 @@ func TestNpyCorrupt(t *testing.T) {
 		{npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (18446744073709551616,)}", data), "too large"},
 		{npyFile("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", data), "fortran_order is not True or False"},
 		{npyFile("{'descr': 4, 'fortran_order': False, 'shape': (2,)}", data), "descr is not a string"},
-		{npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}", data), "structured dtypes are not supported"},
 		{npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2)}", data), "corrupt .npy header: shape is not a tuple"},
+		{npyFile("{'descr': [('a', 4)], 'fortran_order': False, 'shape': (2,)}", data), "structured dtype: field 'a': dtype 4: want a dtype string, a list of fields or (dtype, shape)"},
+		{npyFile("{'descr': [('a',)], 'fortran_order': False, 'shape': (2,)}", data), "structured dtype: field 0, ('a',): want (name, dtype) or (name, dtype, shape)"},
+		{npyFile("{'descr': [(3, '<f4')], 'fortran_order': False, 'shape': (2,)}", data), "field 0: name 3: want a string or (title, name)"},
+		{npyFile("{'descr': [('a', '<f4'), ('a', '<f4')], 'fortran_order': False, 'shape': (1,)}", data), "field name 'a' appears twice"},
+		{npyFile("{'descr': [(('a', 'b'), '<f4'), ('a', '<f4')], 'fortran_order': False, 'shape': (1,)}", data), "field name 'a' appears twice (as a name or a title)"},
+		{npyFile("{'descr': [('a', '<q4')], 'fortran_order': False, 'shape': (2,)}", data), "field 'a': dtype '<q4' is not supported"},
+		{npyFile("{'descr': [('a', '<f4', ('x',))], 'fortran_order': False, 'shape': (1,)}", data), "field 'a': sub-array shape ('x',): want a tuple of integers"},
+		{npyFile("{'descr': [('a', '<f4', (4294967296, 4294967296))], 'fortran_order': False, 'shape': (1,)}", data), "sub-array of shape (4294967296, 4294967296): too large"},
+		{npyFile("{'descr': [('a', '|V4294967295', (256,)), ('b', '|V4294967295')], 'fortran_order': False, 'shape': (1,)}", data), "a record of more than 2^40 bytes"},
+		{npyFile("{'descr': [('a', '<f4'), ('b', '<u2')], 'fortran_order': False, 'shape': (2,)}", data), "is 2 items of 6 bytes; the file has 8 bytes"},
+		{npyFile("{'descr': [('a\tb', '<f4')], 'fortran_order': False, 'shape': (2,)}", data), "has control characters"},
 		{npyFile("{'descr': 'f4', 'fortran_order': False, 'shape': (2,)}", data), "dtype 'f4' is not supported"},
 		{npyFile("{'descr': '<f0', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<f0' is not supported"},
 		{npyFile("{'descr': '<u3', 'fortran_order': False, 'shape': (2,)}", data), "dtype '<u3' is not supported"},
@@ -266,10 +276,10 @@ func TestNpyDtypes(t *testing.T) {
 			}
 		}
 	}
-	// A structured dtype is refused as such, not as a corrupt header.
-	_, err := readNpyBytes(npyFile("{'descr': [('a', '<f4'), ('b', '<u4')], 'fortran_order': False, 'shape': (2,), }", make([]byte, 16)))
-	if err == nil || !strings.HasPrefix(err.Error(), "structured dtypes are not supported") {
-		t.Errorf("structured dtype: got %v", err)
+	// A structured dtype is read as records.
+	h, err := readNpyBytes(npyFile("{'descr': [('a', '<f4'), ('b', '<u4')], 'fortran_order': False, 'shape': (2,), }", make([]byte, 16)))
+	if err != nil || h.record == nil || h.itemSize != 8 || h.descr != "[('a', '<f4'), ('b', '<u4')]" {
+		t.Errorf("structured dtype: got %+v, %v", h, err)
 	}
 }
 
@@ -296,7 +306,7 @@ func TestNpyElements(t *testing.T) {
 		{"{'descr': '|V16', 'fortran_order': False, 'shape': (6,)}", st, 0, "does not match -stride 32 (want '|V32', or bytes '|u1')"},
 		{"{'descr': '<f4', 'fortran_order': False, 'shape': (24,)}", st, 0, "does not match -stride 32"},
 	} {
-		h, err := parseNpyDict(tc.dict)
+		h, _, err := parseNpyDict(tc.dict)
 		if err == nil {
 			h.itemSize, h.pickled, err = descrSize(h.descr)
 		}
@@ -324,7 +334,7 @@ func TestNpyFlags(t *testing.T) {
 		{"{'descr': '|b1', 'fortran_order': False, 'shape': (5, 1)}", 0, "want a 1-D array"},
 		{"{'descr': '|b1', 'fortran_order': True, 'shape': (5,)}", 0, "fortran_order is True"},
 	} {
-		h, err := parseNpyDict(tc.dict)
+		h, _, err := parseNpyDict(tc.dict)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.dict, err)
 		}
@@ -365,6 +375,9 @@ func FuzzReadNpy(f *testing.F) {
 			if n, err := npyElements(h, e); err == nil && n*uint64(e.Size()) != h.count*h.itemSize {
 				t.Fatalf("%d elements of %d bytes in %d bytes of data (%+v)", n, e.Size(), h.count*h.itemSize, *h)
 			}
+		}
+		if r := h.record; r != nil && (r.itemSize != h.itemSize || h.pickled != (r.object != nil) || h.descr != r.literal) {
+			t.Fatalf("a record of %d bytes (objects %v) read as %+v", r.itemSize, r.object != nil, *h)
 		}
 		if w, err := npyFlags(h); err == nil && uint64(w) != h.itemSize {
 			t.Fatalf("%d-byte flags in %+v", w, *h)

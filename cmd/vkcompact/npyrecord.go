@@ -1,0 +1,305 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/vkcompact/vkcompact"
+)
+
+// NumPy's structured dtypes, records: a .npy header's descr that is a
+// list of fields, as NumPy's dtype.descr writes it and
+// numpy.lib.format.descr_to_dtype reads it back. Each field is a tuple
+// (name, dtype) or (name, dtype, shape): name a string, or (title, name);
+// dtype a dtype string ('<f4'), a list of fields (a nested struct), or a
+// tuple (dtype, shape); shape a tuple of integers (or one integer), which
+// makes the field a sub-array. The fields follow one another, each at the
+// offset where the one before ends; an unnamed void field ('', '|V3') is
+// padding, which NumPy writes where the dtype has gaps (align=True, or
+// explicit offsets) and at the end when the itemsize is larger.
+
+// npyRecord is a structured dtype.
+type npyRecord struct {
+	// fields are the named fields in the order of the descr, each
+	// nested struct's own fields after it (named by their path,
+	// "pos.x"); the fields of a sub-array of structs are not listed.
+	fields   []npyField
+	itemSize uint64 // bytes per record
+	// object is set when a field holds Python objects: the path of the
+	// first such field ("" for padding). NumPy pickles such arrays.
+	object  *string
+	literal string // the descr as NumPy writes it: a Python list literal
+}
+
+// npyField is one field of a record.
+type npyField struct {
+	name   string   // its path: "x", or "pos.x" in the struct field pos
+	offset uint64   // its byte offset in the record
+	size   uint64   // bytes, a sub-array's all
+	descr  string   // a value's dtype ('<f4'), or a sub-array's item dtype; "" for a struct
+	shape  []uint64 // a sub-array's shape; nil for one value
+	object bool     // it holds Python objects, somewhere
+}
+
+// npyMaxRecord bounds a dtype's size in bytes while it is parsed, so that
+// sizes and offsets cannot overflow: larger than any record an input
+// takes, it is refused as too wide further on.
+const npyMaxRecord = 1 << 40
+
+// String describes the field for messages: its name, dtype and shape:
+// "'x': '<f4'", "'v': '<f4' (3,)", "'pos': a struct".
+func (f *npyField) String() string {
+	s := pyRepr(f.name) + ": "
+	switch {
+	case f.descr == "":
+		s += "a struct"
+	default:
+		s += pyRepr(f.descr)
+	}
+	if f.shape != nil {
+		s += " " + shapeText(f.shape)
+	}
+	return s
+}
+
+// keyType returns the key type of a field that holds one little-endian
+// value of a type the library has, and Unset for any other field.
+func (f *npyField) keyType() vkcompact.Type {
+	if f.shape != nil {
+		return vkcompact.Unset
+	}
+	for t, d := range npyTypes {
+		if f.descr == d {
+			return t
+		}
+	}
+	return vkcompact.Unset
+}
+
+// shapeText writes a shape as Python does: (3,), (2, 3), ().
+func shapeText(shape []uint64) string {
+	if len(shape) == 1 {
+		return fmt.Sprintf("(%d,)", shape[0])
+	}
+	s := make([]string, len(shape))
+	for i, d := range shape {
+		s[i] = strconv.FormatUint(d, 10)
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// npyFieldType is a dtype of a record's field while it is parsed: its size,
+// and what it is.
+type npyFieldType struct {
+	size     uint64
+	descr    string     // a value's dtype string; "" for a struct
+	fields   []npyField // a struct's, at offsets in the struct
+	shape    []uint64   // a sub-array's shape
+	object   bool       // holds Python objects
+	objectAt string     // in a struct: the path of the first field that holds them
+}
+
+// parseNpyRecord parses a structured descr, the list of fields.
+func parseNpyRecord(descr pyList) (*npyRecord, error) {
+	d, err := parseNpyStruct(descr)
+	if err != nil {
+		return nil, err
+	}
+	r := &npyRecord{fields: d.fields, itemSize: d.size, literal: pyRepr(descr)}
+	if d.object {
+		r.object = &d.objectAt
+	}
+	return r, nil
+}
+
+// parseNpyDtype parses a field's dtype: a string, a list of fields or a
+// (dtype, shape) tuple.
+func parseNpyDtype(v any) (npyFieldType, error) {
+	switch v := v.(type) {
+	case string:
+		size, pickled, err := descrSize(v)
+		if err != nil {
+			return npyFieldType{}, err
+		}
+		if pickled {
+			size = 8 // a pointer, as NumPy lays an object field out
+		}
+		return npyFieldType{size: size, descr: v, object: pickled}, nil
+	case pyList:
+		return parseNpyStruct(v)
+	case pyTuple:
+		if len(v) != 2 {
+			return npyFieldType{}, fmt.Errorf("dtype %s: want a dtype string, a list of fields or (dtype, shape)", pyRepr(v))
+		}
+		d, err := parseNpyDtype(v[0])
+		if err != nil {
+			return npyFieldType{}, err
+		}
+		return subArray(d, v[1])
+	}
+	return npyFieldType{}, fmt.Errorf("dtype %s: want a dtype string, a list of fields or (dtype, shape)", pyRepr(v))
+}
+
+// subArray returns d repeated in the shape v, a tuple of integers or one
+// integer, as numpy.dtype((d, v)) makes it: an empty shape leaves d as
+// it is, and a sub-array of sub-arrays is one of the shapes joined.
+func subArray(d npyFieldType, v any) (npyFieldType, error) {
+	var shape []uint64
+	switch v := v.(type) {
+	case uint64:
+		shape = []uint64{v}
+	case pyTuple:
+		for _, n := range v {
+			k, ok := n.(uint64)
+			if !ok {
+				return npyFieldType{}, fmt.Errorf("sub-array shape %s: want a tuple of integers", pyRepr(v))
+			}
+			shape = append(shape, k)
+		}
+	default:
+		return npyFieldType{}, fmt.Errorf("sub-array shape %s: want a tuple of integers", pyRepr(v))
+	}
+	if len(shape) == 0 {
+		return d, nil
+	}
+	size := d.size
+	for _, n := range shape {
+		hi, lo := bits.Mul64(size, n)
+		if hi != 0 || lo > npyMaxRecord {
+			return npyFieldType{}, fmt.Errorf("sub-array of shape %s: too large", shapeText(shape))
+		}
+		size = lo
+	}
+	d.shape = append(shape, d.shape...)
+	d.size = size
+	d.fields = nil // a sub-array of structs: its fields are arrays, no keys
+	return d, nil
+}
+
+// parseNpyStruct parses a list of fields, as descr_to_dtype reads it.
+func parseNpyStruct(list pyList) (npyFieldType, error) {
+	d := npyFieldType{}
+	names := map[string]bool{}
+	for i, item := range list {
+		t, ok := item.(pyTuple)
+		if !ok || len(t) < 2 || len(t) > 3 {
+			return npyFieldType{}, fmt.Errorf("field %d, %s: want (name, dtype) or (name, dtype, shape)", i, pyRepr(item))
+		}
+		name, title, titled := "", "", false
+		switch n := t[0].(type) {
+		case string:
+			name = n
+		case pyTuple:
+			var ok1, ok2 bool
+			if len(n) == 2 {
+				title, ok1 = n[0].(string)
+				name, ok2 = n[1].(string)
+			}
+			if !ok1 || !ok2 {
+				return npyFieldType{}, fmt.Errorf("field %d: name %s: want a string or (title, name)", i, pyRepr(n))
+			}
+			titled = true
+		default:
+			return npyFieldType{}, fmt.Errorf("field %d: name %s: want a string or (title, name)", i, pyRepr(t[0]))
+		}
+		if j := strings.IndexFunc(name+title, func(r rune) bool { return r < ' ' || r == 0x7f }); j >= 0 {
+			return npyFieldType{}, fmt.Errorf("field %d: name %q has control characters", i, name)
+		}
+		ft, err := parseNpyDtype(t[1])
+		if err == nil && len(t) == 3 {
+			ft, err = subArray(ft, t[2])
+		}
+		if err != nil {
+			return npyFieldType{}, fmt.Errorf("field %s: %w", pyRepr(name), err)
+		}
+		off := d.size
+		if d.size += ft.size; d.size > npyMaxRecord {
+			return npyFieldType{}, errors.New("a record of more than 2^40 bytes")
+		}
+		if ft.object && !d.object {
+			d.object, d.objectAt = true, name
+			if ft.objectAt != "" {
+				d.objectAt += "." + ft.objectAt
+			}
+		}
+		// NumPy's padding: an unnamed field of void bytes, or of any
+		// sub-array (whose type is void too), not a struct.
+		void := len(ft.descr) > 1 && ft.descr[1] == 'V'
+		if !titled && name == "" && ft.fields == nil && (ft.shape != nil || void) {
+			continue
+		}
+		keys := []string{name}
+		if titled {
+			keys = append(keys, title)
+		}
+		for _, n := range keys {
+			if names[n] {
+				return npyFieldType{}, fmt.Errorf("field name %s appears twice (as a name or a title)", pyRepr(n))
+			}
+			names[n] = true
+		}
+		f := npyField{name: name, offset: off, size: ft.size, descr: ft.descr, shape: ft.shape, object: ft.object}
+		d.fields = append(d.fields, f)
+		for _, sub := range ft.fields {
+			sub.name = name + "." + sub.name
+			sub.offset += off
+			d.fields = append(d.fields, sub)
+		}
+	}
+	return d, nil
+}
+
+// field returns the field of the name (a nested field's path, "pos.x"),
+// or nil.
+func (r *npyRecord) field(name string) *npyField {
+	for i := range r.fields {
+		if r.fields[i].name == name {
+			return &r.fields[i]
+		}
+	}
+	return nil
+}
+
+// pyRepr writes a value of the header's Python literals as Python's repr
+// does: strings in single quotes (double where they hold a single one;
+// the parser takes no escapes, so no string holds both), tuples with the
+// comma of one item, lists, integers, True, False and None.
+func pyRepr(v any) string {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "'") && !strings.Contains(v, `"`) {
+			return `"` + v + `"`
+		}
+		return "'" + v + "'"
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case nil:
+		return "None"
+	case pyTuple:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = pyRepr(x)
+		}
+		if len(v) == 1 {
+			return "(" + s[0] + ",)"
+		}
+		return "(" + strings.Join(s, ", ") + ")"
+	case pyList:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = pyRepr(x)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	case map[string]any:
+		return "{...}" // not in a dtype
+	}
+	return fmt.Sprint(v)
+}
