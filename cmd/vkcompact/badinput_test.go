@@ -43,6 +43,10 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 		return fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr, fortran, shape)
 	}
 	u4 := func(shape string) string { return dict("<u4", "False", shape) }
+	// rdict is dict of a structured dtype: the list of fields.
+	rdict := func(fields, fortran, shape string) string {
+		return fmt.Sprintf("{'descr': %s, 'fortran_order': %s, 'shape': %s, }", fields, fortran, shape)
+	}
 	badMagic := npyFile(u4("(3,)"), f4(3))
 	badMagic[5] = 'Z' // \x93NUMPZ: a whole number of elements if read as raw
 	v2huge := []byte("\x93NUMPY\x02\x00\x00\x00\x00\x80  ")
@@ -109,6 +113,14 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 		"v1001.npy":        npyFile(u4("(1001,)"), f4(1001)),
 		"v2d.npy":          npyFile(u4("(10, 100)"), f4(1000)),
 		"vfortran.npy":     npyFile(dict("<u4", "True", "(1000,)"), f4(1000)),
+		"rec.npy":          npyFile(rdict("[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('life', '<f4')]", "False", "(3,)"), f4(12)),
+		"recmixed.npy":     npyFile(rdict(recMixed, "False", "(2,)"), make([]byte, 2*recMixedSize)),
+		"recobject.npy":    npyFile(rdict("[('o', '|O'), ('x', '<f4')]", "False", "(3,)"), []byte("\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00.")),
+		"recwide.npy":      npyFile(rdict("[('a', '|V256'), ('k', '<u4')]", "False", "(1,)"), f4(65)),
+		"recpadwide.npy":   npyFile(rdict("[('a', '|u1'), ('k', '<f4'), ('b', '|V251')]", "False", "(1,)"), f4(64)),
+		"rec2d.npy":        npyFile(rdict("[('k', '<u4')]", "False", "(3, 1)"), f4(3)),
+		"recfortran.npy":   npyFile(rdict("[('k', '<u4')]", "True", "(3,)"), f4(3)),
+		"f64.npy":          npyFile(dict("<f8", "False", "(3,)"), f4(6)),
 		"bad.csv":          []byte("cub,select_if,x,0.5,1,2\n"),
 		"cols.csv":         []byte("a,b,c\n"),
 		"sel.csv":          []byte("impl,op,n,keep_ratio,ms_median,gelem_per_s\ncub,select_if,1024,0.5,1,2\n"),
@@ -142,6 +154,14 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 	return paths, sparse
 }
 
+// recMixed is a record of every kind of field a key cannot be: a struct,
+// a sub-array, bytes, a half float, a 64-bit integer (which sort does not
+// take), a big-endian float; recMixedSize is its itemsize.
+const (
+	recMixed     = "[('pos', [('x', '<f4'), ('y', '<f4')]), ('v', '<f4', (3,)), ('s', '|S4'), ('h', '<f2'), ('', '|V2'), ('id', '<i8'), ('be', '>f4'), ('k', '<u4')]"
+	recMixedSize = 8 + 12 + 4 + 2 + 2 + 8 + 4 + 4
+)
+
 // badInputCases returns every bad invocation: for each command, unknown
 // and malformed flags, missing ones, bad sizes and counts, strides and
 // key offsets, malformed .npy files, keep expressions and bit ranges,
@@ -149,7 +169,7 @@ func badInputFiles(t *testing.T, dir string) (map[string]string, bool) {
 func badInputCases(t *testing.T, dir string) []badCase {
 	p, sparse := badInputFiles(t, dir)
 	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
-		scanBadCases(p), sortBadCases(dir, p, sparse), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]))
+		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]))
 }
 
 // forCommand sets the command of each case to cmd.
@@ -296,7 +316,7 @@ func fileBadCases(dir string, p map[string]string, sparse bool) []badCase {
 			{name: "npy 0-D", args: in("0d.npy"), want: "shape (): want a 1-D array"},
 			{name: "npy shape longer than the data", args: in("short.npy"), want: "shape (3,) of '<u4' is 3 items of 4 bytes; the file has 8 bytes after its header"},
 			{name: "npy shape shorter than the data", args: in("long.npy"), want: "the file has 16 bytes after its header"},
-			{name: "npy structured dtype", args: in("structured.npy"), want: "structured dtypes are not supported"},
+			{name: "npy records without -key", args: in("structured.npy"), want: "a record array"},
 			{name: "output directory missing", args: with("-in", good, "-out", "$DIR/no/out"), want: "-out $DIR/no/out: cannot create a file in $DIR/no: no such file or directory"},
 			{name: "output in a regular file", args: with("-in", good, "-out", good+"/out"), want: "-out " + good + "/out: cannot create a file in " + good + ": not a directory"},
 			{name: "output is a directory", args: with("-in", good, "-out", "$DIR"), want: "-out $DIR: is a directory"},
@@ -363,7 +383,10 @@ func selectBadCases(dir string, p map[string]string, sparse bool) []badCase {
 			{name: "npy typed array for structs", args: []string{"-in", f32npy, "-out", "$OUT", "-stride", "4", "-key", "0:f32", "-keep", "nonzero"}, want: "dtype '<f4' does not match -stride 4"},
 			{name: "npy void of another size for structs", args: []string{"-in", p["void12.npy"], "-out", "$OUT", "-stride", "32", "-key", "0:f32", "-keep", "nonzero"}, want: "dtype '|V12' does not match -stride 32 (want '|V32', or bytes '|u1')"},
 			{name: "npy strings for structs", args: []string{"-in", p["unicode3.npy"], "-out", "$OUT", "-stride", "12", "-key", "0:u32", "-keep", "nonzero"}, want: "dtype '<U3' does not match -stride 12 (want '|V12', or bytes '|u1')"},
-			{name: "npy structured for structs", args: []string{"-in", p["structured.npy"], "-out", "$OUT", "-stride", "4", "-key", "0:u32", "-keep", "nonzero"}, want: "structured dtypes are not supported"},
+			{name: "npy records, -key OFFSET:T of no field", args: []string{"-in", p["structured.npy"], "-out", "$OUT", "-stride", "4", "-key", "0:f32", "-keep", "nonzero"},
+				want: "-key 0:f32: -in " + p["structured.npy"] + " has no f32 field ('<f4') at byte 0; its fields: 'a': '<u4' at 0"},
+			{name: "npy records, -key of a field of i64 keys and -keep of another type", args: []string{"-in", p["recmixed.npy"], "-out", "$OUT", "-key", "id", "-keep", "x > 0.5"},
+				want: `"0.5" is not an integer, and the key is i64`},
 		}, keepBadCases(good), []badCase{
 			{name: "flags too few", args: fl("flags999.raw"), want: "-flags " + p["flags999.raw"] + " holds 999 flags for 1000 elements"},
 			{name: "flags too many", args: fl("flags4000.raw"), want: "holds 4000 flags for 1000 elements"},
@@ -521,6 +544,62 @@ func sortBadCases(dir string, p map[string]string, sparse bool) []badCase {
 				want: "past it the sort binds each output as at most 4 windows", device: true, late: true})
 	}
 	return cases
+}
+
+// recordBadCases are the bad invocations of compact, split and sort on
+// .npy record arrays (structured dtypes) and on plain .npy arrays without
+// -type, and scan's on records.
+func recordBadCases(p map[string]string) []badCase {
+	rec, mixed := p["rec.npy"], p["recmixed.npy"]
+	recFields := "'x': '<f4', 'y': '<f4', 'z': '<f4', 'life': '<f4'"
+	var cases []badCase
+	for _, cmd := range []string{"compact", "split", "sort"} {
+		keys := "compact takes keys of u32, i32, f32, u64, i64 or f64 ('<u4', '<i4', '<f4', '<u8', '<i8' or '<f8')"
+		var keep []string
+		if cmd == "sort" {
+			keys = "sort takes keys of u32, i32, f32 or u64 ('<u4', '<i4', '<f4' or '<u8')"
+		} else {
+			keys = strings.Replace(keys, "compact", cmd, 1)
+			keep = []string{"-keep", "nonzero"}
+		}
+		with := func(file string, args ...string) []string {
+			return slices.Concat([]string{"-in", p[file], "-out", "$OUT"}, args, keep)
+		}
+		cases = append(cases, forCommand(cmd, []badCase{
+			{name: "records without -key", args: with("rec.npy"), want: "-in " + rec + ": a record array: name the key field with -key FIELD (fields: " + recFields + ")"},
+			{name: "records, no such field", args: with("rec.npy", "-key", "depth"), want: "-key 'depth': -in " + rec + " has no field of that name; its fields: " + recFields},
+			{name: "records, a field in capitals", args: with("rec.npy", "-key", "LIFE"), want: "-key 'LIFE': -in " + rec + " has no field of that name"},
+			{name: "records, -key OFFSET:T of another type", args: with("rec.npy", "-key", "4:u32"), want: "has no u32 field ('<u4') at byte 4; its fields: 'x': '<f4' at 0, 'y': '<f4' at 4,"},
+			{name: "records, -key OFFSET:T past the record", args: with("rec.npy", "-key", "16:f32"), want: "has no f32 field ('<f4') at byte 16"},
+			{name: "records, -type contradicts the field", args: with("rec.npy", "-key", "life", "-type", "u32"), want: "-in " + rec + ": -type u32 contradicts the key field 'life', which is f32 ('<f4')"},
+			{name: "records, -stride contradicts the itemsize", args: with("rec.npy", "-key", "life", "-stride", "32"), want: "-stride 32 contradicts the records' 16 bytes (their dtype's itemsize)"},
+			{name: "records, a struct field as key", args: with("recmixed.npy", "-key", "pos"), want: "-key pos: field 'pos' is a struct: name one of its fields (pos.x, pos.y)"},
+			{name: "records, a sub-array as key", args: with("recmixed.npy", "-key", "v"), want: "-key v: field 'v' is a sub-array ('<f4' (3,)): a key is one value, and sub-arrays cannot be keys"},
+			{name: "records, a bytes field as key", args: with("recmixed.npy", "-key", "s"), want: "-key s: field 's' is '|S4': " + keys},
+			{name: "records, a half float as key", args: with("recmixed.npy", "-key", "h"), want: "-key h: field 'h' is '<f2': " + keys},
+			{name: "records, a big-endian key", args: with("recmixed.npy", "-key", "be"), want: "-key be: field 'be' is big-endian ('>f4'): save the records little-endian (a.astype(a.dtype.newbyteorder('<')))"},
+			{name: "records, padding is no field", args: with("recmixed.npy", "-key", ""), want: "-key '': -in " + mixed + " has no field of that name; its fields: 'pos': a struct, 'pos.x': '<f4', 'pos.y': '<f4', 'v': '<f4' (3,), 's': '|S4', 'h': '<f2', 'id': '<i8', 'be': '>f4', 'k': '<u4'"},
+			{name: "records holding Python objects", args: with("recobject.npy", "-key", "x"), want: "-in " + p["recobject.npy"] + ": field 'o' holds Python objects ('|O'): NumPy pickled the array, and objects cannot go to the GPU"},
+			{name: "records wider than the stride limit", args: with("recwide.npy", "-key", "k"), want: "records of 260 bytes: at most 256 (the library's MaxStride)"},
+			{name: "records wider than the limit once aligned", args: with("recpadwide.npy", "-key", "k"), want: "records of 256 bytes with the key at byte 1 take 260 bytes on the GPU, aligned to 4: at most 256"},
+			{name: "records in 2-D", args: with("rec2d.npy", "-key", "k"), want: "shape (3, 1): want a 1-D array of records"},
+			{name: "records in Fortran order", args: with("recfortran.npy", "-key", "k"), want: "fortran_order is True: save a C-order array"},
+			{name: "-key a name in a raw file", args: with("good.u32", "-stride", "4", "-key", "life"), want: `-key "life": want OFFSET:T, a byte offset and a type (e.g. 28:f32); a field name needs a record array`},
+			{name: "npy strings without -type", args: with("unicode3.npy"), want: "dtype '<U3' is not an element type: " + strings.Replace(keys, "keys of ", "", 1)},
+			{name: "npy big-endian without -type", args: with("be.npy"), want: "big-endian dtype '>u4' is not supported: save the array little-endian (a.astype('<u4'))"},
+			{name: "npy void items without -stride", args: with("v16.npy"), want: "dtype '|V16' holds structs of 16 bytes: give -stride 16 -key OFFSET:T"},
+		})...)
+	}
+	return slices.Concat(cases, forCommand("sort", []badCase{
+		{name: "records, a field of a type sort does not take", args: []string{"-in", mixed, "-out", "$OUT", "-key", "id"}, want: "-key id: field 'id' is i64 ('<i8'): sort takes keys of u32, i32, f32 or u64"},
+		{name: "records with values", args: []string{"-in", mixed, "-out", "$OUT", "-key", "k", "-values", p["v1000.npy"], "-values-out", "$VOUT"}, want: "-values moves values with plain keys; structs and records move whole by their -key"},
+		{name: "records, -bits past the key", args: []string{"-in", mixed, "-out", "$OUT", "-key", "k", "-bits", "0:33"}, want: "-bits 0:33: want 0 <= LO <= HI <= 32 for u32 keys"},
+		{name: "npy of a type sort does not take, without -type", args: []string{"-in", p["f64.npy"], "-out", "$OUT"}, want: "dtype '<f8' (f64): sort takes u32, i32, f32 or u64 ('<u4', '<i4', '<f4' or '<u8')"},
+		{name: "structs of a key type sort does not take", args: []string{"-in", p["good.u32"], "-out", "$OUT", "-stride", "8", "-key", "0:f64"}, want: "-key 0:f64: sort takes keys of u32, i32, f32 or u64"},
+	}), forCommand("scan", []badCase{
+		{name: "records", args: []string{"-in", rec, "-out", "$OUT"}, want: "-in " + rec + ": a record array (structured dtype [('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('life', '<f4')]): scan takes a plain array of u32, i32 or f32"},
+		{name: "npy of a type scan does not take, without -type", args: []string{"-in", p["f64.npy"], "-out", "$OUT"}, want: "dtype '<f8' (f64): scan takes u32, i32 or f32 ('<u4', '<i4' or '<f4')"},
+	}))
 }
 
 // demoBadCases are demo's; good is a regular file.

@@ -79,7 +79,7 @@ type outputName struct{ flag, path string }
 // says when its name ends in .npy.
 type outputData struct {
 	data  []byte
-	descr string // the items' dtype
+	dtype string // the items' dtype, as a Python literal: '<f4', or a record's list of fields
 	n     uint64 // items
 }
 

@@ -48,8 +48,6 @@ func openInput(flagName, path string) (*inputFile, error) {
 		if _, rerr := f.ReadAt(magic[:], 0); rerr == nil && string(magic[:]) == npyMagic {
 			if in.npy, err = readNpyHeader(f, fi.Size()); err != nil {
 				err = usagef("%s: %v", in.name, err)
-			} else if in.npy.record != nil {
-				err = usagef("%s: %v", in.name, errStructured)
 			} else {
 				in.bytes = uint64(fi.Size() - in.npy.dataOff)
 			}
@@ -101,10 +99,6 @@ func (in *inputFile) upload(r vk.Range, size uint64) ([]byte, error) {
 	}
 	return data, vk.Upload(r, data)
 }
-
-// errStructured refuses a record array (a structured dtype): no input
-// takes one yet.
-var errStructured = errors.New("structured dtypes are not supported: save the structs as raw bytes (a.tofile) or as void items (a.view(f'V{a.itemsize}'))")
 
 // npyElements returns how many elements of e a .npy array holds. Plain
 // elements take a 1-D array of the key's dtype. Structs of S bytes take a

@@ -252,6 +252,23 @@ func parseNpyStruct(list pyList) (npyFieldType, error) {
 	return d, nil
 }
 
+// fieldList lists a record's fields for a message: "'x': '<f4', 'y':
+// '<f4', 'pos': a struct, 'pos.x': '<f4'", the first 24 of them.
+func (r *npyRecord) fieldList() string {
+	if len(r.fields) == 0 {
+		return "none"
+	}
+	var s []string
+	for i := range r.fields {
+		if i == 24 {
+			s = append(s, fmt.Sprintf("and %d more", len(r.fields)-i))
+			break
+		}
+		s = append(s, r.fields[i].String())
+	}
+	return strings.Join(s, ", ")
+}
+
 // field returns the field of the name (a nested field's path, "pos.x"),
 // or nil.
 func (r *npyRecord) field(name string) *npyField {

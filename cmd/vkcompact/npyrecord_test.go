@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -155,10 +156,80 @@ func TestNpyRecordFiles(t *testing.T) {
 	}
 }
 
+// TestRecordLayout: a record's key field sets the GPU's layout: the
+// record as it is where its size and the key's offset are multiples of 4,
+// else in a slot of a multiple of 4 bytes with the key aligned.
+func TestRecordLayout(t *testing.T) {
+	for _, c := range []struct {
+		descr, key string
+		size, key0 uint64         // the record's size and the key's offset in it
+		elem       vkcompact.Elem // on the GPU
+		shift      uint64
+	}{
+		{"[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('life', '<f4')]", "life", 16, 12, vkcompact.Struct(16, 12, vkcompact.Float32), 0},
+		{"[('x', '<f4'), ('y', '<f4'), ('z', '<f4'), ('life', '<f4')]", "12:f32", 16, 12, vkcompact.Struct(16, 12, vkcompact.Float32), 0},
+		{"[('flag', '|u1'), ('x', '<f4'), ('id', '<u2')]", "x", 7, 1, vkcompact.Struct(12, 4, vkcompact.Float32), 3},
+		{"[('flag', '|u1'), ('', '|V3'), ('x', '<f4'), ('id', '<u8')]", "id", 16, 8, vkcompact.Struct(16, 8, vkcompact.Uint64), 0},
+		{"[('a', '<i4'), ('b', '|u1')]", "a", 5, 0, vkcompact.Struct(8, 0, vkcompact.Int32), 0},
+		{"[('a', '<u2'), ('b', '<i8')]", "b", 10, 2, vkcompact.Struct(12, 4, vkcompact.Int64), 2},
+		{"[('pos', [('x', '<f4'), ('y', '<f8')]), ('c', '|u1')]", "pos.y", 13, 4, vkcompact.Struct(16, 4, vkcompact.Float64), 0},
+		{"[('a', '|V3'), ('k', '<u4'), ('b', '|V248')]", "k", 255, 3, vkcompact.Struct(256, 4, vkcompact.Uint32), 1},
+		{"[('k', '<f4'), ('b', '|V252')]", "k", 256, 0, vkcompact.Struct(256, 0, vkcompact.Float32), 0},
+	} {
+		in := &inputFile{name: "-in r.npy"}
+		var err error
+		in.npy, err = readNpyBytes(npyFile("{'descr': "+c.descr+", 'fortran_order': False, 'shape': (3,), }", make([]byte, 3*c.size)))
+		if err != nil {
+			t.Fatalf("%s: %v", c.descr, err)
+		}
+		f := elemFlags{op: "compact", set: map[string]bool{"key": true}, key: c.key, structs: true,
+			types: []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}}
+		l, err := f.resolve(in)
+		if err != nil || l.elem != c.elem || l.shift != c.shift || l.size != c.size || l.keyOffset != c.key0 || l.n != 3 || l.dtype != c.descr {
+			t.Errorf("%s by %s: %+v, %v; want %v shift %d", c.descr, c.key, l, err, c.elem, c.shift)
+		}
+	}
+}
+
+// TestSpreadRecords: records spread to slots and gathered back are the
+// records, each slot holding its record at the shift and zeros around it.
+func TestSpreadRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for range 200 {
+		size := 1 + rng.Uint64N(40)
+		shift := rng.Uint64N(4)
+		stride := (size + shift + 3) &^ 3
+		n := rng.Uint64N(20)
+		recs := make([]byte, n*size)
+		for i := range recs {
+			recs[i] = byte(1 + rng.IntN(255))
+		}
+		b := make([]byte, n*stride)
+		for i := range b {
+			b[i] = 0xee // stale bytes past the records
+		}
+		copy(b, recs)
+		spreadRecords(b, n, size, stride, shift)
+		for i := range n {
+			slot := b[i*stride : (i+1)*stride]
+			want := slices.Concat(make([]byte, shift), recs[i*size:(i+1)*size], make([]byte, stride-shift-size))
+			if !bytes.Equal(slot, want) {
+				t.Fatalf("size %d shift %d: slot %d is % x, want % x", size, shift, i, slot, want)
+			}
+		}
+		gatherRecords(b, n, size, stride, shift)
+		if !bytes.Equal(b[:n*size], recs) {
+			t.Fatalf("size %d shift %d stride %d: gathered records differ", size, shift, stride)
+		}
+	}
+}
+
 // FuzzNpyRecord: the structured dtype parser never panics, and what it
 // accepts is consistent: the fields lie within the record, in order, a
 // nested field within its struct; the descr it writes back parses to the
-// same record, and so does a header written with it.
+// same record, and so does a header written with it; and a key chosen
+// by any field's name is refused with a message or laid out for the GPU
+// to the library's rules, holding the field.
 func FuzzNpyRecord(f *testing.F) {
 	for _, c := range numpyRecords {
 		f.Add(c.descr)
@@ -169,6 +240,7 @@ func FuzzNpyRecord(f *testing.F) {
 	for _, s := range []string{"[('a', [('b', [('c', '<u8', (2, 2))])])]", "[('', [])]", "[('a', '|V0'), ('', '|V0')]", "[(('t', 'a'), '<i4')]", "[('a', '|O', (2,))]", "[('', '|O', (2,))]"} {
 		f.Add(s)
 	}
+	all := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}
 	f.Add("[('\xff', '<c8')]") // not UTF-8, which a header never is once decoded
 	f.Fuzz(func(t *testing.T, descr string) {
 		if !utf8.ValidString(descr) {
@@ -216,6 +288,19 @@ func FuzzNpyRecord(f *testing.F) {
 		h, err := readNpyBytes(file)
 		if err != nil || h.record == nil || h.record.literal != r.literal {
 			t.Fatalf("%s: a header of it reads as %+v, %v", descr, h, err)
+		}
+		for _, fd := range r.fields {
+			in := &inputFile{name: "-in r.npy", npy: h}
+			ef := elemFlags{op: "compact", set: map[string]bool{"key": true}, key: fd.name, structs: true, types: all}
+			l, err := ef.resolve(in)
+			if err != nil {
+				continue
+			}
+			if r.object != nil || fd.keyType() == vkcompact.Unset || l.elem.Key != fd.keyType() || l.elem.Check() != nil ||
+				uint64(l.elem.KeyOffset) != fd.offset+l.shift || l.size != r.itemSize || uint64(l.elem.Stride) < r.itemSize+l.shift ||
+				uint64(l.elem.Stride) >= r.itemSize+l.shift+4 || l.n != 3 {
+				t.Fatalf("%s: key %s laid out as %+v", descr, fd.name, l)
+			}
 		}
 	})
 }

@@ -125,7 +125,7 @@ func commitAll(outs []*outputFile, data []outputData) error {
 	for i, o := range outs {
 		var header []byte
 		if strings.HasSuffix(o.path, ".npy") {
-			header = npyHeaderBytes(data[i].descr, data[i].n)
+			header = npyHeaderFor(data[i].dtype, data[i].n)
 		}
 		if err := o.write(header, data[i].data); err != nil {
 			return err

@@ -42,27 +42,31 @@ type scanJob struct {
 func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
 	fs := newFileFlags("scan", stderr, "input `FILE`: raw little-endian elements, or a .npy array",
 		"output `FILE` of the sums: .npy when the name ends in .npy, raw otherwise")
-	typ := fs.String("type", "", "element type `T`: u32, i32 or f32")
+	typ := fs.String("type", "", "element type `T`: u32, i32 or f32 (a .npy file's dtype gives it)")
 	inclusive := fs.Bool("inclusive", false, "inclusive sums (element i is the sum of elements 0..i); default exclusive (0..i-1)")
 	files, err := fs.parse(args)
 	if err != nil {
 		return nil, err
 	}
-	if *typ == "" {
-		return nil, usagef("missing -type T: u32, i32 or f32")
+	ef := elemFlags{op: "scan", set: map[string]bool{"type": *typ != ""}, typ: *typ,
+		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32},
+		missing: "missing -type T: u32, i32 or f32 (a .npy file's dtype gives it)"}
+	if *typ != "" {
+		// A bad -type is refused before the input is opened.
+		if _, err := ef.parseType(); err != nil {
+			return nil, err
+		}
 	}
-	t, err := parseTypeOf("scan", *typ, vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32)
-	if err != nil {
-		return nil, err
-	}
-	j := &scanJob{fileJob: files, scan: scan.Sum{Type: t, Inclusive: *inclusive}}
+	j := &scanJob{fileJob: files}
+	var l elemLayout
 	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.n, err = j.in.elements(vkcompact.Plain(t))
+		l, err = ef.resolve(j.in)
 	}
 	if err != nil {
 		j.close()
 		return nil, err
 	}
+	j.scan, j.n = scan.Sum{Type: l.elem.Key, Inclusive: *inclusive}, l.n
 	return j, nil
 }
 
@@ -90,7 +94,7 @@ func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	j.total = total[0]
-	out := outputData{data: data[:size], descr: npyTypes[j.scan.Type], n: j.n} // the input's memory, no longer needed
+	out := outputData{data: data[:size], dtype: pyRepr(npyTypes[j.scan.Type]), n: j.n} // the input's memory, no longer needed
 	return []outputData{out}, vk.Download(b.Dst, out.data)
 }
 

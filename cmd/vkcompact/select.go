@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
@@ -15,12 +13,13 @@ import (
 
 // selectOutput is the JSON of `vkcompact compact -json` and `split -json`.
 type selectOutput struct {
-	Op        string   `json:"op"`         // "compact" or "split"
-	Type      string   `json:"type"`       // the key type: u32, i32, f32, u64, i64 or f64
-	Stride    uint32   `json:"stride"`     // bytes per element
-	KeyOffset uint32   `json:"key_offset"` // the key's byte offset in the element
-	Keep      string   `json:"keep"`       // the predicate, e.g. "x > 0.5" or "flagged (1-byte flags)"
-	InPlace   bool     `json:"in_place"`   // -inplace
+	Op        string   `json:"op"`              // "compact" or "split"
+	Type      string   `json:"type"`            // the key type: u32, i32, f32, u64, i64 or f64
+	Stride    uint32   `json:"stride"`          // bytes per element (a record's itemsize)
+	KeyOffset uint32   `json:"key_offset"`      // the key's byte offset in the element
+	Field     string   `json:"field,omitempty"` // a record's key field, by name
+	Keep      string   `json:"keep"`            // the predicate, e.g. "x > 0.5" or "flagged (1-byte flags)"
+	InPlace   bool     `json:"in_place"`        // -inplace
 	Kept      uint32   `json:"kept"`
 	Rejected  uint32   `json:"rejected"`
 	Total     uint32   `json:"total"`
@@ -34,6 +33,7 @@ type selectJob struct {
 	op        string // "compact" or "split"
 	sel       compact.Selection
 	in, flags *inputFile // flags is nil with -keep
+	layout    elemLayout // the input's elements
 	n         uint64     // elements
 	res       compact.Result
 	gpuMs     *float64 // nil where the device has no timestamps
@@ -52,11 +52,11 @@ func parseSplit(args []string, stderr io.Writer) (*selectJob, error) {
 // parseSelect parses and checks the flags, and opens and checks the input
 // files.
 func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error) {
-	fs := newFileFlags(op, stderr, "input `FILE`: raw little-endian elements, or a .npy array",
-		"output `FILE`: .npy when the name ends in .npy, raw otherwise")
-	typ := fs.String("type", "", "element type `T`: u32, i32, f32, u64, i64 or f64")
+	fs := newFileFlags(op, stderr, "input `FILE`: raw little-endian elements, or a .npy array (plain, or records of a structured dtype)",
+		"output `FILE`: .npy when the name ends in .npy (of the input's dtype), raw otherwise")
+	typ := fs.String("type", "", "element type `T`: u32, i32, f32, u64, i64 or f64 (a .npy file's dtype gives it)")
 	stride := fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key)")
-	key := fs.String("key", "", "the structs' key: its byte offset and type, `OFFSET:T` (e.g. 28:f32)")
+	key := fs.String("key", "", "the structs' key: its byte offset and type, `OFFSET:T` (e.g. 28:f32); in a .npy record array, a field's name (e.g. life, or pos.x)")
 	keep := fs.String("keep", "", "keep-if `EXPR`: nonzero, x OP VALUE (OP one of == != < <= > >=), or x & MASK")
 	flagsFile := fs.String("flags", "", "keep the elements whose flag is nonzero: `FILE` of one byte per element, or .npy of bool, uint8 or uint32")
 	inPlace := fs.Bool("inplace", false, "run in place on the GPU: the source buffer is the destination")
@@ -74,16 +74,25 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 	}
 	j := &selectJob{fileJob: files, op: op}
 	j.sel.Split, j.sel.InPlace = op == "split", *inPlace
-	if j.sel.Elem, err = parseElem(set, *typ, *stride, *key); err != nil {
-		return nil, err
-	}
-	if set["keep"] {
-		if j.sel.Keep, err = compact.ParseKeep(*keep, j.sel.Elem.Key); err != nil {
-			return nil, usageError{err}
+	ef := elemFlags{op: op, set: set, typ: *typ, stride: *stride, key: *key, structs: true,
+		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
+		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
+	if set["type"] && !set["stride"] && !set["key"] {
+		// A bad -type is refused before the input is opened.
+		if _, err := ef.parseType(); err != nil {
+			return nil, err
 		}
 	}
 	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.n, err = j.in.elements(j.sel.Elem)
+		j.layout, err = ef.resolve(j.in)
+	}
+	if err == nil {
+		j.sel.Elem, j.n = j.layout.elem, j.layout.n
+		if set["keep"] {
+			if j.sel.Keep, err = compact.ParseKeep(*keep, j.sel.Elem.Key); err != nil {
+				err = usageError{err}
+			}
+		}
 	}
 	if err == nil && set["flags"] {
 		var width uint32
@@ -96,41 +105,6 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 		return nil, err
 	}
 	return j, nil
-}
-
-// parseElem returns the elements -type, or -stride and -key, describe.
-func parseElem(set map[string]bool, typ string, stride uint, key string) (vkcompact.Elem, error) {
-	switch {
-	case set["type"] && (set["stride"] || set["key"]):
-		return vkcompact.Elem{}, usagef("give -type T for plain elements, or -stride BYTES and -key OFFSET:T for structs, not both")
-	case set["type"]:
-		t, err := vkcompact.ParseType(typ)
-		if err != nil {
-			return vkcompact.Elem{}, usagef("-type: %v", err)
-		}
-		return vkcompact.Plain(t), nil
-	case !set["stride"] && !set["key"]:
-		return vkcompact.Elem{}, usagef("missing -type T, or -stride BYTES and -key OFFSET:T: the element type")
-	case !set["stride"] || !set["key"]:
-		return vkcompact.Elem{}, usagef("struct elements need both -stride BYTES and -key OFFSET:T")
-	}
-	if stride < 4 || stride > vkcompact.MaxStride || stride%4 != 0 {
-		return vkcompact.Elem{}, usagef("-stride %d: want a multiple of 4 from 4 to %d", stride, vkcompact.MaxStride)
-	}
-	offText, typText, ok := strings.Cut(key, ":")
-	off, err := strconv.ParseUint(offText, 10, 32)
-	if !ok || err != nil {
-		return vkcompact.Elem{}, usagef("-key %q: want OFFSET:T, a byte offset and a type (e.g. 28:f32)", key)
-	}
-	t, err := vkcompact.ParseType(typText)
-	if err != nil {
-		return vkcompact.Elem{}, usagef("-key %q: %v", key, err)
-	}
-	e := vkcompact.Struct(uint32(stride), uint32(off), t)
-	if err := e.Check(); err != nil {
-		return vkcompact.Elem{}, usagef("-stride %d -key %s: %v", stride, key, err)
-	}
-	return e, nil
 }
 
 // run runs the selection on the device, and returns the output: the kept
@@ -153,7 +127,7 @@ func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.in.upload(b.Src, size)
+	data, err := j.layout.upload(j.in, b.Src)
 	if err == nil && j.flags != nil {
 		_, err = j.flags.upload(b.Flags, b.Flags.Size)
 	}
@@ -179,20 +153,19 @@ func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if j.sel.InPlace {
 		dst = b.Src
 	}
-	out := outputData{data: data[:n*uint64(j.sel.Elem.Size())], descr: npyTypes[j.sel.Elem.Key], n: n} // the input's memory, no longer needed
-	if j.sel.Elem.Stride != 0 {
-		out.descr = fmt.Sprintf("|V%d", j.sel.Elem.Stride)
-	}
-	return []outputData{out}, vk.Download(dst.Sub(0, uint64(len(out.data))), out.data)
+	out := outputData{dtype: j.layout.dtype, n: n}
+	out.data, err = j.layout.download(dst, data, n) // the input's memory, no longer needed
+	return []outputData{out}, err
 }
 
 // report prints the counts and the GPU time.
 func (j *selectJob) report(stdout io.Writer, device string) error {
 	r := j.res
 	if j.asJSON {
-		e := j.sel.Elem
+		l := j.layout
 		return encodeJSON(stdout, selectOutput{
-			Op: j.op, Type: e.Key.String(), Stride: e.Size(), KeyOffset: e.KeyOffset, Keep: j.sel.Keep.String(), InPlace: j.sel.InPlace,
+			Op: j.op, Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			Keep: j.sel.Keep.String(), InPlace: j.sel.InPlace,
 			Kept: r.Kept, Rejected: r.Rejected, Total: r.Total, GPUms: j.gpuMs, Device: device,
 		})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +17,11 @@ import (
 
 // sortOutput is the JSON of `vkcompact sort -json`.
 type sortOutput struct {
-	Op         string   `json:"op"`   // "sort"
-	Type       string   `json:"type"` // u32, i32, f32 or u64
+	Op         string   `json:"op"`              // "sort"
+	Type       string   `json:"type"`            // u32, i32, f32 or u64
+	Stride     uint32   `json:"stride"`          // bytes per element: the key's, a struct's, a record's itemsize
+	KeyOffset  uint32   `json:"key_offset"`      // the key's byte offset in the element
+	Field      string   `json:"field,omitempty"` // a record's key field, by name
 	N          uint64   `json:"n"`
 	Descending bool     `json:"descending"`
 	BeginBit   uint32   `json:"begin_bit"` // the bits sorted by: [begin_bit, end_bit) of the order-mapped key
@@ -30,8 +34,9 @@ type sortOutput struct {
 // sortJob is a checked invocation of sort.
 type sortJob struct {
 	fileJob
-	sort       radix.Sort
-	lo, hi     uint32 // -bits
+	sort       radix.Sort // the key type, the order and the bits; with values for -values
+	layout     elemLayout // the input's elements: keys, or structs moved whole by a key
+	lo, hi     uint32     // -bits
 	in, values *inputFile
 	n          uint64
 	gpuMs      *float64
@@ -40,9 +45,11 @@ type sortJob struct {
 // parseSort parses and checks the flags, and opens and checks the input
 // files.
 func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
-	fs := newFileFlags("sort", stderr, "input `FILE` of keys: raw little-endian, or a .npy array",
-		"output `FILE` of the sorted keys: .npy when the name ends in .npy, raw otherwise")
-	typ := fs.String("type", "", "key type `T`: u32, i32, f32 or u64")
+	fs := newFileFlags("sort", stderr, "input `FILE` of keys or structs: raw little-endian, or a .npy array (plain, or records of a structured dtype)",
+		"output `FILE` of the sorted keys or structs: .npy when the name ends in .npy (of the input's dtype), raw otherwise")
+	typ := fs.String("type", "", "key type `T`: u32, i32, f32 or u64 (a .npy file's dtype gives it)")
+	stride := fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key), sorted whole by their key")
+	key := fs.String("key", "", "the structs' key: its byte offset and type, `OFFSET:T` (e.g. 12:f32); in a .npy record array, a field's name (e.g. depth, or pos.z)")
 	values := fs.String("values", "", "`FILE` of one uint32 value per key (raw, or .npy of '<u4'), moved with its key (needs -values-out)")
 	valuesOut := fs.String("values-out", "", "output `FILE` of the reordered values (needs -values)")
 	descending := fs.Bool("descending", false, "sort from the largest key; equal keys keep their input order")
@@ -51,35 +58,47 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set["type"] = *typ != "" // an empty -type is none, as before records
 	switch {
-	case *typ == "":
-		return nil, usagef("missing -type T: u32, i32, f32 or u64")
 	case *values != "" && *valuesOut == "":
 		return nil, usagef("-values FILE needs -values-out FILE for the reordered values")
 	case *values == "" && *valuesOut != "":
 		return nil, usagef("-values-out FILE needs -values FILE: the values to reorder")
 	case *valuesOut != "" && sameFile(*fs.out, *valuesOut):
 		return nil, usagef("-out and -values-out name the same file %s", *fs.out)
+	case *values != "" && (set["stride"] || set["key"]):
+		return nil, usagef("-values moves values with plain keys; structs and records move whole by their -key (keep the values in a field)")
 	}
-	t, err := parseTypeOf("sort", *typ, vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64)
-	if err != nil {
-		return nil, err
+	ef := elemFlags{op: "sort", set: set, typ: *typ, stride: *stride, key: *key, structs: true,
+		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64},
+		missing: "missing -type T: u32, i32, f32 or u64 (a .npy file's dtype gives it; structs take -stride BYTES -key OFFSET:T)"}
+	if set["type"] {
+		// A bad -type is refused before the input is opened.
+		if _, err := ef.parseType(); err != nil {
+			return nil, err
+		}
 	}
-	j := &sortJob{fileJob: files, sort: radix.Sort{Key: t, Descending: *descending, Values: *values != ""}}
+	j := &sortJob{fileJob: files}
 	if *values != "" {
 		j.outputs = append(j.outputs, outputName{"-values-out", *valuesOut})
 	}
-	if j.lo, j.hi, err = parseBits(*bits, t); err != nil {
-		return nil, err
-	}
-	j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
-	if j.lo == j.hi {
-		// No bits: the library reads an EndBit of 0 as the key's width,
-		// so name an empty range at the top instead.
-		j.sort.BeginBit, j.sort.EndBit = 8*t.Size(), 8*t.Size()
-	}
 	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.n, err = j.in.elements(vkcompact.Plain(t))
+		j.layout, err = ef.resolve(j.in)
+	}
+	if err == nil {
+		t := j.layout.elem.Key
+		j.n = j.layout.n
+		j.sort = radix.Sort{Key: t, Descending: *descending, Values: *values != ""}
+		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
+			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
+			if j.lo == j.hi {
+				// No bits: the library reads an EndBit of 0 as the key's
+				// width, so name an empty range at the top instead.
+				j.sort.BeginBit, j.sort.EndBit = 8*t.Size(), 8*t.Size()
+			}
+		}
 	}
 	if err == nil && *values != "" {
 		j.values, _, err = j.openPerElement(valuesInput, *values, j.n)
@@ -123,8 +142,11 @@ func sameFile(a, b string) bool {
 }
 
 // run runs the sort on the device and returns the sorted keys and, with
-// -values, the values in their order.
+// -values, the values in their order; or the structs sorted by their key.
 func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+	if j.layout.elem.Stride != 0 {
+		return j.runStructs(ctx, a)
+	}
 	plan, err := radix.NewPlan(ctx, j.n, j.sort)
 	if err != nil {
 		return nil, err
@@ -152,12 +174,12 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	// The inputs' memory, no longer needed, takes the outputs.
-	outs := []outputData{{data: keys[:size], descr: npyTypes[j.sort.Key], n: j.n}}
+	outs := []outputData{{data: keys[:size], dtype: j.layout.dtype, n: j.n}}
 	if err := vk.Download(b.KeysOut, outs[0].data); err != nil {
 		return nil, err
 	}
 	if j.values != nil {
-		outs = append(outs, outputData{data: values[:4*j.n], descr: npyTypes[vkcompact.Uint32], n: j.n})
+		outs = append(outs, outputData{data: values[:4*j.n], dtype: pyRepr(npyTypes[vkcompact.Uint32]), n: j.n})
 		if err := vk.Download(b.ValuesOut, outs[1].data); err != nil {
 			return nil, err
 		}
@@ -165,22 +187,52 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	return outs, nil
 }
 
+// runStructs sorts structs, or records, by their key (radix.StructPlan).
+func (j *sortJob) runStructs(ctx *vk.Context, a *allocator) ([]outputData, error) {
+	plan, err := radix.NewStructPlan(ctx, j.n, radix.StructSort{Elem: j.layout.elem, Descending: j.sort.Descending,
+		BeginBit: j.sort.BeginBit, EndBit: j.sort.EndBit})
+	if err != nil {
+		return nil, err
+	}
+	size := j.n * uint64(j.layout.elem.Size())
+	b := radix.StructBuffers{Src: a.alloc(size), Dst: a.alloc(size), Scratch: a.alloc(plan.ScratchSize())}
+	if a.err != nil {
+		return nil, a.err
+	}
+	data, err := j.layout.upload(j.in, b.Src)
+	if err != nil {
+		return nil, err
+	}
+	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+		return nil, err
+	}
+	out := outputData{dtype: j.layout.dtype, n: j.n}
+	out.data, err = j.layout.download(b.Dst, data, j.n) // the input's memory, no longer needed
+	return []outputData{out}, err
+}
+
 // report prints what was sorted and the GPU time.
 func (j *sortJob) report(stdout io.Writer, device string) error {
+	l := j.layout
 	if j.asJSON {
 		return encodeJSON(stdout, sortOutput{
-			Op: "sort", Type: j.sort.Key.String(), N: j.n, Descending: j.sort.Descending,
-			BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device,
+			Op: "sort", Type: j.sort.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			N: j.n, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device,
 		})
 	}
 	order := "ascending"
 	if j.sort.Descending {
 		order = "descending"
 	}
-	with := ""
-	if j.values != nil {
-		with = " with values"
+	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Key, order)
+	switch {
+	case l.field != "":
+		what = fmt.Sprintf("%d records of %d bytes by %s (%s) %s", j.n, l.size, l.field, j.sort.Key, order)
+	case l.elem.Stride != 0:
+		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.size, j.sort.Key, l.keyOffset, order)
+	case j.values != nil:
+		what += " with values"
 	}
-	fmt.Fprintf(stdout, "sort: %d %s %s%s, bits %d:%d, %s\n", j.n, j.sort.Key, order, with, j.lo, j.hi, gpuTimeText(j.gpuMs, device))
+	fmt.Fprintf(stdout, "sort: %s, bits %d:%d, %s\n", what, j.lo, j.hi, gpuTimeText(j.gpuMs, device))
 	return nil
 }

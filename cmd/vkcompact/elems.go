@@ -1,0 +1,362 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// elemFlags are what a file command's flags say of the elements of its
+// -in file: -type, and for the commands that take structs -stride and
+// -key. The input's .npy header says the rest: a plain array's dtype is
+// the type, and a record array's dtype (a structured dtype) gives the
+// stride and, by its name, the key field.
+type elemFlags struct {
+	op      string          // the command
+	set     map[string]bool // the flags given
+	typ     string          // -type
+	stride  uint            // -stride
+	key     string          // -key: OFFSET:T, or a record's field name
+	types   []vkcompact.Type
+	structs bool   // the command takes structs and records (-stride, -key)
+	missing string // the message for a raw file of no -type
+}
+
+// elemLayout is the elements of an input as the flags and the file give
+// them: their layout on the GPU, their count, and how they are written
+// out.
+type elemLayout struct {
+	elem  vkcompact.Elem // on the GPU
+	n     uint64
+	dtype string // the outputs' .npy dtype, as a Python literal: '<f4', '|V32', a record's fields
+	// size and keyOffset are the element's bytes and its key's offset
+	// in the file: the GPU's, except for records repacked (shift).
+	size, keyOffset uint64
+	field           string // a record's key field, by name; "" for others
+	// shift is where a repacked record starts in its slot of elem.Stride
+	// bytes: a record whose size or key offset is not a multiple of 4
+	// goes to the GPU in a slot of a multiple of 4 bytes, at the byte
+	// that aligns its key; zeros fill the rest.
+	shift uint64
+}
+
+// typeList writes types for a message: "u32, i32, f32 or u64".
+func typeList(types []vkcompact.Type) string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = t.String()
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// dtypeList writes the dtypes of types for a message: "'<u4', '<i4',
+// '<f4' or '<u8'".
+func dtypeList(types []vkcompact.Type) string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = "'" + npyTypes[t] + "'"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// resolve checks the flags against the input and returns its elements.
+func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
+	if in.npy != nil && in.npy.record != nil {
+		return f.records(in)
+	}
+	var e vkcompact.Elem
+	var err error
+	switch {
+	case f.structs && f.set["type"] && (f.set["stride"] || f.set["key"]):
+		return elemLayout{}, usagef("give -type T for plain elements, or -stride BYTES and -key OFFSET:T for structs, not both")
+	case f.set["stride"] || f.set["key"]:
+		if e, err = f.structElem(); err != nil {
+			return elemLayout{}, err
+		}
+	case f.set["type"]:
+		t, err := f.parseType()
+		if err != nil {
+			return elemLayout{}, err
+		}
+		e = vkcompact.Plain(t)
+	case in.npy == nil:
+		return elemLayout{}, usageError{fmt.Errorf("%s", f.missing)}
+	default:
+		t, err := f.npyType(in)
+		if err != nil {
+			return elemLayout{}, err
+		}
+		e = vkcompact.Plain(t)
+	}
+	n, err := in.elements(e)
+	if err != nil {
+		return elemLayout{}, err
+	}
+	l := elemLayout{elem: e, n: n, dtype: pyRepr(npyTypes[e.Key]), size: uint64(e.Size()), keyOffset: uint64(e.KeyOffset)}
+	if e.Stride != 0 {
+		l.dtype = pyRepr(fmt.Sprintf("|V%d", e.Stride))
+	}
+	return l, nil
+}
+
+// parseType parses -type: one of the command's types.
+func (f *elemFlags) parseType() (vkcompact.Type, error) {
+	if len(f.types) < 6 {
+		return parseTypeOf(f.op, f.typ, f.types...)
+	}
+	t, err := vkcompact.ParseType(f.typ)
+	if err != nil {
+		return 0, usagef("-type: %v", err)
+	}
+	return t, nil
+}
+
+// npyType returns the key type a plain .npy array's dtype gives, in place
+// of -type.
+func (f *elemFlags) npyType(in *inputFile) (vkcompact.Type, error) {
+	h := in.npy
+	for _, t := range f.types {
+		if h.descr == npyTypes[t] {
+			return t, nil
+		}
+	}
+	want := fmt.Sprintf("%s takes %s (%s)", f.op, typeList(f.types), dtypeList(f.types))
+	for t, d := range npyTypes {
+		switch {
+		case h.descr == d:
+			return 0, usagef("%s: dtype '%s' (%s): %s", in.name, h.descr, t, want)
+		case h.descr == ">"+d[1:]:
+			return 0, usagef("%s: big-endian dtype '%s' is not supported: save the array little-endian (a.astype('%s'))", in.name, h.descr, d)
+		}
+	}
+	if f.structs && strings.HasPrefix(h.descr, "|V") {
+		return 0, usagef("%s: dtype '%s' holds structs of %s bytes: give -stride %[3]s -key OFFSET:T", in.name, h.descr, h.descr[2:])
+	}
+	return 0, usagef("%s: dtype '%s' is not an element type: %s", in.name, h.descr, want)
+}
+
+// structElem returns the raw structs -stride and -key describe.
+func (f *elemFlags) structElem() (vkcompact.Elem, error) {
+	if !f.set["stride"] || !f.set["key"] {
+		return vkcompact.Elem{}, usagef("struct elements need both -stride BYTES and -key OFFSET:T")
+	}
+	stride, key := f.stride, f.key
+	if stride < 4 || stride > vkcompact.MaxStride || stride%4 != 0 {
+		return vkcompact.Elem{}, usagef("-stride %d: want a multiple of 4 from 4 to %d", stride, vkcompact.MaxStride)
+	}
+	off, t, err := parseKeyOffset(key)
+	if err != nil {
+		return vkcompact.Elem{}, err
+	}
+	e := vkcompact.Struct(uint32(stride), uint32(off), t)
+	if err := e.Check(); err != nil {
+		return vkcompact.Elem{}, usagef("-stride %d -key %s: %v", stride, key, err)
+	}
+	if !slices.Contains(f.types, t) {
+		return vkcompact.Elem{}, usagef("-key %s: %s takes keys of %s", key, f.op, typeList(f.types))
+	}
+	return e, nil
+}
+
+// parseKeyOffset parses -key OFFSET:T.
+func parseKeyOffset(key string) (uint64, vkcompact.Type, error) {
+	offText, typText, ok := strings.Cut(key, ":")
+	off, err := strconv.ParseUint(offText, 10, 32)
+	if !ok || err != nil {
+		return 0, 0, usagef("-key %q: want OFFSET:T, a byte offset and a type (e.g. 28:f32); a field name needs a record array (a .npy of a structured dtype)", key)
+	}
+	t, err := vkcompact.ParseType(typText)
+	if err != nil {
+		return 0, 0, usagef("-key %q: %v", key, err)
+	}
+	return off, t, nil
+}
+
+// records returns the elements of a record array: the key field -key
+// names, its offset and type from the dtype.
+func (f *elemFlags) records(in *inputFile) (elemLayout, error) {
+	h, r := in.npy, in.npy.record
+	fail := func(format string, args ...any) (elemLayout, error) {
+		return elemLayout{}, usagef("%s: "+format, append([]any{in.name}, args...)...)
+	}
+	switch {
+	case r.object != nil:
+		return fail("field %s holds Python objects ('|O'): NumPy pickled the array, and objects cannot go to the GPU", pyRepr(*r.object))
+	case !f.structs:
+		return fail("a record array (structured dtype %s): %s takes a plain array of %s", h.descr, f.op, typeList(f.types))
+	case h.fortran:
+		return fail("fortran_order is True: save a C-order array")
+	case len(h.shape) != 1:
+		return fail("shape %s: want a 1-D array of records", h.shapeString())
+	case !f.set["key"]:
+		return fail("a record array: name the key field with -key FIELD (fields: %s)", r.fieldList())
+	}
+	fd, err := f.keyField(in)
+	if err != nil {
+		return elemLayout{}, err
+	}
+	t := fd.keyType()
+	if f.set["type"] {
+		want, err := f.parseType()
+		if err != nil {
+			return elemLayout{}, err
+		}
+		if want != t {
+			return fail("-type %s contradicts the key field %s, which is %s ('%s')", want, pyRepr(fd.name), t, fd.descr)
+		}
+	}
+	if f.set["stride"] && uint64(f.stride) != r.itemSize {
+		return fail("-stride %d contradicts the records' %d bytes (their dtype's itemsize)", f.stride, r.itemSize)
+	}
+	l := elemLayout{n: h.count, dtype: r.literal, size: r.itemSize, keyOffset: fd.offset, field: fd.name}
+	l.shift = (4 - fd.offset%4) % 4
+	stride := (r.itemSize + l.shift + 3) &^ 3
+	switch {
+	case stride > vkcompact.MaxStride && stride == r.itemSize:
+		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.itemSize, vkcompact.MaxStride)
+	case stride > vkcompact.MaxStride:
+		return fail("records of %d bytes with the key at byte %d take %d bytes on the GPU, aligned to 4: at most %d (the library's MaxStride)",
+			r.itemSize, fd.offset, stride, vkcompact.MaxStride)
+	}
+	l.elem = vkcompact.Struct(uint32(stride), uint32(fd.offset+l.shift), t)
+	if err := l.elem.Check(); err != nil {
+		return elemLayout{}, err // cannot happen: the layout is made to fit
+	}
+	if l.n > compact.MaxElements {
+		return fail("%d elements: at most %d", l.n, uint64(compact.MaxElements))
+	}
+	return l, nil
+}
+
+// keyField returns the record's field that -key names, checked as a key
+// of the command: by name (a nested field's path, "pos.x"), or as
+// OFFSET:T, the field of type T at byte OFFSET.
+func (f *elemFlags) keyField(in *inputFile) (*npyField, error) {
+	r := in.npy.record
+	fd := r.field(f.key)
+	if fd == nil {
+		off, t, err := parseKeyOffset(f.key)
+		if err != nil {
+			return nil, usagef("-key %s: %s has no field of that name; its fields: %s", pyRepr(f.key), in.name, r.fieldList())
+		}
+		for i := range r.fields {
+			if r.fields[i].offset == off && r.fields[i].keyType() == t {
+				fd = &r.fields[i]
+				break
+			}
+		}
+		if fd == nil {
+			return nil, usagef("-key %s: %s has no %s field ('%s') at byte %d; its fields: %s", f.key, in.name, t, npyTypes[t], off, r.offsets())
+		}
+	}
+	keys := fmt.Sprintf("%s takes keys of %s (%s)", f.op, typeList(f.types), dtypeList(f.types))
+	switch t := fd.keyType(); {
+	case fd.descr == "" && fd.shape == nil:
+		var sub []string
+		for _, g := range r.fields {
+			if strings.HasPrefix(g.name, fd.name+".") {
+				sub = append(sub, g.name)
+			}
+		}
+		return nil, usagef("-key %s: field %s is a struct: name one of its fields (%s)", f.key, pyRepr(fd.name), strings.Join(sub, ", "))
+	case fd.shape != nil:
+		items := pyRepr(fd.descr)
+		if fd.descr == "" {
+			items = "structs"
+		}
+		return nil, usagef("-key %s: field %s is a sub-array (%s %s): a key is one value, and sub-arrays cannot be keys", f.key, pyRepr(fd.name), items, shapeText(fd.shape))
+	case t == vkcompact.Unset && len(fd.descr) > 1 && fd.descr[0] == '>' && slices.Contains(f.types, npyType("<"+fd.descr[1:])):
+		return nil, usagef("-key %s: field %s is big-endian ('%s'): save the records little-endian (a.astype(a.dtype.newbyteorder('<')))", f.key, pyRepr(fd.name), fd.descr)
+	case t == vkcompact.Unset:
+		return nil, usagef("-key %s: field %s is '%s': %s", f.key, pyRepr(fd.name), fd.descr, keys)
+	case !slices.Contains(f.types, t):
+		return nil, usagef("-key %s: field %s is %s ('%s'): %s", f.key, pyRepr(fd.name), t, fd.descr, keys)
+	}
+	return fd, nil
+}
+
+// npyType returns the key type of a dtype string, or Unset.
+func npyType(descr string) vkcompact.Type {
+	for t, d := range npyTypes {
+		if d == descr {
+			return t
+		}
+	}
+	return vkcompact.Unset
+}
+
+// offsets lists a record's fields with their offsets for a message:
+// "'x': '<f4' at 0, 'y': '<f4' at 4".
+func (r *npyRecord) offsets() string {
+	if len(r.fields) == 0 {
+		return "none"
+	}
+	var s []string
+	for i := range r.fields {
+		if i == 24 {
+			s = append(s, fmt.Sprintf("and %d more", len(r.fields)-i))
+			break
+		}
+		s = append(s, fmt.Sprintf("%s at %d", &r.fields[i], r.fields[i].offset))
+	}
+	return strings.Join(s, ", ")
+}
+
+// upload reads the input's elements into host memory in the GPU's layout
+// and copies them to r. It returns the host memory, for download to
+// reuse.
+func (l *elemLayout) upload(in *inputFile, r vk.Range) ([]byte, error) {
+	stride := uint64(l.elem.Size())
+	data, err := in.read(l.n * stride)
+	if err != nil {
+		return nil, err
+	}
+	if l.size != stride {
+		spreadRecords(data, l.n, l.size, stride, l.shift)
+	}
+	return data, vk.Upload(r, data[:l.n*stride])
+}
+
+// download copies the first n elements of r into host, memory of at least
+// n elements in the GPU's layout (upload's), and returns them in the
+// file's layout.
+func (l *elemLayout) download(r vk.Range, host []byte, n uint64) ([]byte, error) {
+	stride := uint64(l.elem.Size())
+	b := host[:n*stride]
+	if err := vk.Download(r.Sub(0, n*stride), b); err != nil {
+		return nil, err
+	}
+	if l.size != stride {
+		gatherRecords(b, n, l.size, stride, l.shift)
+		b = b[:n*l.size]
+	}
+	return b, nil
+}
+
+// spreadRecords moves n records of size bytes, packed at the start of b,
+// each to byte shift of its slot of stride bytes, and zeros the rest of
+// the slots. It works in place, from the last record back, so that no
+// record is overwritten before it moves.
+func spreadRecords(b []byte, n, size, stride, shift uint64) {
+	for k := n; k > 0; k-- {
+		i := k - 1
+		slot := b[i*stride : (i+1)*stride]
+		copy(slot[shift:shift+size], b[i*size:(i+1)*size])
+		clear(slot[:shift])
+		clear(slot[shift+size:])
+	}
+}
+
+// gatherRecords undoes spreadRecords: it packs the n records at byte
+// shift of their slots of stride bytes at the start of b, in place, from
+// the first record on.
+func gatherRecords(b []byte, n, size, stride, shift uint64) {
+	for i := range n {
+		copy(b[i*size:(i+1)*size], b[i*stride+shift:i*stride+shift+size])
+	}
+}
