@@ -2,12 +2,14 @@
 # Installs what vkcompact needs on Debian or Ubuntu, skipping what is there:
 # a C compiler for cgo, the Vulkan loader (and its headers, which a test
 # compares the C layer's structs with), Mesa's lavapipe CPU driver, the
-# Khronos validation layer, the shader tools (glslc, spirv-val), and
-# Google's SwiftShader CPU driver (below). Uses sudo when not run as root.
-# Go itself must already be installed.
+# Khronos validation layer, the shader tools (glslc, spirv-val), NumPy
+# (Debian's python3-numpy, for /usr/bin/python3: the command's tests
+# compare its work on .npy record arrays with NumPy's own), and Google's
+# SwiftShader CPU driver (below). Uses sudo when not run as root. Go itself
+# must already be installed.
 set -euo pipefail
 
-packages=(gcc libc6-dev libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc spirv-tools)
+packages=(gcc libc6-dev libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc spirv-tools python3-numpy)
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "setup: Go is not installed (https://go.dev/doc/install); vkcompact needs Go 1.26" >&2

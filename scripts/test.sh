@@ -6,8 +6,9 @@
 # descriptors (the other legs bind descriptor sets, the default), then the GPU
 # packages, the engines and the path tracer on SwiftShader (subgroup size
 # 4, no push descriptors; the command's own tests, which exercise its flags
-# and files through the same packages, run on lavapipe twice, and its demo
-# and path tracer run on SwiftShader below), all under the Khronos validation
+# and files through the same packages, run on lavapipe twice, and on
+# SwiftShader only its runs on NumPy record arrays, checked by NumPy, and
+# its demo and path tracer below), all under the Khronos validation
 # layer with synchronisation validation. Only the leg at subgroup size 4
 # runs the tests' full form; the others run the short form (-short, and
 # the race detector implies it: vktest.Short), which runs every kernel,
@@ -48,6 +49,9 @@ echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/...
+echo "== go test, SwiftShader: the command on NumPy record arrays, checked by NumPy"
+VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
+	go test -count=1 -timeout 5m -run '^(TestNumPyRecords|TestStructCommands)$' ./cmd/vkcompact
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"
 # Counts, not durations: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" at the deadline
@@ -59,6 +63,7 @@ fuzz() { # package target runs
 }
 fuzz ./cmd/vkcompact FuzzReadNpy 20000x
 fuzz ./cmd/vkcompact FuzzParseBits 20000x
+fuzz ./cmd/vkcompact FuzzNpyRecord 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x
 fuzz ./scan FuzzScan 1000x
