@@ -3,10 +3,11 @@
 //
 //	vkcompact devices [-json]
 //	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
-//	vkcompact compact -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
-//	vkcompact split -in FILE -out FILE (-type T | -stride BYTES -key OFFSET:T) (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
-//	vkcompact scan -in FILE -out FILE -type u32|i32|f32 [-inclusive] [-device D] [-json]
-//	vkcompact sort -in FILE -out FILE -type u32|i32|f32|u64 [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact compact -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact split -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
+//	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-png FILE] [-device D] [-json]
 //	vkcompact raytrace [-width W] [-height H] [-spp S] [-bounces B] [-reps R] [-warmup-ms MS] [-png FILE] [-device D] [-json]
 //
@@ -17,12 +18,17 @@
 // EXPR is nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK.
 // An input is raw little-endian, or a NumPy .npy array (format 1.0, 2.0 or
 // 3.0, C order; recognised by its magic string, and a file named .npy must
-// be one): 1-D of the dtype of -type ('<u4', '<i4', '<f4', '<u8', '<i8',
-// '<f8'), or for structs of S bytes 1-D of '|VS', or bytes ('|u1') of
-// shape (n, S) or (S*n,). A flags file holds one byte per element, or is
-// a 1-D .npy of '|b1', '|u1' or '<u4'. The output is a .npy file (format
-// 1.0, the dtype of -type, or '|VS' for structs) when its name ends in .npy,
-// raw otherwise; it is written to a temporary file and renamed once
+// be one): 1-D of a key type's dtype ('<u4', '<i4', '<f4', '<u8', '<i8',
+// '<f8'), which gives the type (-type may be left out, and must agree), or
+// for structs of S bytes 1-D of '|VS', or bytes ('|u1') of shape (n, S) or
+// (S*n,), or a 1-D record array (a structured dtype), whose key -key FIELD
+// names by its field's name ("life", or "pos.z" in a nested struct), the
+// dtype giving its offset and type. Records whose size or key offset is
+// not a multiple of 4 go to the GPU in aligned slots and come back packed.
+// A flags file holds one byte per element, or is a 1-D .npy of '|b1',
+// '|u1' or '<u4'. The output is a .npy file (of the input's dtype: the key
+// type's, '|VS' for raw structs, the records' own) when its name ends in
+// .npy, raw otherwise; it is written to a temporary file and renamed once
 // complete, so that a failed run leaves none.
 //
 // scan writes the prefix sums of the input: exclusive (element i is the
@@ -35,7 +41,9 @@
 // from the largest; int32 keys by value, float32 keys by IEEE 754
 // totalOrder (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN). With
 // -values, a file of one uint32 per key (raw, or a 1-D .npy of '<u4'), the
-// values move with their keys into -values-out. -bits LO:HI sorts by bits
+// values move with their keys into -values-out. With -key it sorts whole
+// structs (-stride BYTES -key OFFSET:T) or records (-key FIELD) by their
+// key, as compact takes them. -bits LO:HI sorts by bits
 // LO to HI-1 of the order-mapped key only (keys equal there keep their
 // order), as CUB's begin_bit and end_bit do; 0 <= LO <= HI <= the key's
 // width. Both outputs are written to temporary files, renamed once both are
@@ -87,7 +95,7 @@ var commands = []struct {
 	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
 	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
-	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values", command(parseSort, runFileCommand)},
+	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
 	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", command(parseRaytrace, runDrawing)},
 }

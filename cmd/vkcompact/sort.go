@@ -48,8 +48,8 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	fs := newFileFlags("sort", stderr, "input `FILE` of keys or structs: raw little-endian, or a .npy array (plain, or records of a structured dtype)",
 		"output `FILE` of the sorted keys or structs: .npy when the name ends in .npy (of the input's dtype), raw otherwise")
 	typ := fs.String("type", "", "key type `T`: u32, i32, f32 or u64 (a .npy file's dtype gives it)")
-	stride := fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key), sorted whole by their key")
-	key := fs.String("key", "", "the structs' key: its byte offset and type, `OFFSET:T` (e.g. 12:f32); in a .npy record array, a field's name (e.g. depth, or pos.z)")
+	stride := fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key; a record array's dtype gives it), sorted whole by their key")
+	key := fs.String("key", "", "the key: `OFFSET:T|FIELD`, its byte offset and type in a struct (e.g. 12:f32), or its field's name in a .npy record array (e.g. depth, or pos.z)")
 	values := fs.String("values", "", "`FILE` of one uint32 value per key (raw, or .npy of '<u4'), moved with its key (needs -values-out)")
 	valuesOut := fs.String("values-out", "", "output `FILE` of the reordered values (needs -values)")
 	descending := fs.Bool("descending", false, "sort from the largest key; equal keys keep their input order")
