@@ -8,7 +8,9 @@ package vk
 // kept as uint64 so that the garbage collector never sees them.
 
 /*
-#cgo LDFLAGS: -ldl -lpthread
+#cgo linux,!android LDFLAGS: -ldl -lpthread
+#cgo android LDFLAGS: -ldl
+#cgo freebsd LDFLAGS: -lpthread
 #include "vkc.h"
 */
 import "C"
@@ -29,17 +31,16 @@ const (
 	maxConstants = C.VKC_MAX_CONSTANTS
 )
 
-// loaderNames are the libraries tried, in order. Users have the versioned
-// name from libvulkan1; the unversioned one comes only with libvulkan-dev.
-var loaderNames = []string{"libvulkan.so.1", "libvulkan.so"}
-
 var (
 	loadOnce sync.Once
 	loadErr  error
 )
 
-// ErrNoLoader reports that the Vulkan loader library could not be loaded.
-var ErrNoLoader = errors.New("vk: the Vulkan loader (libvulkan.so.1) could not be loaded; install libvulkan1 (mesa-vulkan-drivers gives the lavapipe CPU driver)")
+// ErrNoLoader reports that the Vulkan loader library could not be loaded:
+// on Linux libvulkan.so.1 (Debian's libvulkan1; mesa-vulkan-drivers gives
+// the lavapipe CPU driver), on Windows vulkan-1.dll (the Vulkan runtime
+// that GPU drivers install). Its text names this platform's.
+var ErrNoLoader = errors.New("vk: the Vulkan loader (" + loaderNames[0] + ") could not be loaded; " + loaderHint)
 
 // load opens the loader once per process.
 func load() error {
@@ -57,7 +58,11 @@ func openLoader(names []string) error {
 		if msg == nil {
 			return nil
 		}
-		msgs = append(msgs, C.GoString(msg))
+		m := C.GoString(msg)
+		if !strings.Contains(m, name) { // LoadLibrary's message does not name the library
+			m = name + ": " + m
+		}
+		msgs = append(msgs, m)
 	}
 	return fmt.Errorf("%w (%s)", ErrNoLoader, strings.Join(msgs, "; "))
 }

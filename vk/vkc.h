@@ -3,8 +3,11 @@
 // Every function here is static and every name is prefixed vkc_, so the
 // layer defines no global symbol: a program links any other Vulkan binding
 // (vulkan-go/vulkan, goki/vulkan, ...) beside vkcompact. The loader is
-// opened with dlopen, and every Vulkan function is reached through
+// opened with dlopen (LoadLibrary on Windows), and every Vulkan function is reached through
 // vkGetInstanceProcAddr and vkGetDeviceProcAddr into the two tables below.
+// The only platform code is the seam below: opening the loader library
+// (dlopen, or LoadLibrary on Windows) and one mutex (pthreads, or an SRW
+// lock on Windows).
 // The functions take flat values and arrays of integers (never Go memory
 // that holds Go pointers) and build Vulkan's structs on the C stack. The
 // structs mirror the Vulkan ABI, so no Vulkan header is needed to build;
@@ -12,11 +15,54 @@
 #ifndef VKCOMPACT_VKC_H
 #define VKCOMPACT_VKC_H
 
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+// ---- The platform seam.
+
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <stdio.h>
+#include <windows.h>
+
+static void* vkc_lib_open(const char* name) { return (void*)LoadLibraryA(name); }
+static void* vkc_lib_sym(void* lib, const char* name) { return (void*)GetProcAddress((HMODULE)lib, name); }
+static void vkc_lib_close(void* lib) { FreeLibrary((HMODULE)lib); }
+
+// vkc_lib_error describes the last failure of vkc_lib_open.
+static const char* vkc_lib_error(void) {
+	static char msg[256];
+	DWORD code = GetLastError();
+	DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, msg, sizeof msg, NULL);
+	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == '.')) msg[--n] = 0;
+	if (n == 0) {
+		snprintf(msg, sizeof msg, "LoadLibrary: error %lu", (unsigned long)code);
+	}
+	return msg;
+}
+
+typedef SRWLOCK vkc_mutex;
+static void vkc_mutex_init(vkc_mutex* m) { InitializeSRWLock(m); }
+static void vkc_mutex_lock(vkc_mutex* m) { AcquireSRWLockExclusive(m); }
+static void vkc_mutex_unlock(vkc_mutex* m) { ReleaseSRWLockExclusive(m); }
+static void vkc_mutex_destroy(vkc_mutex* m) { (void)m; }
+#else
+#include <dlfcn.h>
+#include <pthread.h>
+
+static void* vkc_lib_open(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
+static void* vkc_lib_sym(void* lib, const char* name) { return dlsym(lib, name); }
+static void vkc_lib_close(void* lib) { dlclose(lib); }
+static const char* vkc_lib_error(void) { return dlerror(); }
+
+typedef pthread_mutex_t vkc_mutex;
+static void vkc_mutex_init(vkc_mutex* m) { pthread_mutex_init(m, NULL); }
+static void vkc_mutex_lock(vkc_mutex* m) { pthread_mutex_lock(m); }
+static void vkc_mutex_unlock(vkc_mutex* m) { pthread_mutex_unlock(m); }
+static void vkc_mutex_destroy(vkc_mutex* m) { pthread_mutex_destroy(m); }
+#endif
 
 #define VKC_MAX_BINDINGS 32
 #define VKC_MAX_BARRIERS 64
@@ -39,13 +85,13 @@ static vkc_gipa_fn vkc_gipa;
 // vkc_open loads a Vulkan loader library. It returns NULL on success and a
 // message otherwise.
 static const char* vkc_open(const char* name) {
-	void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	void* h = vkc_lib_open(name);
 	if (h == NULL) {
-		return dlerror();
+		return vkc_lib_error();
 	}
-	void* f = dlsym(h, "vkGetInstanceProcAddr");
+	void* f = vkc_lib_sym(h, "vkGetInstanceProcAddr");
 	if (f == NULL) {
-		dlclose(h);
+		vkc_lib_close(h);
 		return "the library has no vkGetInstanceProcAddr";
 	}
 	vkc_lib = h;
@@ -628,7 +674,7 @@ typedef struct vkc_message {
 } vkc_message;
 
 typedef struct {
-	pthread_mutex_t mu;
+	vkc_mutex mu;
 	vkc_message* head;
 	vkc_message* tail;
 	uint64_t callback; // VkDebugReportCallbackEXT
@@ -657,11 +703,11 @@ static uint32_t vkc_debug_report(uint32_t flags, int32_t objectType, uint64_t ob
 	m->code = code;
 	m->layer = vkc_strdup(layer);
 	m->text = vkc_strdup(text);
-	pthread_mutex_lock(&q->mu);
+	vkc_mutex_lock(&q->mu);
 	if (q->tail != NULL) q->tail->next = m;
 	else q->head = m;
 	q->tail = m;
-	pthread_mutex_unlock(&q->mu);
+	vkc_mutex_unlock(&q->mu);
 	return 0; // VK_FALSE: do not abort the call
 }
 
@@ -674,12 +720,12 @@ static int32_t vkc_attach_messages(const vkc_instance* t, vkc_messages** out) {
 	if (t->createDebugReport == NULL) return -7; // VK_ERROR_EXTENSION_NOT_PRESENT
 	vkc_messages* q = calloc(1, sizeof *q);
 	if (q == NULL) return VKC_ERROR_OUT_OF_HOST_MEMORY;
-	pthread_mutex_init(&q->mu, NULL);
+	vkc_mutex_init(&q->mu);
 	// VK_STRUCTURE_TYPE_DEBUG_REPORT_CALLBACK_CREATE_INFO_EXT; error 0x8, warning 0x2, performance 0x4
 	vkc_debug_report_create_info info = { 1000011000, NULL, 0x8 | 0x2 | 0x4, vkc_debug_report, q };
 	int32_t r = ((fn_t)t->createDebugReport)(t->instance, &info, NULL, &q->callback);
 	if (r != 0) {
-		pthread_mutex_destroy(&q->mu);
+		vkc_mutex_destroy(&q->mu);
 		free(q);
 		return r;
 	}
@@ -698,13 +744,13 @@ static void vkc_detach_messages(const vkc_instance* t, vkc_messages* q) {
 // vkc_take_message removes the oldest message; the caller frees it with
 // vkc_free_message. NULL when the queue is empty.
 static vkc_message* vkc_take_message(vkc_messages* q) {
-	pthread_mutex_lock(&q->mu);
+	vkc_mutex_lock(&q->mu);
 	vkc_message* m = q->head;
 	if (m != NULL) {
 		q->head = m->next;
 		if (q->head == NULL) q->tail = NULL;
 	}
-	pthread_mutex_unlock(&q->mu);
+	vkc_mutex_unlock(&q->mu);
 	return m;
 }
 
@@ -718,7 +764,7 @@ static void vkc_free_message(vkc_message* m) {
 static void vkc_free_messages(vkc_messages* q) {
 	vkc_message* m;
 	while ((m = vkc_take_message(q)) != NULL) vkc_free_message(m);
-	pthread_mutex_destroy(&q->mu);
+	vkc_mutex_destroy(&q->mu);
 	free(q);
 }
 

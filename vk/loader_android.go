@@ -1,0 +1,8 @@
+package vk
+
+// loaderNames are the libraries tried: Android's loader. Untested here:
+// no Android device or emulator runs in this project's CI.
+var loaderNames = []string{"libvulkan.so"}
+
+// loaderHint says how to get the loader (ErrNoLoader).
+const loaderHint = "the device's Android has no Vulkan (it needs Android 7.0 or later with a Vulkan driver)"
