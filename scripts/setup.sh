@@ -6,10 +6,16 @@
 # (Debian's python3-numpy, for /usr/bin/python3: the command's tests
 # compare its work on .npy record arrays with NumPy's own), and Google's
 # SwiftShader CPU driver (below). Uses sudo when not run as root. Go itself
-# must already be installed.
+# must already be installed. With -windows it installs, besides, what
+# scripts/wine.sh needs to build for windows/amd64 and run the result here:
+# the mingw-w64 cross compiler, Wine (wine64) and Xvfb, whose X server
+# winevulkan needs even headless.
 set -euo pipefail
 
 packages=(gcc libc6-dev libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers glslc spirv-tools python3-numpy)
+if [ "${1:-}" = -windows ]; then
+	packages+=(gcc-mingw-w64-x86-64 wine64 xvfb xauth)
+fi
 
 if ! command -v go >/dev/null 2>&1; then
 	echo "setup: Go is not installed (https://go.dev/doc/install); vkcompact needs Go 1.26" >&2

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: set everything up, then gofmt, go vet, staticcheck,
-# and `go test ./...` twice on lavapipe (Mesa's CPU Vulkan driver), at
-# subgroup size 8 with the race detector and at subgroup size 4, then the
+# The whole test suite: set everything up, then gofmt, go vet (for Linux
+# and for windows/amd64), staticcheck, and `go test ./...` twice on lavapipe
+# (Mesa's CPU Vulkan driver), at subgroup size 8 with the race detector
+# (every package but the command, whose Go code is single-threaded and
+# whose tests run in the next leg and on Windows) and at subgroup size 4,
+# then the
 # GPU packages, the engines and the path tracer at subgroup size 16 with push
 # descriptors (the other legs bind descriptor sets, the default), then the GPU
 # packages, the engines and the path tracer on SwiftShader (subgroup size
@@ -17,11 +20,15 @@
 # take minutes under the race detector; each fuzz target briefly
 # (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main
 # job's particle demo and the path tracer, on lavapipe and on SwiftShader,
-# which must report "verified":true. A missing
-# Vulkan device, validation layer or shader tool fails the run.
+# which must report "verified":true; then the Windows leg
+# (scripts/wine.sh): the short form of the GPU packages, the engines and the
+# command cross-built for windows/amd64 and run under Wine on lavapipe,
+# without the validation layer (Wine's loader offers none), the README's
+# first program, the demo and the path tracer. A missing Vulkan device,
+# validation layer or shader tool fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh -windows # the Windows leg's tools too: mingw-w64, Wine, Xvfb
 
 staticcheck_version=v0.8.2 # staticcheck 2026.2.2
 
@@ -33,14 +40,16 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go vet"
 go vet ./...
+echo "== go vet, windows/amd64"
+CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc go vet ./...
 echo "== staticcheck $staticcheck_version"
 go run "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" ./...
 
 export VKCOMPACT_VALIDATE=1         # validation layer + synchronisation validation
 export VKCOMPACT_REQUIRE_DEVICE=1   # no Vulkan device, layer or tool is a failure
 export VKCOMPACT_DEVICE=llvmpipe    # lavapipe, even on a machine with a GPU
-echo "== go test, lavapipe subgroup size 8, -race"
-LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m ./...
+echo "== go test, lavapipe subgroup size 8, -race: every package but the command"
+LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list ./... | grep -v /cmd/)
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages, the engines (their soak included) and the path tracer"
@@ -82,3 +91,5 @@ for job in demo raytrace; do
 	echo "$out"
 	echo "$out" | grep -q '"verified":true'
 done
+echo "== the Windows leg: built for windows/amd64, run under Wine on lavapipe"
+scripts/wine.sh

@@ -1,6 +1,7 @@
 // Package vk is vkcompact's Vulkan layer, and all of its C: a C layer of
 // its own (vkc.h, every function static, so it defines no global symbol)
-// that loads libvulkan.so.1 with dlopen and reaches every Vulkan function
+// that loads the Vulkan loader (libvulkan.so.1 with dlopen on Linux,
+// vulkan-1.dll with LoadLibrary on Windows) and reaches every Vulkan function
 // through vkGetInstanceProcAddr and vkGetDeviceProcAddr. No Go Vulkan
 // binding is imported, so a program may use vkcompact beside
 // github.com/vulkan-go/vulkan or github.com/goki/vulkan. It creates or

@@ -48,7 +48,8 @@ type Requirements struct {
 // features), and optionally what Extensions, SubgroupSizeControl and
 // PushDescriptor say.
 // apiVersion is the instance's apiVersion (0 means 1.1). It loads
-// libvulkan.so.1 if the library has not yet done so.
+// the Vulkan loader (libvulkan.so.1; vulkan-1.dll on Windows) if the
+// library has not yet done so.
 func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint32) (Requirements, error) {
 	if instance == nil || physicalDevice == nil {
 		return Requirements{}, invalidf("DeviceRequirements needs an instance and a physical device; one is nil")
@@ -82,7 +83,7 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 }
 
 // LoaderProcAddr returns the loader's vkGetInstanceProcAddr, loading
-// libvulkan.so.1 if needed: for an engine without a windowing library of
+// the Vulkan loader if needed: for an engine without a windowing library of
 // its own to find it (with vulkan-go/vulkan or goki/vulkan:
 // vulkan.SetGetInstanceProcAddr(p); vulkan.Init()).
 func LoaderProcAddr() (unsafe.Pointer, error) {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -80,6 +81,9 @@ var cInternal = map[string]bool{"vkc_instance": true, "vkc_device": true, "vkc_d
 // with a static assertion on the size and every field offset of each
 // mirrored struct, so the hand-written ABI cannot drift from Vulkan's.
 func TestCLayout(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the C layer's structs are checked with gcc and the Vulkan headers on the Linux legs: the mirrors are the same on Windows (x86-64)")
+	}
 	const header = "/usr/include/vulkan/vulkan_core.h"
 	_, gccErr := exec.LookPath("gcc")
 	_, hdrErr := os.Stat(header)

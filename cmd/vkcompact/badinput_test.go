@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -168,6 +169,7 @@ const (
 // devices, and output paths.
 func badInputCases(t *testing.T, dir string) []badCase {
 	p, sparse := badInputFiles(t, dir)
+	learnOSErrors(dir, p["good.u32"])
 	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
 		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]))
 }
@@ -248,6 +250,39 @@ func commandBadCases(dir string, p map[string]string) []badCase {
 	}
 }
 
+// osSays holds the operating system's words for the failures the bad
+// inputs provoke, as the commands quote them: the text of the error a
+// file operation returns, without the operation and the path ("no such
+// file or directory" on Linux; "The system cannot find the file
+// specified." on Windows, "File not found." under Wine). Set by
+// badInputCases.
+var osSays struct{ noFile, noName, noDir, notDir string }
+
+// osErrText returns err's text, without the *PathError's operation and path.
+func osErrText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	if err == nil {
+		return "(no error)"
+	}
+	return err.Error()
+}
+
+// learnOSErrors fills osSays from the operations themselves, in dir, beside
+// the regular file good.
+func learnOSErrors(dir, good string) {
+	_, err := os.Open(filepath.Join(dir, "no-such-file"))
+	osSays.noFile = osErrText(err)
+	_, err = os.Open("")
+	osSays.noName = osErrText(err)
+	_, err = os.OpenFile(filepath.Join(dir, "no-such-dir", "x"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	osSays.noDir = osErrText(err)
+	_, err = os.OpenFile(filepath.Join(good, "x"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	osSays.notDir = osErrText(err)
+}
+
 // fileBadCases are the bad invocations every file command shares: compact
 // and split (u32 keys, keeping nonzero ones), scan and sort (u32).
 func fileBadCases(dir string, p map[string]string, sparse bool) []badCase {
@@ -269,7 +304,7 @@ func fileBadCases(dir string, p map[string]string, sparse bool) []badCase {
 			{name: "empty -in", args: with("-in", "", "-out", "$OUT"), want: "missing -in FILE"},
 			{name: "missing -out", args: with("-in", good), want: "missing -out FILE"},
 			{name: "empty -out", args: with("-in", good, "-out", ""), want: "missing -out FILE"},
-			{name: "no such input", args: with("-in", filepath.Join(dir, "nope"), "-out", "$OUT"), want: "-in: open " + filepath.Join(dir, "nope") + ": no such file"},
+			{name: "no such input", args: with("-in", filepath.Join(dir, "nope"), "-out", "$OUT"), want: "-in: open " + filepath.Join(dir, "nope") + ": " + osSays.noFile},
 			{name: "input is a directory", args: with("-in", dir, "-out", "$OUT"), want: "-in " + dir + ": not a regular file"},
 			{name: "input is a device", args: with("-in", os.DevNull, "-out", "$OUT"), want: "-in " + os.DevNull + ": not a regular file"},
 			{name: "input not whole elements", args: in("odd.raw"), want: "10 bytes is not a whole number of 4-byte elements"},
@@ -317,8 +352,8 @@ func fileBadCases(dir string, p map[string]string, sparse bool) []badCase {
 			{name: "npy shape longer than the data", args: in("short.npy"), want: "shape (3,) of '<u4' is 3 items of 4 bytes; the file has 8 bytes after its header"},
 			{name: "npy shape shorter than the data", args: in("long.npy"), want: "the file has 16 bytes after its header"},
 			{name: "npy records without -key", args: in("structured.npy"), want: "a record array"},
-			{name: "output directory missing", args: with("-in", good, "-out", "$DIR/no/out"), want: "-out $DIR/no/out: cannot create a file in $DIR/no: no such file or directory"},
-			{name: "output in a regular file", args: with("-in", good, "-out", good+"/out"), want: "-out " + good + "/out: cannot create a file in " + good + ": not a directory"},
+			{name: "output directory missing", args: with("-in", good, "-out", "$DIR/no/out"), want: "-out $DIR/no/out: cannot create a file in " + filepath.FromSlash("$DIR/no") + ": " + osSays.noDir},
+			{name: "output in a regular file", args: with("-in", good, "-out", good+"/out"), want: "-out " + good + "/out: cannot create a file in " + good + ": " + osSays.notDir},
 			{name: "output is a directory", args: with("-in", good, "-out", "$DIR"), want: "-out $DIR: is a directory"},
 			{name: "device index out of range", args: append(in("good.u32"), "-device", "99"), want: "device index 99 is out of range", late: true},
 			{name: "negative device index", args: append(in("good.u32"), "-device", "-1"), want: "device index -1 is out of range", late: true},
@@ -400,9 +435,9 @@ func selectBadCases(dir string, p map[string]string, sparse bool) []badCase {
 			{name: "flags npy fortran order", args: fl("flagsf.npy"), want: "fortran_order is True"},
 			{name: "flags npy corrupt", args: fl("trunc.npy"), want: "-flags " + p["trunc.npy"] + ": corrupt .npy file"},
 			{name: "flags named .npy, raw", args: fl("rawnamed.npy"), want: "-flags " + p["rawnamed.npy"] + ": not a .npy file"},
-			{name: "no such flags file", args: with("-type", "u32", "-flags", filepath.Join(dir, "nope")), want: "-flags: open " + filepath.Join(dir, "nope") + ": no such file"},
+			{name: "no such flags file", args: with("-type", "u32", "-flags", filepath.Join(dir, "nope")), want: "-flags: open " + filepath.Join(dir, "nope") + ": " + osSays.noFile},
 			{name: "flags is a directory", args: with("-type", "u32", "-flags", dir), want: "-flags " + dir + ": not a regular file"},
-			{name: "empty -flags", args: with("-type", "u32", "-flags", ""), want: "-flags: open : no such file"},
+			{name: "empty -flags", args: with("-type", "u32", "-flags", ""), want: "-flags: open : " + osSays.noName},
 			{name: "bad -inplace", args: append(keep("u32", "nonzero"), "-inplace=2"), want: `invalid boolean value "2" for -inplace`},
 			{name: "scan's flag", args: append(keep("u32", "nonzero"), "-inclusive"), want: "flag provided but not defined: -inclusive"},
 		}))...)
@@ -511,12 +546,12 @@ func sortBadCases(dir string, p map[string]string, sparse bool) []badCase {
 		{name: "values npy fortran order", args: wv("vfortran.npy"), want: "fortran_order is True"},
 		{name: "values npy corrupt", args: wv("trunc.npy"), want: "-values " + p["trunc.npy"] + ": corrupt .npy file"},
 		{name: "values named .npy, raw", args: wv("rawnamed.npy"), want: "-values " + p["rawnamed.npy"] + ": not a .npy file"},
-		{name: "no such values file", args: with("u32", "-values", filepath.Join(dir, "nope"), "-values-out", "$VOUT"), want: "-values: open " + filepath.Join(dir, "nope") + ": no such file"},
+		{name: "no such values file", args: with("u32", "-values", filepath.Join(dir, "nope"), "-values-out", "$VOUT"), want: "-values: open " + filepath.Join(dir, "nope") + ": " + osSays.noFile},
 		{name: "empty -values", args: with("u32", "-values", "", "-values-out", "$VOUT"), want: "-values-out FILE needs -values FILE"},
 		{name: "empty -values-out", args: with("u32", "-values", vals, "-values-out", ""), want: "-values FILE needs -values-out FILE"},
 		{name: "same output twice", args: with("u32", "-values", vals, "-values-out", "$OUT"), want: "-out and -values-out name the same file"},
 		{name: "same output twice, spelt apart", args: with("u32", "-values", vals, "-values-out", "$DIR/./out.npy"), want: "-out and -values-out name the same file"},
-		{name: "values output directory missing", args: with("u32", "-values", vals, "-values-out", "$DIR/no/v"), want: "-values-out $DIR/no/v: cannot create a file in $DIR/no", late: true},
+		{name: "values output directory missing", args: with("u32", "-values", vals, "-values-out", "$DIR/no/v"), want: "-values-out $DIR/no/v: cannot create a file in " + filepath.FromSlash("$DIR/no"), late: true},
 		{name: "values output is a directory", args: with("u32", "-values", vals, "-values-out", "$DIR"), want: "-values-out $DIR: is a directory", late: true},
 		{name: "-bits without a colon", args: with("u32", "-bits", "8"), want: `-bits "8": want LO:HI`},
 		{name: "-bits past the key", args: with("u32", "-bits", "4:40"), want: "-bits 4:40: want 0 <= LO <= HI <= 32 for u32 keys"},
@@ -635,8 +670,8 @@ func drawingBadCases(good string, quick []string) []badCase {
 		{name: "flag without its value", args: []string{"-png"}, want: "flag needs an argument: -png"},
 		{name: "bad boolean", args: []string{"-json=maybe"}, want: `invalid boolean value "maybe" for -json`},
 		{name: "PNG is a directory", args: []string{"-png", "$DIR"}, want: "-png $DIR: is a directory"},
-		{name: "PNG directory missing", args: []string{"-png", "$DIR/no/such/p.png"}, want: "-png $DIR/no/such/p.png: cannot create a file in $DIR/no/such"},
-		{name: "PNG in a regular file", args: []string{"-png", good + "/p.png"}, want: "cannot create a file in " + good + ": not a directory"},
+		{name: "PNG directory missing", args: []string{"-png", "$DIR/no/such/p.png"}, want: "-png $DIR/no/such/p.png: cannot create a file in " + filepath.FromSlash("$DIR/no/such")},
+		{name: "PNG in a regular file", args: []string{"-png", good + "/p.png"}, want: "cannot create a file in " + good + ": " + osSays.notDir},
 		{name: "device index out of range", args: with("-device", "99"), want: "device index 99 is out of range", late: true},
 		{name: "no such device", args: with("-device", "no-such-gpu"), want: `no device name contains "no-such-gpu"`, late: true},
 		{name: "VKCOMPACT_DEVICE names no device", args: with(), env: []string{"VKCOMPACT_DEVICE=no-such-gpu"}, want: `no device name contains "no-such-gpu"`, late: true},
@@ -649,7 +684,7 @@ func drawingBadCases(good string, quick []string) []badCase {
 // The input files must be left as they are, with no temporary file beside
 // them. The commands run in parallel.
 func TestBadInput(t *testing.T) {
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	cases := badInputCases(t, dir)
 	before := dirListing(t, dir)
 	t.Run("commands", func(t *testing.T) {
@@ -677,7 +712,7 @@ func TestBadInput(t *testing.T) {
 func checkBadCase(t *testing.T, tc badCase, existing bool) {
 	t.Helper()
 	old := []byte("old contents\n")
-	outDir := t.TempDir()
+	outDir := vktest.TempDir(t)
 	vars := []string{"$OUT", filepath.Join(outDir, "out.npy"), "$VOUT", filepath.Join(outDir, "values.npy"),
 		"$PNG", filepath.Join(outDir, "p.png"), "$DIR", outDir}
 	expand := strings.NewReplacer(vars...).Replace
@@ -766,7 +801,7 @@ func dirListing(t *testing.T, dir string) []string {
 // is read before the output replaces it, so the result is right.
 func TestOutputIsInput(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	le := func(v ...uint32) []byte {
 		var b []byte
 		for _, x := range v {

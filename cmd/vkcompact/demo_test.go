@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/demo/particles"
+	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // demoJSON is the part of the demo's JSON the tests read.
@@ -65,7 +66,7 @@ func TestDemoJSON(t *testing.T) {
 
 func TestDemoTextAndPNG(t *testing.T) {
 	requireDevice(t)
-	pngPath := filepath.Join(t.TempDir(), "fountain.png")
+	pngPath := filepath.Join(vktest.TempDir(t), "fountain.png")
 	code, out, errOut := runCLI(t, "demo", "-particles", "3000", "-frames", "30", "-png", pngPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

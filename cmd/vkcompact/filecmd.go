@@ -134,11 +134,12 @@ func (j *fileJob) openPerElement(p perElement, path string, n uint64) (*inputFil
 	return f, width, nil
 }
 
-// close closes the input files.
+// close closes the input files; a second call does nothing.
 func (j *fileJob) close() {
 	for _, in := range j.inputs {
 		in.f.Close()
 	}
+	j.inputs = nil
 }
 
 // runFileCommand runs a checked file command: it creates the outputs as
@@ -172,6 +173,9 @@ func runFileCommand[J fileCommand](c J, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	// The inputs are read: close them before the outputs take their names,
+	// which may be theirs (Windows refuses to rename over an open file).
+	j.close()
 	if err := commitAll(outs, data); err != nil {
 		return err
 	}

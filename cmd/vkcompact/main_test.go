@@ -220,7 +220,7 @@ func TestBenchCopy(t *testing.T) {
 // TestBenchPlot draws a measured table beside another implementation's
 // rows, as SVG and PNG, and a table from a CSV alone (-plot-only).
 func TestBenchPlot(t *testing.T) {
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	other := filepath.Join(dir, "cub.csv")
 	writeTestFile(t, other, []byte("impl,op,n,keep_ratio,ms_median,gelem_per_s\n# a comment\ncub,copy,1024,1.000,0.001,1.02\ncub,copy,65536,1.000,0.002,32.8\n"+
 		"cub,select_if,1024,0.500,0.002,0.51\ncub,select_if,65536,0.500,0.003,21.8\n"))
@@ -248,7 +248,7 @@ func TestBenchPlot(t *testing.T) {
 // leaves no file.
 func TestBenchKernelStats(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	path := filepath.Join(dir, "stats.csv")
 	code, _, errOut := runCLI(t, "bench", "-ops", "copy,select_if", "-keep", "0.5", "-n", "12", "-reps", "1", "-warmup-ms", "0", "-kernel-stats", path)
 	if code == 2 && strings.Contains(errOut, "lacks VK_KHR_pipeline_executable_properties") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
+	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // near reports whether a and b agree to a relative 1e-9.
@@ -70,7 +71,7 @@ func checkRaytraceTimes(t *testing.T, d *raytraceOutput) {
 func TestRaytraceTextAndPNG(t *testing.T) {
 	requireDevice(t)
 	p := raytrace.Params{Width: 40, Height: 25, SPP: 2, Bounces: 5}
-	pngPath := filepath.Join(t.TempDir(), "scene.png")
+	pngPath := filepath.Join(vktest.TempDir(t), "scene.png")
 	code, out, errOut := runCLI(t, "raytrace", "-width", "40", "-height", "25", "-spp", "2", "-bounces", "5", "-reps", "1", "-png", pngPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

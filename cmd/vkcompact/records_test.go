@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestStructCommands runs sort and compact on a record array (a .npy of
@@ -24,7 +25,7 @@ import (
 func TestStructCommands(t *testing.T) {
 	requireDevice(t)
 	rng := rand.New(rand.NewPCG(21, 34))
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 
 	// Packed records: flag u1, depth f32 at byte 1, id u2 at byte 5.
 	const descr = "[('flag', '|u1'), ('depth', '<f4'), ('id', '<u2')]"
@@ -53,7 +54,7 @@ func TestStructCommands(t *testing.T) {
 	}
 
 	// sort -key depth -descending
-	out := filepath.Join(t.TempDir(), "sorted.npy")
+	out := filepath.Join(vktest.TempDir(t), "sorted.npy")
 	code, stdout, stderr := runCLI(t, "sort", "-in", in, "-out", out, "-key", "depth", "-descending", "-json")
 	if code != 0 {
 		t.Fatalf("sort: exit %d: %s", code, stderr)
@@ -65,7 +66,7 @@ func TestStructCommands(t *testing.T) {
 	}
 
 	// compact -key depth -keep 'x > 0' -inplace
-	out = filepath.Join(t.TempDir(), "kept.npy")
+	out = filepath.Join(vktest.TempDir(t), "kept.npy")
 	code, stdout, stderr = runCLI(t, "compact", "-in", in, "-out", out, "-key", "depth", "-keep", "x > 0", "-inplace", "-json")
 	if code != 0 {
 		t.Fatalf("compact: exit %d: %s", code, stderr)
@@ -97,7 +98,7 @@ func TestStructCommands(t *testing.T) {
 	}
 	in = filepath.Join(dir, "structs.bin")
 	writeTestFile(t, in, structs)
-	out = filepath.Join(t.TempDir(), "sorted.bin")
+	out = filepath.Join(vktest.TempDir(t), "sorted.bin")
 	code, stdout, stderr = runCLI(t, "sort", "-in", in, "-out", out, "-stride", "24", "-key", "8:i32", "-bits", "0:16")
 	if code != 0 {
 		t.Fatalf("sort of structs: exit %d: %s", code, stderr)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // cliElems writes element bits as little-endian bytes of size 4 or 8.
@@ -188,7 +189,7 @@ func TestScan(t *testing.T) {
 	for _, r := range runs {
 		name := fmt.Sprintf("%v n=%d inclusive=%v in.npy=%v out.npy=%v", r.typ, r.n, r.inclusive, r.inNpy, r.outNpy)
 		data := cliScanData(rng, r.typ, r.n)
-		dir := t.TempDir()
+		dir := vktest.TempDir(t)
 		inName, outName := "in.raw", "out.raw"
 		if r.inNpy {
 			inName = "in.npy"
@@ -197,7 +198,7 @@ func TestScan(t *testing.T) {
 			outName = "out.npy"
 		}
 		in := cliInput(t, dir, inName, npyTypes[r.typ], cliElems(data, 4), 4)
-		outDir := t.TempDir()
+		outDir := vktest.TempDir(t)
 		out := filepath.Join(outDir, outName)
 		args := []string{"scan", "-in", in, "-out", out, "-json"}
 		if !r.inNpy || r.n%2 == 0 {
@@ -258,7 +259,7 @@ func TestScan(t *testing.T) {
 // total JSON has no number for.
 func TestScanSummary(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	out := filepath.Join(dir, "out")
 	i32 := cliInput(t, dir, "i32.raw", "", cliElems([]uint64{uint64(uint32(1)), uint64(uint32(0xfffffffd)), 4, uint64(uint32(0xfffffffc))}, 4), 4)
 	line := regexp.MustCompile(`^scan: 4 i32 inclusive, total -2, in [0-9]+\.[0-9]{3} ms GPU time on .+\n$`)
@@ -435,7 +436,7 @@ func checkSortRun(t *testing.T, rng *rand.Rand, i int, r sortRun) {
 	}
 	name := fmt.Sprintf("%v n=%d descending=%v values=%v bits=%d:%d npy=%v", r.typ, r.n, r.descending, r.values, lo, hi, r.npy)
 	keys := cliSortKeys(rng, r.typ, r.n)
-	dir, outDir := t.TempDir(), t.TempDir()
+	dir, outDir := vktest.TempDir(t), vktest.TempDir(t)
 	ext, outExt := ".raw", ".raw"
 	if r.npy {
 		ext = ".npy"
@@ -517,7 +518,7 @@ func checkSortRun(t *testing.T, rng *rand.Rand, i int, r sortRun) {
 // TestSortSummary checks the summary line with and without values.
 func TestSortSummary(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	in := cliInput(t, dir, "in.u32", "", cliElems([]uint64{3, 1, 4, 1, 5, 9}, 4), 4)
 	vals := cliInput(t, dir, "v.u32", "", cliElems([]uint64{0, 1, 2, 3, 4, 5}, 4), 4)
 	out, vout := filepath.Join(dir, "out"), filepath.Join(dir, "vout")

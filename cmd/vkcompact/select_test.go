@@ -177,7 +177,7 @@ func (c *selectCase) inputFile() []byte {
 func TestSelect(t *testing.T) {
 	requireDevice(t)
 	for i, c := range selectCases() {
-		dir := t.TempDir()
+		dir := vktest.TempDir(t)
 		in := filepath.Join(dir, c.inName)
 		writeTestFile(t, in, c.inputFile())
 		args := append([]string{"-in", in}, c.args...)
@@ -204,7 +204,7 @@ func TestSelect(t *testing.T) {
 				if c.outNpy != "" {
 					outName = "out.npy"
 				}
-				out := filepath.Join(t.TempDir(), outName)
+				out := filepath.Join(vktest.TempDir(t), outName)
 				runArgs := append([]string{op, "-out", out, "-json"}, args...)
 				if inPlace {
 					runArgs = append(runArgs, "-inplace")
@@ -241,7 +241,7 @@ func TestSelect(t *testing.T) {
 // output file is replaced.
 func TestSelectSummary(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	writeTestFile(t, in, []byte{1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0})
 	writeTestFile(t, out, []byte("old contents"))

@@ -20,6 +20,11 @@ import (
 // (VKCOMPACT_REQUIRE_DEVICE=1).
 func InCI() bool { return os.Getenv("CI") != "" || os.Getenv("VKCOMPACT_REQUIRE_DEVICE") != "" }
 
+// ValidationWanted is true unless VKCOMPACT_VALIDATE=0 turns the layer off
+// (the Windows leg does: under Wine the loader offers no layers). Tests of
+// what the layer reports skip without it.
+func ValidationWanted() bool { return validationWanted() }
+
 // validationWanted is true unless VKCOMPACT_VALIDATE=0 turns it off.
 func validationWanted() bool {
 	v := strings.TrimSpace(os.Getenv("VKCOMPACT_VALIDATE"))

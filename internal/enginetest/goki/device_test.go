@@ -134,13 +134,25 @@ type engine struct {
 // validation message.
 func newEngine(t testing.TB, apiVersion uint32, push bool) *engine {
 	t.Helper()
-	return newEngineValidated(t, apiVersion, push, true)
+	return newEngineValidated(t, apiVersion, push, validationOn())
+}
+
+// validationOn reports whether the engine enables the validation layer:
+// always, unless VKCOMPACT_VALIDATE=0, which the Windows leg sets (under
+// Wine the loader offers no layers) and long soaks may set (TestSoak).
+func validationOn() bool { return os.Getenv("VKCOMPACT_VALIDATE") != "0" }
+
+// requireValidation skips t, which checks what the layer reports, when the
+// engine runs without it.
+func requireValidation(t testing.TB) {
+	t.Helper()
+	if !validationOn() {
+		t.Skip("VKCOMPACT_VALIDATE=0: the engine runs without the validation layer")
+	}
 }
 
 // newEngineValidated is newEngine, without the validation layer and the
-// engine's debug-report callback when validate is false: for soaks long
-// enough that the layer's own cost matters (TestSoak with
-// VKCOMPACT_VALIDATE=0).
+// engine's debug-report callback when validate is false.
 func newEngineValidated(t testing.TB, apiVersion uint32, push, validate bool) *engine {
 	t.Helper()
 	// An engine gets vkGetInstanceProcAddr from its window library; this

@@ -443,6 +443,7 @@ func checkResults(t *testing.T, gotPool []particle, ctl, gotOut []uint32, wantPo
 // the engine never released the context, is reported by the validation
 // layer when the engine destroys its device.
 func TestLeakReported(t *testing.T) {
+	requireValidation(t)
 	e := newEngine(t, vkb.MakeVersion(1, 3, 0), false)
 	ctx := e.borrow(t)
 	e.ctx = nil // the engine forgets to release the context
@@ -471,6 +472,7 @@ func TestLeakReported(t *testing.T) {
 // compaction of the particles it wrote, with no barrier between them, is
 // reported as a hazard.
 func TestSyncValidation(t *testing.T) {
+	requireValidation(t)
 	e := newEngine(t, vkb.MakeVersion(1, 3, 0), false)
 	ctx := e.borrow(t)
 	k := e.newKernels(t)
