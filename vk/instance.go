@@ -105,7 +105,7 @@ func createInstance(validate bool) (*instance, error) {
 			return nil, err
 		}
 		if !found {
-			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (on Debian: apt-get install vulkan-validationlayers)", validationLayer)
+			return nil, fmt.Errorf("vk: validation was requested but %s is not installed (%s)", validationLayer, validationHint)
 		}
 	}
 	keepDriversLoaded(version)

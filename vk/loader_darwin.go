@@ -9,3 +9,6 @@ var loaderNames = []string{"libvulkan.1.dylib", "libvulkan.dylib", "libMoltenVK.
 
 // loaderHint says how to get the loader (ErrNoLoader).
 const loaderHint = "install the Vulkan SDK (LunarG), which brings the loader and MoltenVK, or MoltenVK from Homebrew (brew install molten-vk vulkan-loader)"
+
+// validationHint says how to get the validation layer.
+const validationHint = "it comes with the LunarG Vulkan SDK"

@@ -8,3 +8,6 @@ var loaderNames = []string{"libvulkan.so.1", "libvulkan.so"}
 
 // loaderHint says how to get the loader (ErrNoLoader).
 const loaderHint = "install libvulkan1 (mesa-vulkan-drivers gives the lavapipe CPU driver)"
+
+// validationHint says how to get the validation layer.
+const validationHint = "on Debian: apt-get install vulkan-validationlayers"
