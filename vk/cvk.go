@@ -116,10 +116,22 @@ func hasInstanceLayer(name string) (bool, error) {
 	return r == 1, nil
 }
 
+// hasInstanceExtension reports whether the loader offers the named
+// instance extension.
+func hasInstanceExtension(name string) (bool, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	r := C.vkc_has_instance_extension(cname)
+	if r < 0 {
+		return false, newError("vkEnumerateInstanceExtensionProperties", int32(r))
+	}
+	return r == 1, nil
+}
+
 // createInstanceC creates an instance (see vkc_create_instance).
-func createInstanceC(apiVersion uint32, validate bool) (unsafe.Pointer, error) {
+func createInstanceC(apiVersion uint32, validate, portability bool) (unsafe.Pointer, error) {
 	var h unsafe.Pointer
-	r := C.vkc_create_instance(C.uint32_t(apiVersion), cbool(validate), &h)
+	r := C.vkc_create_instance(C.uint32_t(apiVersion), cbool(validate), cbool(portability), &h)
 	return h, check("vkCreateInstance", int32(r))
 }
 
@@ -350,13 +362,14 @@ type deviceOptions struct {
 	int64, float64              bool
 	sizeControl, sizeControlExt bool
 	statistics                  bool // VK_KHR_pipeline_executable_properties with pipelineExecutableInfo
+	portabilitySubset           bool // the device offers VK_KHR_portability_subset, which must then be enabled
 }
 
 // createDevice creates a device (see vkc_create_device).
 func (f instanceFuncs) createDevice(pd unsafe.Pointer, o deviceOptions) (unsafe.Pointer, error) {
 	var h unsafe.Pointer
 	r := C.vkc_create_device(f.t, pd, C.uint32_t(o.family), cbool(o.push), cbool(o.int64), cbool(o.float64),
-		cbool(o.sizeControl), cbool(o.sizeControlExt), cbool(o.statistics), &h)
+		cbool(o.sizeControl), cbool(o.sizeControlExt), cbool(o.statistics), cbool(o.portabilitySubset), &h)
 	return h, check("vkCreateDevice", int32(r))
 }
 

@@ -71,6 +71,9 @@ type DeviceInfo struct {
 	Default bool `json:"default"`
 
 	apiVersion uint32 // min(device, instance): what the library may use
+	// portabilitySubset: the device offers VK_KHR_portability_subset (a
+	// portability implementation such as MoltenVK), which Open enables.
+	portabilitySubset bool
 	typeRank   int
 }
 
@@ -163,6 +166,7 @@ func queryDevice(inst instanceFuncs, instVersion uint32, pd unsafe.Pointer, inde
 	}
 	d.PushDescriptor = exts[extPushDescriptor]
 	d.PipelineStatistics = exts[extExecutableProperties]
+	d.portabilitySubset = exts["VK_KHR_portability_subset"]
 	if d.apiVersion >= minAPIVersion {
 		queryDevice11(inst, pd, &d, exts)
 	}

@@ -109,7 +109,7 @@ func createInstance(validate bool) (*instance, error) {
 		}
 	}
 	keepDriversLoaded(version)
-	h, err := createInstanceC(version, validate)
+	h, err := createInstanceC(version, validate, portabilityEnumeration())
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +165,18 @@ func keepDriversLoaded(version uint32) {
 	if resident.handle != nil {
 		return
 	}
-	if h, err := createInstanceC(version, false); err == nil {
+	if h, err := createInstanceC(version, false, portabilityEnumeration()); err == nil {
 		resident.handle = h
 	}
+}
+
+// portabilityEnumeration reports whether instances enable
+// VK_KHR_portability_enumeration (where the loader offers it): without it
+// a loader from 1.3.216 on hides portability drivers such as MoltenVK.
+// Enabling it changes nothing where there are none (every loader here).
+func portabilityEnumeration() bool {
+	ok, err := hasInstanceExtension("VK_KHR_portability_enumeration")
+	return err == nil && ok
 }
 
 // destroy destroys the debug callback and the instance. Messages stay

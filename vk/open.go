@@ -171,13 +171,14 @@ func (c *Context) createDevice() error {
 	d := &c.info
 	c.family = uint32(d.ComputeQueueFamily)
 	dev, err := c.ifns.createDevice(c.physical, deviceOptions{
-		family:         c.family,
-		push:           c.push,
-		int64:          d.ShaderInt64,
-		float64:        d.ShaderFloat64,
-		sizeControl:    d.SubgroupSizeControl,
-		sizeControlExt: d.SubgroupSizeControl && d.apiVersion < 1<<22|3<<12,
-		statistics:     c.statistics,
+		family:            c.family,
+		push:              c.push,
+		int64:             d.ShaderInt64,
+		float64:           d.ShaderFloat64,
+		sizeControl:       d.SubgroupSizeControl,
+		sizeControlExt:    d.SubgroupSizeControl && d.apiVersion < 1<<22|3<<12,
+		statistics:        c.statistics,
+		portabilitySubset: d.portabilitySubset,
 	})
 	if err != nil {
 		return err

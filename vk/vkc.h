@@ -389,14 +389,37 @@ static int32_t vkc_has_instance_layer(const char* name) {
 	return r < 0 ? r : found;
 }
 
+// vkc_has_instance_extension: 1 if the loader (or its implicit layers)
+// offers the instance extension, 0 if not, a negative VkResult on failure.
+static int32_t vkc_has_instance_extension(const char* name) {
+	typedef int32_t (*fn_t)(const char*, uint32_t*, vkc_extension_properties*);
+	void* fn = vkc_gipa(NULL, "vkEnumerateInstanceExtensionProperties");
+	if (fn == NULL) return VKC_ERROR_UNKNOWN;
+	uint32_t n = 0;
+	int32_t r = ((fn_t)fn)(NULL, &n, NULL);
+	if (r != 0) return r;
+	vkc_extension_properties* p = calloc(n ? n : 1, sizeof *p);
+	if (p == NULL) return VKC_ERROR_OUT_OF_HOST_MEMORY;
+	r = ((fn_t)fn)(NULL, &n, p);
+	int32_t found = 0;
+	for (uint32_t i = 0; r >= 0 && i < n; i++) {
+		if (strncmp(p[i].extensionName, name, 256) == 0) found = 1;
+	}
+	free(p);
+	return r < 0 ? r : found;
+}
+
 // vkc_create_instance creates an instance at apiVersion; with validate, it
 // enables the Khronos validation layer with synchronisation validation and
-// the debug-report extension.
-static int32_t vkc_create_instance(uint32_t apiVersion, int validate, void** instance) {
+// the debug-report extension; with portability, VK_KHR_portability_enumeration
+// and its create flag, so that the loader lists portability drivers
+// (MoltenVK) too.
+static int32_t vkc_create_instance(uint32_t apiVersion, int validate, int portability, void** instance) {
 	void* fn = vkc_gipa(NULL, "vkCreateInstance");
 	if (fn == NULL) return VKC_ERROR_UNKNOWN;
 	static const char* layers[] = { "VK_LAYER_KHRONOS_validation" };
-	static const char* exts[] = { "VK_EXT_debug_report", "VK_EXT_validation_features" };
+	const char* exts[3];
+	uint32_t extCount = 0;
 	static const int32_t enables[] = { 4 }; // VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
 	vkc_validation_features features = { 1000247000, NULL, 1, enables, 0, NULL }; // VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT
 	vkc_application_info app = { 0, NULL, "vkcompact", 0, "vkcompact", 0, apiVersion }; // VK_STRUCTURE_TYPE_APPLICATION_INFO
@@ -408,9 +431,15 @@ static int32_t vkc_create_instance(uint32_t apiVersion, int validate, void** ins
 		info.pNext = &features;
 		info.enabledLayerCount = 1;
 		info.ppEnabledLayerNames = layers;
-		info.enabledExtensionCount = 2;
-		info.ppEnabledExtensionNames = exts;
+		exts[extCount++] = "VK_EXT_debug_report";
+		exts[extCount++] = "VK_EXT_validation_features";
 	}
+	if (portability) {
+		exts[extCount++] = "VK_KHR_portability_enumeration";
+		info.flags = 0x1; // VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
+	}
+	info.enabledExtensionCount = extCount;
+	info.ppEnabledExtensionNames = extCount > 0 ? exts : NULL;
 	return ((vkc_create_instance_fn)fn)(&info, NULL, instance);
 }
 
@@ -634,11 +663,13 @@ static int vkc_query11(const vkc_instance* t, void* pd, int sizeControl, int dri
 // VK_EXT_subgroup_size_control, before Vulkan 1.3), and pipeline
 // executable statistics.
 static int32_t vkc_create_device(const vkc_instance* t, void* pd, uint32_t family, int push, int int64, int float64,
-	int sizeControl, int sizeControlExt, int statistics, void** device) {
+	int sizeControl, int sizeControlExt, int statistics, int portabilitySubset, void** device) {
 	typedef int32_t (*fn_t)(void*, const vkc_device_create_info*, const void*, void**);
 	static const float priority = 1.0f;
-	const char* exts[3] = { NULL, NULL, NULL };
+	const char* exts[4] = { NULL, NULL, NULL, NULL };
 	uint32_t extCount = 0;
+	// A device that offers VK_KHR_portability_subset (MoltenVK) must have it enabled.
+	if (portabilitySubset) exts[extCount++] = "VK_KHR_portability_subset";
 	if (push) exts[extCount++] = "VK_KHR_push_descriptor";
 	if (sizeControlExt) exts[extCount++] = "VK_EXT_subgroup_size_control";
 	if (statistics) exts[extCount++] = "VK_KHR_pipeline_executable_properties";
