@@ -74,7 +74,7 @@ type DeviceInfo struct {
 	// portabilitySubset: the device offers VK_KHR_portability_subset (a
 	// portability implementation such as MoltenVK), which Open enables.
 	portabilitySubset bool
-	typeRank   int
+	typeRank          int
 }
 
 // Heap is one memory heap.
