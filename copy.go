@@ -2,6 +2,7 @@ package vkcompact
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -52,8 +53,6 @@ var (
 
 // fillGroup is the fill kernel's workgroup size.
 const fillGroup = 256
-
-func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // MaxCopyLoadsPerLane bounds CopyOptions.LoadsPerLane: more only adds
 // registers (the H100 sweep in BENCHMARKS-history.md found 1 fastest).
@@ -252,6 +251,6 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 	for off := uint64(0); off < dst.Size; off += chunk {
 		size := min(chunk, dst.Size-off)
 		words := size / 4
-		p.Dispatch(r, ceilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, dst.Sub(off, size))
+		p.Dispatch(r, align.CeilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, dst.Sub(off, size))
 	}
 }

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -76,9 +77,9 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	// Phase 1: count, one dispatch per segment.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
-		nc := ceilDiv(elems, uint64(p.chunk))
+		nc := align.CeilDiv(elems, uint64(p.chunk))
 		src := b.Src.Sub(first*p.size, elems*p.size)
-		p.count.Dispatch(r, ceilDiv(nc, perGroup),
+		p.count.Dispatch(r, align.CeilDiv(nc, perGroup),
 			countPush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
 			src, src, p.flagsFor(b, src, first, elems), counts, count)
 	}
@@ -94,13 +95,13 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
-		nc := ceilDiv(elems, uint64(p.chunk))
+		nc := align.CeilDiv(elems, uint64(p.chunk))
 		src := b.Src.Sub(first*p.size, elems*p.size)
 		flags := p.flagsFor(b, src, first, elems)
 		for page := uint64(0); page < n; page += seg {
 			pageCount := min(seg, n-page)
 			dst := out.Sub(page*p.size, pageCount*p.size)
-			p.move.Dispatch(r, ceilDiv(nc, perGroup),
+			p.move.Dispatch(r, align.CeilDiv(nc, perGroup),
 				movePush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
 				src, src, flags, counts, dst, dst, count)
@@ -197,7 +198,7 @@ func (p *Plan) flagsFor(b Buffers, src vk.Range, first, elems uint64) vk.Range {
 		return src
 	}
 	fb := uint64(p.sel.Keep.FlagBytes)
-	return vk.Range{Buffer: b.Flags.Buffer, Offset: b.Flags.Offset + first*fb, Size: alignUp(elems*fb, 4)}
+	return vk.Range{Buffer: b.Flags.Buffer, Offset: b.Flags.Offset + first*fb, Size: align.Up(elems*fb, 4)}
 }
 
 // check validates the buffers against the plan.
@@ -229,9 +230,9 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		return err
 	}
 	if p.sel.Keep.Op == Flagged && p.sel.Keep.FlagBytes == 1 && n%4 != 0 {
-		if end := b.Flags.Offset + alignUp(n, 4); end > b.Flags.Buffer.Size() {
+		if end := b.Flags.Offset + align.Up(n, 4); end > b.Flags.Buffer.Size() {
 			return invalid("compact: uint8 flags are read in 4-byte words: the flags buffer needs %d bytes after offset %d (n rounded up to 4), it has %d",
-				alignUp(n, 4), b.Flags.Offset, b.Flags.Buffer.Size()-b.Flags.Offset)
+				align.Up(n, 4), b.Flags.Offset, b.Flags.Buffer.Size()-b.Flags.Offset)
 		}
 	}
 	return nil

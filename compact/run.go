@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -117,7 +118,7 @@ func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Se
 		}
 	}()
 	newBuf := func(size uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(alignUp(size, 4), 16), vk.DeviceLocal)
+		b, err := ctx.NewBuffer(max(align.Up(size, 4), 16), vk.DeviceLocal)
 		if err != nil {
 			return vk.Range{}, err
 		}

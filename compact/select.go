@@ -179,9 +179,6 @@ type Plan struct {
 	stageWords                                       uint64 // the staged write's shared words per workgroup (1 when scattered)
 }
 
-func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
-func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
-
 // NewPlan checks sel for n elements on ctx, picks its tuning and creates
 // its pipelines.
 func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {

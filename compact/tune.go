@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/tiling"
@@ -100,16 +101,16 @@ func tuneSegments(info vk.DeviceInfo, n uint64, sel Selection, segBytes uint64) 
 
 	// Scratch: counts, copy-back arguments, and the in-place copy
 	// (scratchLayout).
-	p.countsBytes = alignUp(countsWords(p.procs)*4, 256)
+	p.countsBytes = align.Up(countsWords(p.procs)*4, 256)
 	if sel.InPlace {
-		p.pieces = uint32(ceilDiv(n, uint64(p.segElems)))
+		p.pieces = uint32(align.CeilDiv(n, uint64(p.segElems)))
 	}
 	p.argsOff = p.countsBytes
-	p.argsBytes = alignUp(uint64(max(p.pieces, 1))*16, 256)
+	p.argsBytes = align.Up(uint64(max(p.pieces, 1))*16, 256)
 	p.tmpOff = p.argsOff + p.argsBytes
 	p.scratch = p.tmpOff
 	if sel.InPlace {
-		p.scratch += alignUp(n*p.size, 256)
+		p.scratch += align.Up(n*p.size, 256)
 	}
 	return p, nil
 }
@@ -189,12 +190,12 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64, words, epv uint32) s
 	p.onepass = true
 	p.loads = loads
 	p.tile = p.wg * loads * epv
-	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	p.tiles = uint32(align.CeilDiv(n, uint64(p.tile)))
 	if status := (uint64(p.tiles) + 2) * 4; status > uint64(info.MaxStorageBufferRange) {
 		p.onepass, p.wg, p.loads = false, wg0, loads0
 		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)", status, p.tiles, p.tile, info.MaxStorageBufferRange)
 	}
-	p.scratch = alignUp(uint64(p.tiles+2)*4, 256) // tile counter, status words, finished count
+	p.scratch = align.Up(uint64(p.tiles+2)*4, 256) // tile counter, status words, finished count
 	p.spins = tiling.Spins(info, sel.Spins)
 	p.byIndex = tiling.TilesByIndex(info, sel.Split, p.tiles)
 	p.selfReset = tiling.SelfReset(p.tiles)
@@ -215,7 +216,7 @@ func (p *Plan) planWindows(info vk.DeviceInfo, n, limit uint64) string {
 		fb = uint64(p.sel.Keep.FlagBytes)
 	}
 	bytes := n * p.size
-	if bytes <= limit && alignUp(n*fb, 4) <= limit {
+	if bytes <= limit && align.Up(n*fb, 4) <= limit {
 		return ""
 	}
 	tile := uint64(p.tile)
@@ -228,7 +229,7 @@ func (p *Plan) planWindows(info vk.DeviceInfo, n, limit uint64) string {
 		return fmt.Sprintf("past one binding its kernel binds %d storage buffers; the device allows %d per stage (maxPerStageDescriptorStorageBuffers)", wideBindings, m)
 	}
 	win := tiling.OutWindowBytes(info, limit)
-	if w := ceilDiv(bytes, win); w > tiling.MaxOutWindows {
+	if w := align.CeilDiv(bytes, win); w > tiling.MaxOutWindows {
 		return fmt.Sprintf("its output of %d bytes needs %d bindings of %d bytes (maxStorageBufferRange %d): it binds at most %d",
 			bytes, w, win, limit, tiling.MaxOutWindows)
 	}

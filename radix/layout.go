@@ -2,6 +2,7 @@ package radix
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -110,8 +111,8 @@ type tileStatus struct {
 
 func newTileStatus(n uint64, wg, kpl uint32, d digits) tileStatus {
 	t := tileStatus{tile: wg * kpl}
-	t.tiles = uint32(max(ceilDiv(n, uint64(t.tile)), 1))
-	t.counterWords = alignUp(uint64(d.passes), 64)
+	t.tiles = uint32(max(align.CeilDiv(n, uint64(t.tile)), 1))
+	t.counterWords = align.Up(uint64(d.passes), 64)
 	t.regionWords = uint64(t.tiles) * uint64(d.buckets())
 	return t
 }
@@ -165,27 +166,27 @@ type scratchLayout struct {
 
 func threePhaseLayout(n, keyBytes uint64, values bool, buckets, procs uint32, fused bool) scratchLayout {
 	l := scratchLayout{histWords: uint64(buckets) * uint64(procs+1)}
-	l.keysOff = alignUp(l.histWords*4, 256)
+	l.keysOff = align.Up(l.histWords*4, 256)
 	if fused {
 		l.hist2Off = l.keysOff
-		l.keysOff = alignUp(l.hist2Off+l.histWords*4, 256)
+		l.keysOff = align.Up(l.hist2Off+l.histWords*4, 256)
 	}
 	return l.withKeys(n, keyBytes, values)
 }
 
 func onesweepLayout(n, keyBytes uint64, values bool, d digits, status tileStatus) scratchLayout {
 	l := scratchLayout{histWords: uint64(d.buckets()+1) * uint64(d.passes)}
-	l.statusOff = alignUp(l.histWords*4, 256)
-	l.keysOff = alignUp(l.statusOff+status.bytes(), 256)
+	l.statusOff = align.Up(l.histWords*4, 256)
+	l.keysOff = align.Up(l.statusOff+status.bytes(), 256)
 	return l.withKeys(n, keyBytes, values)
 }
 
 // withKeys places the keys' and values' half of the ping-pong at keysOff.
 func (l scratchLayout) withKeys(n, keyBytes uint64, values bool) scratchLayout {
-	l.valsOff = l.keysOff + alignUp(n*keyBytes, 256)
+	l.valsOff = l.keysOff + align.Up(n*keyBytes, 256)
 	l.size = l.valsOff
 	if values {
-		l.size += alignUp(n*4, 256)
+		l.size += align.Up(n*4, 256)
 	}
 	return l
 }

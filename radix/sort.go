@@ -190,9 +190,6 @@ type Plan struct {
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
 
-func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
-func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
-
 // NewPlan checks s for n keys on ctx, picks its tuning (a pure function
 // of the device's information, n and s) and creates its pipelines. Keys
 // past one binding (n times the key size more than the device's

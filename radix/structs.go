@@ -2,6 +2,7 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"reflect"
 
 	"github.com/vkcompact/vkcompact"
@@ -122,9 +123,9 @@ func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error)
 	}
 	p := &StructPlan{ctx: ctx, n: n, elem: s.Elem, keys: keys,
 		wg: min(256, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0])}
-	align := max(info.MinStorageBufferOffsetAlignment, 4)
-	p.idxOff = alignUp(n*uint64(s.Elem.Key.Size()), align)
-	p.sortOff = alignUp(p.idxOff+4*n, align)
+	a := max(info.MinStorageBufferOffsetAlignment, 4)
+	p.idxOff = align.Up(n*uint64(s.Elem.Key.Size()), a)
+	p.sortOff = align.Up(p.idxOff+4*n, a)
 	p.scratch = p.sortOff + keys.ScratchSize()
 	cache := pipeline.For(ctx)
 	strideWords := uint32(stride / 4)
@@ -177,10 +178,10 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 		count, countOn = b.Count, 1
 	}
 	push := structPush{N: uint32(p.n), CountOn: countOn}
-	p.extract.Dispatch(r, ceilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
+	p.extract.Dispatch(r, align.CeilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
 	p.keys.Record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count})
 	words := p.n * uint64(p.elem.Size()/4)
-	p.gather.Dispatch(r, ceilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
+	p.gather.Dispatch(r, align.CeilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
 }
 
 func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {

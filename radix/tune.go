@@ -2,6 +2,7 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -158,11 +159,11 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 		procs = defaultProcessors(info, wg)
 		if keyBytes := uint64(s.Key.Size()); n*keyBytes > bindingLimit(info) {
 			// Past one binding, each window's dispatch fills the device.
-			procs *= ceilDiv(n*keyBytes, bindingLimit(info))
+			procs *= align.CeilDiv(n*keyBytes, bindingLimit(info))
 		}
 	}
 	round := uint64(wg) * uint64(kpl)
-	chunk := min(max(alignUp(ceilDiv(n, procs), round), round), maxChunk(scatterIters(sh, bits, carry, false), round), math.MaxUint32&^(round-1))
+	chunk := min(max(align.Up(align.CeilDiv(n, procs), round), round), maxChunk(scatterIters(sh, bits, carry, false), round), math.MaxUint32&^(round-1))
 	if keyBytes := uint64(s.Key.Size()); n*keyBytes > bindingLimit(info) {
 		// Past one binding, a window of the keys holds whole chunks.
 		chunk = min(chunk, max(bindingLimit(info)/keyBytes/round, 1)*round)
@@ -184,7 +185,7 @@ func tuneAs(info vk.DeviceInfo, n uint64, s Sort) (config, error) {
 		chunk = min(chunk, maxChunk(scatterIters(sh, bits, carry, true), round))
 	}
 	c := config{sort: s, n: uint32(n), keyBytes: uint64(s.Key.Size()), code: code, digits: d, wg: wg, kpl: kpl, subgroups: sh.subgroups,
-		procs: uint32(max(ceilDiv(n, chunk), 1)), chunk: uint32(chunk), carry: carry, fused: fused, nextFits: fits, onesweep: onesweep, status: status}
+		procs: uint32(max(align.CeilDiv(n, chunk), 1)), chunk: uint32(chunk), carry: carry, fused: fused, nextFits: fits, onesweep: onesweep, status: status}
 	if onesweep {
 		c.spins = tiling.Spins(info, s.Spins)
 		c.layout = onesweepLayout(n, c.keyBytes, s.Values, d, status)
@@ -259,7 +260,7 @@ func (c *config) windows(info vk.DeviceInfo) error {
 	switch {
 	case procs == 0 || slots == 0:
 		return invalid("%s, and no window of whole chunks of %d keys at aligned offsets fits one", past, c.chunk)
-	case ceilDiv(n, uint64(slots)) > tiling.MaxOutWindows:
+	case align.CeilDiv(n, uint64(slots)) > tiling.MaxOutWindows:
 		return invalid("%s: past it the sort binds each output as at most %d windows of %d keys, %d keys in all",
 			past, tiling.MaxOutWindows, slots, tiling.MaxOutWindows*uint64(slots))
 	case info.MaxPerStageStorageBuffers != 0 && info.MaxPerStageStorageBuffers < wideStorageBuffers:
@@ -268,7 +269,7 @@ func (c *config) windows(info vk.DeviceInfo) error {
 	case uint64(c.procs)*uint64(c.chunk) > math.MaxUint32:
 		return invalid("%s: the last of %d chunks of %d keys would end past slot 2^32-1", past, c.procs, c.chunk)
 	}
-	c.winProcs, c.winSlots, c.outWindows = evenWindows(info, c.procs, procs, uint64(c.chunk)*c.keyBytes, uint64(c.chunk)*valBytes), slots, uint32(ceilDiv(n, uint64(slots)))
+	c.winProcs, c.winSlots, c.outWindows = evenWindows(info, c.procs, procs, uint64(c.chunk)*c.keyBytes, uint64(c.chunk)*valBytes), slots, uint32(align.CeilDiv(n, uint64(slots)))
 	return nil
 }
 
@@ -278,9 +279,9 @@ func (c *config) windows(info vk.DeviceInfo) error {
 // windows' dispatches run one after the other, so a last window of a few
 // processors would leave the device nearly idle through its dispatch.
 func evenWindows(info vk.DeviceInfo, procs, most uint32, keyBytes, valBytes uint64) uint32 {
-	windows := ceilDiv(uint64(procs), uint64(most))
+	windows := align.CeilDiv(uint64(procs), uint64(most))
 	a := max(uint64(info.MinStorageBufferOffsetAlignment), 1)
-	for w := ceilDiv(uint64(procs), windows); w < uint64(most); w++ {
+	for w := align.CeilDiv(uint64(procs), windows); w < uint64(most); w++ {
 		if w*keyBytes%a == 0 && w*valBytes%a == 0 {
 			return uint32(w)
 		}
@@ -477,16 +478,16 @@ type loopIters struct{ perRound, fixed uint64 }
 // carried keys) and an update per digit.
 func scatterIters(sh scatterShape, bits uint32, carry, fused bool) loopIters {
 	wg, buckets := uint64(sh.wg), uint64(1)<<bits
-	it := loopIters{perRound: 4 + ceilDiv(buckets, wg)*uint64(1+sh.subgroups) + uint64(sh.kpl)*uint64(5+bits) + uint64(sh.subgroups)}
+	it := loopIters{perRound: 4 + align.CeilDiv(buckets, wg)*uint64(1+sh.subgroups) + uint64(sh.kpl)*uint64(5+bits) + uint64(sh.subgroups)}
 	if carry {
-		it.perRound += ceilDiv(buckets*TailSector, wg) + ceilDiv(buckets*(TailSector-1), wg)
+		it.perRound += align.CeilDiv(buckets*TailSector, wg) + align.CeilDiv(buckets*(TailSector-1), wg)
 	}
 	if fused {
-		perCounters := ceilDiv(buckets*buckets, wg)
+		perCounters := align.CeilDiv(buckets*buckets, wg)
 		it.fixed = 2 * perCounters
-		it.perRound += perCounters + uint64(sh.kpl) + ceilDiv(buckets, wg)
+		it.perRound += perCounters + uint64(sh.kpl) + align.CeilDiv(buckets, wg)
 		if carry {
-			it.perRound += ceilDiv(buckets*(TailSector-1), wg)
+			it.perRound += align.CeilDiv(buckets*(TailSector-1), wg)
 		}
 	}
 	return it

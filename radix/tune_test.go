@@ -3,6 +3,7 @@ package radix
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"math"
 	"strings"
 	"testing"
@@ -331,7 +332,7 @@ func windowSlots(info vk.DeviceInfo, keyBytes uint64) uint64 {
 }
 
 // tiles is the single pass's tiles of 64 keys over a binding of uint32.
-func tiles(info vk.DeviceInfo) uint64 { return ceilDiv(uint64(info.MaxStorageBufferRange)/4, 64) }
+func tiles(info vk.DeviceInfo) uint64 { return align.CeilDiv(uint64(info.MaxStorageBufferRange)/4, 64) }
 
 // TestTuneMatchesNewPlan checks that NewPlan on the test device takes
 // exactly the configuration tune gives for the device's information, and

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -58,9 +59,9 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	stamp()
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
-		nc := ceilDiv(elems, uint64(p.Chunk))
+		nc := align.CeilDiv(elems, uint64(p.Chunk))
 		src := b.Src.Sub(first*4, elems*4)
-		p.reduce.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
+		p.reduce.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, count)
 	}
 	stamp()
@@ -69,9 +70,9 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	stamp()
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
-		nc := ceilDiv(elems, uint64(p.Chunk))
+		nc := align.CeilDiv(elems, uint64(p.Chunk))
 		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
-		p.apply.Dispatch(r, ceilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
+		p.apply.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
 			src, src, sums, dst, dst, count)
 	}
 	stamp()

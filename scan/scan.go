@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"math"
 	"reflect"
 	"unsafe"
@@ -146,9 +147,9 @@ func (p *Plan) ScratchSize() uint64 {
 		return 0
 	}
 	if p.onepass {
-		return alignUp((2+2*uint64(p.tiles))*4, 256) // tile counter, status words, finished count
+		return align.Up((2+2*uint64(p.tiles))*4, 256) // tile counter, status words, finished count
 	}
-	return alignUp(uint64(p.NChunks+1)*4, 256)
+	return align.Up(uint64(p.NChunks+1)*4, 256)
 }
 
 // Total is a prefix sum's total as the GPU wrote it: read it as the
@@ -258,6 +259,3 @@ func (s Sum) String() string {
 	}
 	return fmt.Sprintf("%s %v", kind, s.Type)
 }
-
-func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
-func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }

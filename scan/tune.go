@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/tiling"
@@ -131,7 +132,7 @@ func (p *Plan) planSinglePass(info vk.DeviceInfo, n uint64) string {
 	}
 	p.onepass = true
 	p.tile = p.wg * p.loads * 4
-	p.tiles = uint32(ceilDiv(n, uint64(p.tile)))
+	p.tiles = uint32(align.CeilDiv(n, uint64(p.tile)))
 	if status := 8 + 8*uint64(p.tiles); status > uint64(info.MaxStorageBufferRange) {
 		p.onepass, p.loads = false, loads0
 		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)", status, p.tiles, p.tile, info.MaxStorageBufferRange)

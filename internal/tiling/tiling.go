@@ -9,6 +9,7 @@ package tiling
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -33,9 +34,9 @@ func Cut(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (Chunks
 	if maxSeg == 0 {
 		return Chunks{}, vk.Invalidf("%d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
 	}
-	chunk := max(alignUp(ceilDiv(n, uint64(procs)), ChunkAlign), ChunkAlign)
+	chunk := max(align.Up(align.CeilDiv(n, uint64(procs)), ChunkAlign), ChunkAlign)
 	chunk = min(chunk, maxSeg, limit)
-	nChunks := ceilDiv(n, chunk)
+	nChunks := align.CeilDiv(n, chunk)
 	return Chunks{
 		Procs:    max(procs, uint32(nChunks)),
 		Chunk:    uint32(chunk),
@@ -204,9 +205,6 @@ func SmallScanLoads(info vk.DeviceInfo, n uint64) uint32 {
 	}
 	return 0
 }
-
-func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
-func alignUp(a, b uint64) uint64 { return ceilDiv(a, b) * b }
 
 // SelectSpec is the specialization constants 0 to 7 that
 // shaders/select.glsl declares for every kernel built on Billeter's
