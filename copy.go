@@ -38,17 +38,33 @@ type fillSpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"`
 }
 
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	copyBindings struct {
+		SrcVec  vk.Range `use:"read"`
+		DstVec  vk.Range `use:"write"`
+		SrcWord vk.Range `use:"read"`
+		DstWord vk.Range `use:"write"`
+	}
+	copyCountBindings struct {
+		SrcVec   vk.Range `use:"read"`
+		DstVec   vk.Range `use:"write"`
+		SrcWord  vk.Range `use:"read"`
+		DstWord  vk.Range `use:"write"`
+		GpuCount vk.Range `use:"read"`
+	}
+	fillBindings struct {
+		Words vk.Range `use:"write"`
+	}
+)
+
 // The copy, the copy cut to a GPU-side element count, and the fill; none
 // uses subgroup operations, so any workgroup size works.
 var (
-	// Source as uvec4 and words, destination as uvec4 and words.
-	copyKernel = pipeline.NewTypedKernel[copyPush, copySpec]("copy", shaders.MustSPIRV("copy"), false,
-		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write)
-	// The same, and the count.
-	copyCountKernel = pipeline.NewTypedKernel[copyCountPush, copySpec]("copy_count", shaders.MustSPIRV("copy_count"), false,
-		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read)
-	// The words to fill.
-	fillKernel = pipeline.NewTypedKernel[fillPush, fillSpec]("fill", shaders.MustSPIRV("fill"), false, pipeline.Write)
+	copyKernel      = pipeline.NewTypedKernel[copyPush, copySpec, copyBindings]("copy", shaders.MustSPIRV("copy"), false)
+	copyCountKernel = pipeline.NewTypedKernel[copyCountPush, copySpec, copyCountBindings]("copy_count", shaders.MustSPIRV("copy_count"), false)
+	fillKernel      = pipeline.NewTypedKernel[fillPush, fillSpec, fillBindings]("fill", shaders.MustSPIRV("fill"), false)
 )
 
 // fillGroup is the fill kernel's workgroup size.
@@ -167,8 +183,8 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		return
 	}
 	spec := copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane}
-	var plain pipeline.TypedPipeline[copyPush]
-	var counted pipeline.TypedPipeline[copyCountPush]
+	var plain pipeline.TypedPipeline[copyPush, copyBindings]
+	var counted pipeline.TypedPipeline[copyCountPush, copyCountBindings]
 	if elemBytes == 0 {
 		plain, err = copyKernel.Get(pipeline.For(ctx), spec)
 	} else {
@@ -189,9 +205,10 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
 		s, d := src.Sub(off, n), dst.Sub(off, n)
 		if elemBytes == 0 {
-			plain.Dispatch(r, groups, copyPush{N: uint32(words)}, s, d, s, d)
+			plain.Dispatch(r, groups, copyPush{N: uint32(words)}, copyBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d})
 		} else {
-			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4}, s, d, s, d, count)
+			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4},
+				copyCountBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d, GpuCount: count})
 		}
 	}
 }
@@ -251,6 +268,6 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 	for off := uint64(0); off < dst.Size; off += chunk {
 		size := min(chunk, dst.Size-off)
 		words := size / 4
-		p.Dispatch(r, align.CeilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, dst.Sub(off, size))
+		p.Dispatch(r, align.CeilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, fillBindings{Words: dst.Sub(off, size)})
 	}
 }

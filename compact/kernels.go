@@ -4,6 +4,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // Each kernel's interface with its GLSL: its push constants are a Go
@@ -101,36 +102,61 @@ type onepassSpec struct {
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
 }
 
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	countBindings struct {
+		SrcVec, SrcWord, Flags vk.Range `use:"read"`
+		Counts                 vk.Range `use:"write"`
+		GpuCount               vk.Range `use:"read"`
+	}
+	scanBindings struct {
+		Counts       vk.Range `use:"readwrite"`
+		Result, Args vk.Range `use:"write"`
+		GpuCount     vk.Range `use:"read"`
+	}
+	moveBindings struct {
+		SrcVec, SrcWord, Flags, Counts vk.Range `use:"read"`
+		DstVec, DstWord                vk.Range `use:"write"`
+		GpuCount                       vk.Range `use:"read"`
+	}
+	copybackBindings struct {
+		SrcVec  vk.Range `use:"read"`
+		DstVec  vk.Range `use:"write"`
+		SrcWord vk.Range `use:"read"`
+		DstWord vk.Range `use:"write"`
+		Counts  vk.Range `use:"read"`
+	}
+	onepassBindings struct {
+		SrcVec, SrcWord, Flags  vk.Range `use:"read"`
+		Status                  vk.Range `use:"readwrite"`
+		DstVec, DstWord, Result vk.Range `use:"write"`
+		GpuCount                vk.Range `use:"read"`
+	}
+	// onepassWideBindings adds output windows 1 to 3.
+	onepassWideBindings struct {
+		SrcVec, SrcWord, Flags       vk.Range `use:"read"`
+		Status                       vk.Range `use:"readwrite"`
+		DstVec, DstWord, Result      vk.Range `use:"write"`
+		GpuCount                     vk.Range `use:"read"`
+		DstWord1, DstWord2, DstWord3 vk.Range `use:"write"`
+	}
+)
+
 // newKernel describes package shaders' kernel name as a typed kernel.
-func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) pipeline.TypedKernel[P, S] {
-	return pipeline.NewTypedKernel[P, S](name, shaders.MustSPIRV(name), full, bindings...)
+func newKernel[P, S, B any](name string, full bool) pipeline.TypedKernel[P, S, B] {
+	return pipeline.NewTypedKernel[P, S, B](name, shaders.MustSPIRV(name), full)
 }
 
 // The three phases, the copy-back of an in-place compaction and the single
 // pass. All but the copy-back need full subgroups: every subgroup is one
 // processor walking one chunk.
 var (
-	// Elements as uvec4 and as words, flags, counts, the GPU count.
-	countKernel = newKernel[countPush, tiling.SelectSpec]("select_count", true,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read)
-	// Counts, the result block, the copy-back's arguments, the GPU count.
-	scanKernel = newKernel[scanPush, tiling.SelectSpec]("select_scan", true,
-		pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
-	// Elements in (uvec4, words), flags, counts, elements out (uvec4,
-	// words), the GPU count.
-	moveKernel = newKernel[movePush, moveSpec]("select_move", true,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read)
-	// Elements in (uvec4, words), elements out (uvec4, words), counts.
-	copybackKernel = newKernel[copybackPush, copybackSpec]("select_copyback", false,
-		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Write, pipeline.Read)
-	// Elements in (uvec4, words), flags, tile status, elements out (uvec4,
-	// words), the result block, the GPU count.
-	onepassKernel = newKernel[onepassPush, onepassSpec]("select_onepass", true,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
-	onepassResetKernel = newKernel[onepassPush, onepassSpec]("select_onepass_reset", true,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
-	// The same, then output windows 1 to 3.
-	onepassWideKernel = newKernel[onepassPush, onepassSpec]("select_onepass_wide", true,
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read,
-		pipeline.Write, pipeline.Write, pipeline.Write)
+	countKernel        = newKernel[countPush, tiling.SelectSpec, countBindings]("select_count", true)
+	scanKernel         = newKernel[scanPush, tiling.SelectSpec, scanBindings]("select_scan", true)
+	moveKernel         = newKernel[movePush, moveSpec, moveBindings]("select_move", true)
+	copybackKernel     = newKernel[copybackPush, copybackSpec, copybackBindings]("select_copyback", false)
+	onepassKernel      = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass", true)
+	onepassResetKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_reset", true)
+	onepassWideKernel  = newKernel[onepassPush, onepassSpec, onepassWideBindings]("select_onepass_wide", true)
 )

@@ -81,7 +81,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		src := b.Src.Sub(first*p.size, elems*p.size)
 		p.count.Dispatch(r, align.CeilDiv(nc, perGroup),
 			countPush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
-			src, src, p.flagsFor(b, src, first, elems), counts, count)
+			countBindings{SrcVec: src, SrcWord: src, Flags: p.flagsFor(b, src, first, elems), Counts: counts, GpuCount: count})
 	}
 	stamp()
 	// Phase 2: scan the counts; write the result block.
@@ -90,7 +90,8 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		copyAll = 1
 	}
 	p.scan.Dispatch(r, 1, scanPush{NChunks: p.nChunks, N: p.n, GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0],
-		PieceElems: p.segElems, Pieces: p.pieces, CopyTile: p.wg * 4, CountOn: countOn, CopyAll: copyAll}, counts, b.Result.Sub(0, ResultSize), args, count)
+		PieceElems: p.segElems, Pieces: p.pieces, CopyTile: p.wg * 4, CountOn: countOn, CopyAll: copyAll},
+		scanBindings{Counts: counts, Result: b.Result.Sub(0, ResultSize), Args: args, GpuCount: count})
 	stamp()
 	// Phase 3: move, one dispatch per segment and destination page.
 	for first := uint64(0); first < n; first += seg {
@@ -104,7 +105,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 			p.move.Dispatch(r, align.CeilDiv(nc, perGroup),
 				movePush{C0: uint32(first / uint64(p.chunk)), NC: uint32(nc), Chunk: p.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: p.cLo, CHi: p.cHi, CountOn: countOn},
-				src, src, flags, counts, dst, dst, count)
+				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count})
 		}
 	}
 	defer stamp()
@@ -118,7 +119,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		elems := min(seg, n-first)
 		from, to := out.Sub(first*p.size, elems*p.size), b.Src.Sub(first*p.size, elems*p.size)
 		p.copyback.DispatchIndirect(r, args.Sub(uint64(i)*16, 16), copybackPush{First: uint32(first), PieceElems: uint32(elems), Which: copyAll},
-			from, to, from, to, counts)
+			copybackBindings{SrcVec: from, DstVec: to, SrcWord: from, DstWord: to, Counts: counts})
 	}
 }
 
@@ -147,7 +148,8 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	if p.windowTiles > 0 {
 		p.recordWindows(r, b, push, status, count)
 	} else {
-		p.pass.Dispatch(r, uint64(p.tiles), push, src, src, p.flagsFor(b, src, 0, n), status, dst, dst, b.Result.Sub(0, ResultSize), count)
+		p.pass.Dispatch(r, uint64(p.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: p.flagsFor(b, src, 0, n), Status: status,
+			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count})
 	}
 	if p.selfReset {
 		r.LeaveZero(status)
@@ -180,8 +182,8 @@ func (p *Plan) recordWindows(r *pipeline.Recorder, b Buffers, push onepassPush, 
 		elems := min(uint64(tiles)*uint64(p.tile), n-first)
 		src := b.Src.Sub(first*p.size, elems*p.size)
 		push.Tile0, push.TileEnd = t0, t0+tiles
-		p.pass.Dispatch(r, uint64(tiles), push, src, src, p.flagsFor(b, src, first, elems), status, out[0], out[0],
-			b.Result.Sub(0, ResultSize), count, out[1], out[2], out[3])
+		p.wide.Dispatch(r, uint64(tiles), push, onepassWideBindings{SrcVec: src, SrcWord: src, Flags: p.flagsFor(b, src, first, elems), Status: status,
+			DstVec: out[0], DstWord: out[0], Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstWord1: out[1], DstWord2: out[2], DstWord3: out[3]})
 		grid, err := pipeline.GridFor(info, uint64(tiles))
 		if err != nil {
 			r.Fail(err)

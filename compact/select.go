@@ -160,19 +160,20 @@ type Plan struct {
 	chunk, nChunks   uint32
 	segElems         uint32 // elements per segment, and per destination page
 	staged           bool
-	count            pipeline.TypedPipeline[countPush]
-	scan             pipeline.TypedPipeline[scanPush]
-	move             pipeline.TypedPipeline[movePush]
-	copyback         pipeline.TypedPipeline[copybackPush]
+	count            pipeline.TypedPipeline[countPush, countBindings]
+	scan             pipeline.TypedPipeline[scanPush, scanBindings]
+	move             pipeline.TypedPipeline[movePush, moveBindings]
+	copyback         pipeline.TypedPipeline[copybackPush, copybackBindings]
 
 	onepass     bool // the single pass; none of the three-phase fields above apply
 	tile, tiles uint32
 	spins       uint32
-	byIndex     bool   // tiles go by workgroup index (tilesByIndex)
-	selfReset   bool   // the pass leaves its status words zero (tiling.SelfReset)
-	windowTiles uint32 // past one binding: tiles per dispatch (0: one dispatch)
-	winWords    uint32 // past one binding: words per output window
-	pass        pipeline.TypedPipeline[onepassPush]
+	byIndex     bool                                                     // tiles go by workgroup index (tilesByIndex)
+	selfReset   bool                                                     // the pass leaves its status words zero (tiling.SelfReset)
+	windowTiles uint32                                                   // past one binding: tiles per dispatch (0: one dispatch)
+	winWords    uint32                                                   // past one binding: words per output window
+	pass        pipeline.TypedPipeline[onepassPush, onepassBindings]     // one binding's worth
+	wide        pipeline.TypedPipeline[onepassPush, onepassWideBindings] // past one binding (windowTiles > 0)
 
 	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
 	pieces                                           uint32
@@ -265,18 +266,19 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	}
 	stage := p.tile * words
 	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
-	var err error
-	kernel := onepassKernel
-	switch {
-	case p.windowTiles > 0:
-		kernel = onepassWideKernel // past one binding
-	case p.selfReset:
-		kernel = onepassResetKernel // the pass resets its status words (shaders/tile_reset.glsl)
-	}
-	p.pass, err = kernel.Get(pipeline.For(p.ctx), onepassSpec{
+	spec := onepassSpec{
 		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
 			KeyType: tiling.KeyCode(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
-		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex})
+		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex}
+	var err error
+	switch {
+	case p.windowTiles > 0:
+		p.wide, err = onepassWideKernel.Get(pipeline.For(p.ctx), spec) // past one binding
+	case p.selfReset:
+		p.pass, err = onepassResetKernel.Get(pipeline.For(p.ctx), spec) // the pass resets its status words (shaders/tile_reset.glsl)
+	default:
+		p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), spec)
+	}
 	return err
 }
 

@@ -1,8 +1,6 @@
 package radix
 
 import (
-	"slices"
-
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -126,9 +124,54 @@ type onesweepPush struct {
 	Done    uint32 `glsl:"done"`    // self-reset, the last pass: the count of workgroups done (status[done]); else 0
 }
 
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	countBindings struct {
+		Keys     vk.Range `use:"read"`
+		Hist     vk.Range `use:"write"`
+		GpuCount vk.Range `use:"read"`
+	}
+	scanBindings struct {
+		Hist vk.Range `use:"readwrite"`
+	}
+	histogramBindings struct {
+		Keys     vk.Range `use:"read"`
+		Hist     vk.Range `use:"readwrite"`
+		GpuCount vk.Range `use:"read"`
+	}
+	// scatterBindings: keys and values in, hist, keys and values out,
+	// the GPU-side key count, the next pass's hist.
+	scatterBindings struct {
+		KeysIn, ValsIn, Hist vk.Range `use:"read"`
+		KeysOut, ValsOut     vk.Range `use:"write"`
+		GpuCount             vk.Range `use:"read"`
+		HistNext             vk.Range `use:"readwrite"`
+	}
+	// scatterWideBindings: past one binding, the outputs' first windows
+	// at 3 and 4, then the keys' next three windows and the values'
+	// (maxOutWindows in all).
+	scatterWideBindings struct {
+		KeysIn, ValsIn, Hist                                       vk.Range `use:"read"`
+		KeysOut, ValsOut                                           vk.Range `use:"write"`
+		GpuCount                                                   vk.Range `use:"read"`
+		HistNext                                                   vk.Range `use:"readwrite"`
+		KeysOut1, KeysOut2, KeysOut3, ValsOut1, ValsOut2, ValsOut3 vk.Range `use:"write"`
+	}
+	// onesweepBindings: keys and values in, the digit counts (zeroed as
+	// used with self-reset), the tile status, keys and values out, the
+	// GPU-side key count.
+	onesweepBindings struct {
+		KeysIn, ValsIn   vk.Range `use:"read"`
+		Hist, Status     vk.Range `use:"readwrite"`
+		KeysOut, ValsOut vk.Range `use:"write"`
+		GpuCount         vk.Range `use:"read"`
+	}
+)
+
 // newKernel describes package shaders' kernel name as a typed kernel.
-func newKernel[P, S any](name string, full bool, bindings ...pipeline.Use) pipeline.TypedKernel[P, S] {
-	return pipeline.NewTypedKernel[P, S](name, shaders.MustSPIRV(name), full, bindings...)
+func newKernel[P, S, B any](name string, full bool) pipeline.TypedKernel[P, S, B] {
+	return pipeline.NewTypedKernel[P, S, B](name, shaders.MustSPIRV(name), full)
 }
 
 // Whether a kernel needs full subgroups (pipeline.Kernel.FullSubgroups).
@@ -138,33 +181,42 @@ const (
 )
 
 var (
-	countKernel = newKernel[countPush, countSpec]("radix_count", anySubgroupSize, pipeline.Read, pipeline.Write, pipeline.Read)
-	scanKernel  = newKernel[scanPush, scanSpec]("radix_scan", fullSubgroups, pipeline.ReadWrite)
-	// The scatter's bindings: keys and values in, hist, keys and values
-	// out, the GPU-side key count, the next pass's hist.
-	scatterBindings    = []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read, pipeline.ReadWrite}
-	scatterKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter", fullSubgroups, scatterBindings...)
-	scatterCarryKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry", fullSubgroups, scatterBindings...)
-	// The wide scatters' bindings past one binding: the outputs' first
-	// windows at 3 and 4, then the keys' next three windows and the
-	// values' (maxOutWindows in all).
-	scatterWideBindings    = append(slices.Clip(scatterBindings), pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Write)
-	scatterWideKernel      = newKernel[scatterPush, scatterSpec]("radix_scatter_wide", fullSubgroups, scatterWideBindings...)
-	scatterCarryWideKernel = newKernel[scatterPush, scatterCarrySpec]("radix_scatter_carry_wide", fullSubgroups, scatterWideBindings...)
-	histogramKernel        = newKernel[histogramPush, histogramSpec]("radix_histogram", anySubgroupSize, pipeline.Read, pipeline.ReadWrite, pipeline.Read)
-	// The single pass's bindings: keys and values in, the digit counts
-	// (zeroed as used with self-reset), the tile status, keys and values
-	// out, the GPU-side key count.
-	onesweepKernel = newKernel[onesweepPush, onesweepSpec]("radix_onesweep", fullSubgroups,
-		pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Read)
+	countKernel            = newKernel[countPush, countSpec, countBindings]("radix_count", anySubgroupSize)
+	scanKernel             = newKernel[scanPush, scanSpec, scanBindings]("radix_scan", fullSubgroups)
+	scatterKernel          = newKernel[scatterPush, scatterSpec, scatterBindings]("radix_scatter", fullSubgroups)
+	scatterCarryKernel     = newKernel[scatterPush, scatterCarrySpec, scatterBindings]("radix_scatter_carry", fullSubgroups)
+	scatterWideKernel      = newKernel[scatterPush, scatterSpec, scatterWideBindings]("radix_scatter_wide", fullSubgroups)
+	scatterCarryWideKernel = newKernel[scatterPush, scatterCarrySpec, scatterWideBindings]("radix_scatter_carry_wide", fullSubgroups)
+	histogramKernel        = newKernel[histogramPush, histogramSpec, histogramBindings]("radix_histogram", anySubgroupSize)
+	onesweepKernel         = newKernel[onesweepPush, onesweepSpec, onesweepBindings]("radix_onesweep", fullSubgroups)
 )
 
 // passKernels are the three phases' pipelines for one digit width; count
 // and scatterNext only where a pass of that width uses them.
 type passKernels struct {
-	count                pipeline.TypedPipeline[countPush]
-	scan                 pipeline.TypedPipeline[scanPush]
-	scatter, scatterNext pipeline.TypedPipeline[scatterPush]
+	count                pipeline.TypedPipeline[countPush, countBindings]
+	scan                 pipeline.TypedPipeline[scanPush, scanBindings]
+	scatter, scatterNext scatterPipeline
+}
+
+// scatterPipeline is a scatter within one binding, or past one binding
+// its wide variant: one of the two is set.
+type scatterPipeline struct {
+	one  pipeline.TypedPipeline[scatterPush, scatterBindings]
+	wide pipeline.TypedPipeline[scatterPush, scatterWideBindings]
+}
+
+func (s scatterPipeline) ok() bool { return s.one.Pipeline != nil || s.wide.Pipeline != nil }
+
+// dispatch records the scatter; within one binding, b's windows past the
+// first are not bound.
+func (s scatterPipeline) dispatch(r *pipeline.Recorder, groups uint64, push scatterPush, b scatterWideBindings) {
+	if s.wide.Pipeline != nil {
+		s.wide.Dispatch(r, groups, push, b)
+		return
+	}
+	s.one.Dispatch(r, groups, push, scatterBindings{KeysIn: b.KeysIn, ValsIn: b.ValsIn, Hist: b.Hist,
+		KeysOut: b.KeysOut, ValsOut: b.ValsOut, GpuCount: b.GpuCount, HistNext: b.HistNext})
 }
 
 // keySpec is the key constants of a kernel for digits of bits bits.
@@ -216,7 +268,7 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 		if p.fuses(i) {
 			scatter = &k.scatterNext
 		}
-		if scatter.Pipeline == nil {
+		if !scatter.ok() {
 			if *scatter, err = p.scatterPipeline(cache, w, p.fuses(i)); err != nil {
 				return err
 			}
@@ -228,14 +280,20 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 // scatterPipeline returns the scatter for digits of w bits, counting the
 // next pass's digits where next is set, holding tails back where the plan
 // does, past one binding its wide variant.
-func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (pipeline.TypedPipeline[scatterPush], error) {
+func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (scatterPipeline, error) {
 	spec := scatterSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w), Pairs: p.sort.Values, MaxSubgroups: p.subgroups, Round: p.wg * p.kpl, Next: next}
-	carry, plain := scatterCarryKernel, scatterKernel
-	if p.winProcs > 0 {
-		carry, plain = scatterCarryWideKernel, scatterWideKernel
+	carrySpec := scatterCarrySpec{scatterSpec: spec, Sector: TailSector}
+	var s scatterPipeline
+	var err error
+	switch {
+	case p.winProcs > 0 && p.carry:
+		s.wide, err = scatterCarryWideKernel.Get(cache, carrySpec)
+	case p.winProcs > 0:
+		s.wide, err = scatterWideKernel.Get(cache, spec)
+	case p.carry:
+		s.one, err = scatterCarryKernel.Get(cache, carrySpec)
+	default:
+		s.one, err = scatterKernel.Get(cache, spec)
 	}
-	if p.carry {
-		return carry.Get(cache, scatterCarrySpec{scatterSpec: spec, Sector: TailSector})
-	}
-	return plain.Get(cache, spec)
+	return s, err
 }

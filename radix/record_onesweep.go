@@ -21,9 +21,9 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Ra
 		vkcompact.RecordFill(r, zeroed, 0)
 	}
 	p.histogram.Dispatch(r, uint64(p.procs), histogramPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Begin: p.begin, End: p.end, CountOn: io.countOn},
-		io.keys, io.hist, io.count)
+		histogramBindings{Keys: io.keys, Hist: io.hist, GpuCount: io.count})
 	if !p.selfReset {
-		p.scan.Dispatch(r, uint64(p.passes), scanPush{Procs: p.buckets()}, io.hist)
+		p.scan.Dispatch(r, uint64(p.passes), scanPush{Procs: p.buckets()}, scanBindings{Hist: io.hist})
 	}
 	stamp()
 	for i := range p.passes {
@@ -36,7 +36,8 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Ra
 			push.Done = p.passes // the word after the tile counters
 		}
 		inVals, outVals := p.values(src, srcVals, dst, dstVals)
-		p.onePass.Dispatch(r, uint64(p.status.tiles), push, src, inVals, io.hist, status, dst, outVals, io.count)
+		p.onePass.Dispatch(r, uint64(p.status.tiles), push, onesweepBindings{KeysIn: src, ValsIn: inVals, Hist: io.hist, Status: status,
+			KeysOut: dst, ValsOut: outVals, GpuCount: io.count})
 		stamp()
 	}
 	if p.selfReset {

@@ -32,11 +32,11 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 		if p.counted(i) {
 			for _, w := range ins {
 				push.Proc0, push.ProcEnd = w.proc0, w.procEnd
-				k.count.Dispatch(r, uint64(w.procEnd-w.proc0), push.countPush, w.keys, hist, io.count)
+				k.count.Dispatch(r, uint64(w.procEnd-w.proc0), push.countPush, countBindings{Keys: w.keys, Hist: hist, GpuCount: io.count})
 			}
 			stamp()
 		}
-		k.scan.Dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, hist)
+		k.scan.Dispatch(r, uint64(1)<<width, scanPush{Procs: p.procs}, scanBindings{Hist: hist})
 		stamp()
 		scatter, counts := k.scatter, hist // 6: bound, unused
 		if next {
@@ -47,11 +47,9 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 		keyWins, valWins := p.outWindows(dst, outVals)
 		for _, w := range ins {
 			push.Proc0, push.ProcEnd = w.proc0, w.procEnd
-			bindings := []vk.Range{w.keys, w.vals, hist, keyWins[0], valWins[0], io.count, counts}
-			if p.winProcs > 0 {
-				bindings = append(bindings, keyWins[1], keyWins[2], keyWins[3], valWins[1], valWins[2], valWins[3])
-			}
-			scatter.Dispatch(r, uint64(w.procEnd-w.proc0), push, bindings...)
+			scatter.dispatch(r, uint64(w.procEnd-w.proc0), push, scatterWideBindings{KeysIn: w.keys, ValsIn: w.vals, Hist: hist,
+				KeysOut: keyWins[0], ValsOut: valWins[0], GpuCount: io.count, HistNext: counts,
+				KeysOut1: keyWins[1], KeysOut2: keyWins[2], KeysOut3: keyWins[3], ValsOut1: valWins[1], ValsOut2: valWins[2], ValsOut3: valWins[3]})
 		}
 		if next {
 			hist, histNext = histNext, hist

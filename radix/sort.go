@@ -183,9 +183,9 @@ type Plan struct {
 	config
 	// The three phases' pipelines by digit width, or the single pass's.
 	kernels   map[uint32]*passKernels
-	histogram pipeline.TypedPipeline[histogramPush]
-	scan      pipeline.TypedPipeline[scanPush] // the single pass without self-reset
-	onePass   pipeline.TypedPipeline[onesweepPush]
+	histogram pipeline.TypedPipeline[histogramPush, histogramBindings]
+	scan      pipeline.TypedPipeline[scanPush, scanBindings] // the single pass without self-reset
+	onePass   pipeline.TypedPipeline[onesweepPush, onesweepBindings]
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }

@@ -32,13 +32,23 @@ type structGatherSpec struct {
 	StrideWords   uint32 `glsl:"STRIDE_WORDS"`
 }
 
+// struct_keys' and struct_gather's storage-buffer bindings.
+type (
+	structKeysBindings struct {
+		Structs       vk.Range `use:"read"`
+		Keys, Indices vk.Range `use:"write"`
+		GpuCount      vk.Range `use:"read"`
+	}
+	structGatherBindings struct {
+		Src               vk.Range `use:"read"`
+		Dst               vk.Range `use:"write"`
+		Indices, GpuCount vk.Range `use:"read"`
+	}
+)
+
 var (
-	// struct_keys' bindings: the structs, the keys, the indices, the count.
-	structKeysKernel = newKernel[structPush, structKeysSpec]("struct_keys", anySubgroupSize,
-		pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read)
-	// struct_gather's: the structs in, the structs out, the indices, the count.
-	structGatherKernel = newKernel[structPush, structGatherSpec]("struct_gather", anySubgroupSize,
-		pipeline.Read, pipeline.Write, pipeline.Read, pipeline.Read)
+	structKeysKernel   = newKernel[structPush, structKeysSpec, structKeysBindings]("struct_keys", anySubgroupSize)
+	structGatherKernel = newKernel[structPush, structGatherSpec, structGatherBindings]("struct_gather", anySubgroupSize)
 )
 
 // StructSort describes a sort of structs by one key field: the keys are
@@ -87,8 +97,8 @@ type StructPlan struct {
 	n                        uint64
 	elem                     vkcompact.Elem
 	keys                     *Plan // the pairs sort of (key, index), in place
-	extract                  pipeline.TypedPipeline[structPush]
-	gather                   pipeline.TypedPipeline[structPush]
+	extract                  pipeline.TypedPipeline[structPush, structKeysBindings]
+	gather                   pipeline.TypedPipeline[structPush, structGatherBindings]
 	wg                       uint32
 	idxOff, sortOff, scratch uint64
 }
@@ -178,10 +188,10 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 		count, countOn = b.Count, 1
 	}
 	push := structPush{N: uint32(p.n), CountOn: countOn}
-	p.extract.Dispatch(r, align.CeilDiv(p.n, uint64(p.wg)), push, b.Src, keys, idx, count)
+	p.extract.Dispatch(r, align.CeilDiv(p.n, uint64(p.wg)), push, structKeysBindings{Structs: b.Src, Keys: keys, Indices: idx, GpuCount: count})
 	p.keys.Record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count})
 	words := p.n * uint64(p.elem.Size()/4)
-	p.gather.Dispatch(r, align.CeilDiv(words, uint64(p.wg)), push, b.Src, b.Dst, idx, count)
+	p.gather.Dispatch(r, align.CeilDiv(words, uint64(p.wg)), push, structGatherBindings{Src: b.Src, Dst: b.Dst, Indices: idx, GpuCount: count})
 }
 
 func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {

@@ -4,6 +4,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // Each kernel's interface with its GLSL: push constants as a Go struct
@@ -68,25 +69,45 @@ type onepassSpec struct {
 	Windowed     uint32 `glsl:"WINDOWED"`      // 1: one dispatch per window of the input past one binding
 }
 
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	reduceBindings struct {
+		SrcVec, SrcWord vk.Range `use:"read"`
+		Sums            vk.Range `use:"write"`
+		GpuCount        vk.Range `use:"read"`
+	}
+	sumsBindings struct {
+		Sums  vk.Range `use:"readwrite"`
+		Total vk.Range `use:"write"`
+	}
+	// applyBindings: the GLSL declares the elements and the sums out
+	// without qualifiers (they may be one range, in place); the kernel
+	// reads the one and writes the other.
+	applyBindings struct {
+		SrcVec, SrcWord, Sums vk.Range `use:"read"`
+		DstVec, DstWord       vk.Range `use:"write"`
+		GpuCount              vk.Range `use:"read"`
+	}
+	onepassBindings struct {
+		SrcVec, SrcWord        vk.Range `use:"read"`
+		Status                 vk.Range `use:"readwrite"`
+		DstVec, DstWord, Total vk.Range `use:"write"`
+		GpuCount               vk.Range `use:"read"`
+	}
+)
+
 // newKernel describes package shaders' kernel name as a typed kernel; every
 // prefix-sum kernel needs full subgroups.
-func newKernel[P, S any](name string, bindings ...pipeline.Use) pipeline.TypedKernel[P, S] {
-	return pipeline.NewTypedKernel[P, S](name, shaders.MustSPIRV(name), true, bindings...)
+func newKernel[P, S, B any](name string) pipeline.TypedKernel[P, S, B] {
+	return pipeline.NewTypedKernel[P, S, B](name, shaders.MustSPIRV(name), true)
 }
 
 // The three phases (the same chunking as the selection, with sums in place
 // of counts) and the single pass for integer sums out of place.
 var (
-	// Elements as uvec4 and as words, chunk sums, the GPU count.
-	reduceKernel = newKernel[chunkPush, reduceSpec]("scan_reduce", pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Read)
-	// Chunk sums (scanned in place), the total.
-	sumsKernel = newKernel[sumsPush, sumsSpec]("scan_sums", pipeline.ReadWrite, pipeline.Write)
-	// Elements in (uvec4, words), chunk sums, sums out (uvec4, words), the
-	// GPU count.
-	applyKernel = newKernel[chunkPush, applySpec]("scan_apply",
-		pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Read)
-	// Elements in (uvec4, words), tile status, sums out (uvec4, words), the
-	// total, the GPU count.
-	onepassKernel = newKernel[onepassPush, onepassSpec]("scan_onepass",
-		pipeline.Read, pipeline.Read, pipeline.ReadWrite, pipeline.Write, pipeline.Write, pipeline.Write, pipeline.Read)
+	reduceKernel  = newKernel[chunkPush, reduceSpec, reduceBindings]("scan_reduce")
+	sumsKernel    = newKernel[sumsPush, sumsSpec, sumsBindings]("scan_sums")
+	applyKernel   = newKernel[chunkPush, applySpec, applyBindings]("scan_apply")
+	onepassKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("scan_onepass")
 )

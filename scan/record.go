@@ -62,18 +62,18 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		nc := align.CeilDiv(elems, uint64(p.Chunk))
 		src := b.Src.Sub(first*4, elems*4)
 		p.reduce.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
-			src, src, sums, count)
+			reduceBindings{SrcVec: src, SrcWord: src, Sums: sums, GpuCount: count})
 	}
 	stamp()
 	// With n == 0 this writes a zero total (nChunks is 0).
-	p.sums.Dispatch(r, 1, sumsPush{NChunks: p.NChunks}, sums, b.Total.Sub(0, TotalSize))
+	p.sums.Dispatch(r, 1, sumsPush{NChunks: p.NChunks}, sumsBindings{Sums: sums, Total: b.Total.Sub(0, TotalSize)})
 	stamp()
 	for first := uint64(0); first < n; first += seg {
 		elems := min(seg, n-first)
 		nc := align.CeilDiv(elems, uint64(p.Chunk))
 		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
 		p.apply.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
-			src, src, sums, dst, dst, count)
+			applyBindings{SrcVec: src, SrcWord: src, Sums: sums, DstVec: dst, DstWord: dst, GpuCount: count})
 	}
 	stamp()
 }
@@ -98,7 +98,8 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	stamp()
 	push := onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins}
 	if p.windowTiles == 0 {
-		p.pass.Dispatch(r, uint64(p.tiles), push, src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+		p.pass.Dispatch(r, uint64(p.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Status: status,
+			DstVec: dst, DstWord: dst, Total: b.Total.Sub(0, TotalSize), GpuCount: count})
 	} else {
 		p.recordWindows(r, b, push, status, count)
 	}
@@ -122,7 +123,8 @@ func (p *Plan) recordWindows(r *pipeline.Recorder, b Buffers, push onepassPush, 
 		elems := min(uint64(tiles)*uint64(p.tile), n-first)
 		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
 		push.Tile0, push.TileEnd = t0, t0+tiles
-		p.pass.Dispatch(r, uint64(tiles), push, src, src, status, dst, dst, b.Total.Sub(0, TotalSize), count)
+		p.pass.Dispatch(r, uint64(tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Status: status,
+			DstVec: dst, DstWord: dst, Total: b.Total.Sub(0, TotalSize), GpuCount: count})
 		grid, err := pipeline.GridFor(info, uint64(tiles))
 		if err != nil {
 			r.Fail(err)

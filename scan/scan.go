@@ -99,8 +99,9 @@ type Plan struct {
 	wg    uint32
 	loads uint32
 	tiling.Chunks
-	reduce, apply pipeline.TypedPipeline[chunkPush]
-	sums          pipeline.TypedPipeline[sumsPush]
+	reduce pipeline.TypedPipeline[chunkPush, reduceBindings]
+	apply  pipeline.TypedPipeline[chunkPush, applyBindings]
+	sums   pipeline.TypedPipeline[sumsPush, sumsBindings]
 
 	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
 	tile, tiles uint32
@@ -108,7 +109,7 @@ type Plan struct {
 	byIndex     bool   // tiles go by workgroup index (tiling.TilesByIndex)
 	selfReset   bool   // the pass leaves its status words zero (tiling.SelfReset)
 	windowTiles uint32 // past one binding: tiles per dispatch (0: one dispatch)
-	pass        pipeline.TypedPipeline[onepassPush]
+	pass        pipeline.TypedPipeline[onepassPush, onepassBindings]
 }
 
 // NewPlan checks s for n elements on ctx, picks its tuning and creates

@@ -40,6 +40,8 @@ type Decls struct {
 	Push []Field
 	// Constants lists the specialization constants by ascending ID.
 	Constants []Constant
+	// Buffers lists the storage-buffer blocks by ascending binding.
+	Buffers []Buffer
 }
 
 // maxIncludeDepth bounds nested #include directives (a file that includes
@@ -104,6 +106,15 @@ func ParseSource(src string) (Decls, error) {
 				return Decls{}, err
 			}
 			i = end - 1
+		case quals.has("binding"):
+			b, end, err := bufferDecl(toks, next, quals["binding"])
+			if err != nil {
+				return Decls{}, err
+			}
+			if err := addBuffer(&d, b); err != nil {
+				return Decls{}, err
+			}
+			i = end - 1
 		default:
 			for _, axis := range []string{"x", "y", "z"} {
 				if id, ok := quals["local_size_"+axis+"_id"]; ok {
@@ -122,6 +133,7 @@ func ParseSource(src string) (Decls, error) {
 		return Decls{}, fmt.Errorf("%d push-constant blocks: a shader has at most one", pushBlocks)
 	}
 	sort.Slice(d.Constants, func(a, b int) bool { return d.Constants[a].ID < d.Constants[b].ID })
+	sort.Slice(d.Buffers, func(a, b int) bool { return d.Buffers[a].Binding < d.Buffers[b].Binding })
 	return d, nil
 }
 

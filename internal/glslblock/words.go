@@ -178,11 +178,12 @@ func ConstantFields(constants []Constant) ([]Field, error) {
 
 // Interface is a kernel's Go side: its name (its GLSL file is name.comp),
 // the words of push constants its pipeline.Kernel declares, and zero
-// values of its push and specialization constant structs.
+// values of its push constant, specialization constant and bindings
+// structs.
 type Interface struct {
-	Name       string
-	PushWords  int
-	Push, Spec any
+	Name                 string
+	PushWords            int
+	Push, Spec, Bindings any
 }
 
 // CheckKernels holds each kernel's Go structs to its GLSL in fsys
@@ -193,7 +194,7 @@ func CheckKernels(t testing.TB, fsys fs.FS, want []string, kernels ...Interface)
 	var listed []string
 	for _, k := range kernels {
 		listed = append(listed, k.Name)
-		if err := CheckKernel(fsys, k.Name+".comp", k.PushWords, k.Push, k.Spec); err != nil {
+		if err := CheckKernel(fsys, k.Name+".comp", k.PushWords, k.Push, k.Spec, k.Bindings); err != nil {
 			t.Error(err)
 		}
 	}
@@ -208,9 +209,11 @@ func CheckKernels(t testing.TB, fsys fs.FS, want []string, kernels ...Interface)
 // (zero values of its structs) with the GLSL source name in fsys,
 // includes followed: push field for field against the Push block's
 // members, spec field i against constant_id i, each by name, order and
-// type; and pushWords (the Kernel's) against push's words. It returns an
-// error naming every difference, or nil.
-func CheckKernel(fsys fs.FS, name string, pushWords int, push, spec any) error {
+// type; pushWords (the Kernel's) against push's words; and the bindings
+// struct field for field against the storage buffers, binding by binding,
+// by block name and use (CompareBindings). It returns an error naming
+// every difference, or nil.
+func CheckKernel(fsys fs.FS, name string, pushWords int, push, spec, bindings any) error {
 	d, err := Parse(fsys, name)
 	if err != nil {
 		return err
@@ -236,6 +239,13 @@ func CheckKernel(fsys fs.FS, name string, pushWords int, push, spec any) error {
 	}
 	if err := Compare(goSpec, glslSpec); err != nil {
 		errs = append(errs, fmt.Sprintf("specialization constants %T against the GLSL constant_ids: %v", spec, err))
+	}
+	goBindings, err := BindingFields(bindings)
+	if err != nil {
+		return err
+	}
+	if err := CompareBindings(goBindings, d.Buffers); err != nil {
+		errs = append(errs, fmt.Sprintf("bindings %T against the GLSL storage buffers: %v", bindings, err))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s: %s", name, strings.Join(errs, "; "))
