@@ -15,7 +15,7 @@ layout(constant_id = 2) const bool DESCENDING = false;
 layout(constant_id = 3) const uint RADIX_BITS = 8; // bits per digit, 1..8
 layout(constant_id = 4) const uint KPL = 4;        // keys per lane per round, 1..32
 
-const uint KEY_U32 = 0, KEY_I32 = 1, KEY_F32 = 2, KEY_U64 = 3;
+#include "key_types.glsl"
 const bool WIDE = KEY_TYPE == KEY_U64;
 const uint BUCKETS = 1u << RADIX_BITS;
 

@@ -21,7 +21,7 @@ layout(constant_id = 5) const uint PRED = 0;      // see PRED_* below
 layout(constant_id = 6) const uint FLAG_BYTES = 4; // 1 or 4, for PRED_FLAGGED
 layout(constant_id = 7) const uint VECS = 1;      // loads per lane per step
 
-const uint KEY_U32 = 0, KEY_I32 = 1, KEY_F32 = 2, KEY_U64 = 3, KEY_I64 = 4, KEY_F64 = 5;
+#include "key_types.glsl"
 const uint PRED_NONZERO = 0, PRED_EQ = 1, PRED_NE = 2, PRED_LT = 3, PRED_LE = 4, PRED_GT = 5,
            PRED_GE = 6, PRED_MASK = 7, PRED_FLAGGED = 8, PRED_ALL = 9, PRED_NONE = 10;
 
