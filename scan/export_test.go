@@ -1,10 +1,10 @@
 package scan
 
-// SetWindowLimit makes the single pass hold at most bytes in one binding
-// (0: the device's maxStorageBufferRange), so a test cuts small inputs
-// into windows; it returns the function that restores the limit.
-func SetWindowLimit(bytes uint64) (restore func()) {
-	old := testWindowLimit
-	testWindowLimit = bytes
-	return func() { testWindowLimit = old }
+import "github.com/vkcompact/vkcompact/vk"
+
+// NewPlanWindowLimit is NewPlan with the bytes the single pass holds in
+// one binding lowered to limit (0: the device's maxStorageBufferRange),
+// so that a test cuts small inputs into windows.
+func NewPlanWindowLimit(ctx *vk.Context, n uint64, s Sum, limit uint64) (*Plan, error) {
+	return newPlan(ctx, n, s, limit)
 }

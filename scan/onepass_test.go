@@ -240,8 +240,6 @@ func TestScanSinglePassWindows(t *testing.T) {
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	const limit = 64 << 10
-	restore := scan.SetWindowLimit(limit)
-	defer restore()
 	for i, c := range []struct {
 		n        int
 		gpuCount int // -1: none
@@ -249,11 +247,11 @@ func TestScanSinglePassWindows(t *testing.T) {
 	}{{100003, -1, 0}, {65536, -1, -1}, {100003, 30000, 0}, {100003, 70001, -1}, {16385, -1, 0}} {
 		o := scan.Options{Path: vkcompact.PathSinglePass, Spins: c.spins, WorkgroupSize: max(info.MaxSubgroupSize, 64), LoadsPerLane: 2}
 		typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
-		sc := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 1, Options: o}, data: scanData(rng, typ, c.n, true)}
+		sc := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 1, Options: o}, data: scanData(rng, typ, c.n, true), windowLimit: limit}
 		if c.gpuCount >= 0 {
 			sc.gpuCount, sc.count = true, uint32(c.gpuCount)
 		}
-		p, err := scan.NewPlan(ctx, uint64(c.n), sc.scan)
+		p, err := scan.NewPlanWindowLimit(ctx, uint64(c.n), sc.scan, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +262,6 @@ func TestScanSinglePassWindows(t *testing.T) {
 		runScan(t, ctx, sc)
 	}
 	// Windows of more tiles than the grid's x limit.
-	scan.SetWindowLimit(0) // the probe's tiles: the default ones
 	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
 	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
 	if err != nil {
@@ -277,7 +274,6 @@ func TestScanSinglePassWindows(t *testing.T) {
 		t.Logf("windows of %d tiles of %d bytes: too many elements to test here", info.MaxWorkgroupCount[0]+1000, tileBytes)
 		return // the windows above ran
 	}
-	scan.SetWindowLimit(window)
 	t.Logf("n=%d, tiles of %d bytes, windows of %d bytes", n, tileBytes, window)
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
+	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true), windowLimit: window})
 }

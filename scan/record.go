@@ -1,8 +1,6 @@
 package scan
 
 import (
-	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -14,124 +12,51 @@ import (
 // words unless they are known zero (package vkcompact, "Scratch between
 // runs"). Errors are kept by r.
 //
-// Synchronisation contract, as for compact.Plan.Record: the first accesses are
-// compute-shader reads of Src and Count (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT), compute-shader writes of Total and Dst (Src
-// in place), and compute-shader reads and writes of Scratch (the single
-// pass reads the status words its last run left there); the last are
-// compute-shader writes of Dst (Src in place), Total and Scratch. The
-// caller orders its earlier writes of Src and Scratch before the
-// recording and its later reads of Dst and Total after it. Recording
-// binds pipelines, descriptors and push constants.
+// Synchronisation: package vkcompact's documentation, "Synchronisation".
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.record(r, b, pipeline.Stamps(r, nil))
 }
 
-// RecordTimed is Record with timestamps for profiling: t's queries 0 to 3
-// are written before the reduce, after it, after the scan of the sums and
-// at the end (the single pass: before the clear, after it, and twice after
-// the pass). t needs 4 queries, reset earlier in the command buffer.
+// timedQueries is the most queries RecordTimed writes: the three phases'.
+const timedQueries = 4
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1. The three phases have "reduce", "scan"
+// (of the chunk sums) and "apply"; the single pass has "clear" (empty
+// where its status words are known zero) and "pass".
+func (p *Plan) Phases() []string {
+	if p == nil {
+		return nil
+	}
+	return p.alg.phases()
+}
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
+// queries, reset earlier in the command buffer. A timer of more queries
+// has those up to the 4th written at the end too, so that one timer of 4
+// queries times either path.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
 		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
 		return
 	}
-	p.record(r, b, pipeline.Stamps(r, t))
+	stamp := pipeline.Stamps(r, t)
+	p.record(r, b, stamp)
+	if p == nil {
+		return
+	}
+	// A timer sized for the three phases times the single pass too.
+	for i := uint32(len(p.alg.phases())) + 1; i < min(t.Count(), timedQueries); i++ {
+		stamp()
+	}
 }
 
 func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
-	if p.onepass {
-		p.recordSinglePass(r, b, stamp)
-		return
-	}
-	info := p.ctx.Info()
-	n := uint64(p.n)
-	sums := b.Scratch.Sub(0, uint64(p.NChunks+1)*4)
-	count, countOn := b.Count, uint32(1)
-	if count.Buffer == nil {
-		count, countOn = sums, 0 // bound, never read
-	}
-	seg := uint64(p.SegElems)
-	perGroup := uint64(max(p.wg/info.MaxSubgroupSize, 1))
-	stamp()
-	for first := uint64(0); first < n; first += seg {
-		elems := min(seg, n-first)
-		nc := align.CeilDiv(elems, uint64(p.Chunk))
-		src := b.Src.Sub(first*4, elems*4)
-		p.reduce.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
-			reduceBindings{SrcVec: src, SrcWord: src, Sums: sums, GpuCount: count})
-	}
-	stamp()
-	// With n == 0 this writes a zero total (nChunks is 0).
-	p.sums.Dispatch(r, 1, sumsPush{NChunks: p.NChunks}, sumsBindings{Sums: sums, Total: b.Total.Sub(0, TotalSize)})
-	stamp()
-	for first := uint64(0); first < n; first += seg {
-		elems := min(seg, n-first)
-		nc := align.CeilDiv(elems, uint64(p.Chunk))
-		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
-		p.apply.Dispatch(r, align.CeilDiv(nc, perGroup), chunkPush{C0: uint32(first / uint64(p.Chunk)), NC: uint32(nc), Chunk: p.Chunk, N: uint32(elems), CountOn: countOn},
-			applyBindings{SrcVec: src, SrcWord: src, Sums: sums, DstVec: dst, DstWord: dst, GpuCount: count})
-	}
-	stamp()
-}
-
-// recordSinglePass records one dispatch of a workgroup per tile, after a
-// clear of its status words (tile counter, tiles' status, finished count)
-// unless the commands recorded so far leave them zero, as the pass itself
-// does up to tiling.SelfResetMaxTiles tiles (shaders/tile_reset.glsl).
-func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
-	words := 2 + 2*uint64(p.tiles)
-	status := b.Scratch.Sub(0, words*4)
-	count, countOn := b.Count, uint32(1)
-	if count.Buffer == nil {
-		count, countOn = status, 0 // bound, never read
-	}
-	n := uint64(p.n)
-	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
-	stamp()
-	if !p.selfReset || !status.KnownZero() {
-		vkcompact.RecordFill(r, status, 0)
-	}
-	stamp()
-	push := onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins}
-	if p.windowTiles == 0 {
-		p.pass.Dispatch(r, uint64(p.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Status: status,
-			DstVec: dst, DstWord: dst, Total: b.Total.Sub(0, TotalSize), GpuCount: count})
-	} else {
-		p.recordWindows(r, b, push, status, count)
-	}
-	if p.selfReset {
-		r.LeaveZero(status)
-	}
-	stamp()
-	stamp()
-}
-
-// recordWindows records a single pass past one binding: one dispatch per
-// window of p.windowTiles tiles, binding the same window of the input and
-// the output, each after a barrier (the recorder's: each reads and
-// writes status).
-func (p *Plan) recordWindows(r *pipeline.Recorder, b Buffers, push onepassPush, status, count vk.Range) {
-	n := uint64(p.n)
-	info := p.ctx.Info()
-	for t0 := uint32(0); t0 < p.tiles; t0 += p.windowTiles {
-		tiles := min(p.windowTiles, p.tiles-t0)
-		first := uint64(t0) * uint64(p.tile)
-		elems := min(uint64(tiles)*uint64(p.tile), n-first)
-		src, dst := b.Src.Sub(first*4, elems*4), b.Dst.Sub(first*4, elems*4)
-		push.Tile0, push.TileEnd = t0, t0+tiles
-		p.pass.Dispatch(r, uint64(tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Status: status,
-			DstVec: dst, DstWord: dst, Total: b.Total.Sub(0, TotalSize), GpuCount: count})
-		grid, err := pipeline.GridFor(info, uint64(tiles))
-		if err != nil {
-			r.Fail(err)
-			return
-		}
-		push.WgBase += grid.X * grid.Y // each took a number from the tile counter
-	}
+	p.alg.record(r, p.n, b, stamp)
 }
 
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {

@@ -2,14 +2,12 @@ package scan
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/align"
 	"math"
 	"reflect"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/gotype"
-	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -53,10 +51,10 @@ type Options struct {
 	// sums uint32 and int32 out of place (past one binding,
 	// maxStorageBufferRange, one dispatch per window of the source and
 	// destination: Tuning.WindowTiles), in workgroups of at most 512
-	// invocations (a workgroup of 1024 hung on the H100, cause
-	// not found). float32 sums keep the three phases: the fallback sums a
-	// late tile again in another order, so a float total would depend on
-	// timing. PathAuto takes the single pass where it applies, on GPUs.
+	// invocations (larger ones are not proven on it). float32 sums keep
+	// the three phases: the fallback sums a late tile again in another
+	// order, so a float total would depend on timing. PathAuto takes the
+	// single pass where it applies, on GPUs.
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor that has not published before summing that
@@ -91,30 +89,24 @@ type Buffers struct {
 }
 
 // Plan is a prefix sum of n elements checked, tuned and sized for one
-// context. It is immutable and safe for concurrent use.
+// context: the checked request and one algorithm, the three phases or the
+// single pass, with its own tuning, scratch layout and recording. It is
+// immutable and safe for concurrent use.
 type Plan struct {
-	ctx   *vk.Context
-	sum   Sum
-	n     uint32
-	wg    uint32
-	loads uint32
-	tiling.Chunks
-	reduce pipeline.TypedPipeline[chunkPush, reduceBindings]
-	apply  pipeline.TypedPipeline[chunkPush, applyBindings]
-	sums   pipeline.TypedPipeline[sumsPush, sumsBindings]
-
-	onepass     bool // the single pass; chunks and the three phases' pipelines do not apply
-	tile, tiles uint32
-	spins       uint32
-	byIndex     bool   // tiles go by workgroup index (tiling.TilesByIndex)
-	selfReset   bool   // the pass leaves its status words zero (tiling.SelfReset)
-	windowTiles uint32 // past one binding: tiles per dispatch (0: one dispatch)
-	pass        pipeline.TypedPipeline[onepassPush, onepassBindings]
+	ctx *vk.Context
+	request
+	alg algorithm
 }
 
 // NewPlan checks s for n elements on ctx, picks its tuning and creates
 // its pipelines.
 func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
+	return newPlan(ctx, n, s, 0)
+}
+
+// newPlan is NewPlan with the bytes one binding of the single pass holds
+// lowered to windowLimit where that is not zero (tune).
+func newPlan(ctx *vk.Context, n uint64, s Sum, windowLimit uint64) (*Plan, error) {
 	if ctx == nil {
 		return nil, vk.Invalidf("scan: nil context")
 	}
@@ -122,15 +114,12 @@ func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
 		return nil, err
 	}
 	info := ctx.Info()
-	p, err := tune(info, n, s)
+	p, err := tune(info, n, s, windowLimit)
 	if err != nil {
 		return nil, err
 	}
 	p.ctx = ctx
-	if p.onepass {
-		return p, p.singlePassPipelines(info)
-	}
-	return p, p.threePhasePipelines(info)
+	return p, p.alg.pipelines(pipeline.For(ctx), info, p.request)
 }
 
 // N returns the element count the plan was made for.
@@ -147,10 +136,7 @@ func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
 	}
-	if p.onepass {
-		return align.Up((2+2*uint64(p.tiles))*4, 256) // tile counter, status words, finished count
-	}
-	return align.Up(uint64(p.NChunks+1)*4, 256)
+	return p.alg.scratchSize()
 }
 
 // Total is a prefix sum's total as the GPU wrote it: read it as the

@@ -24,6 +24,9 @@ type scanCase struct {
 	// gpuCount passes count through ScanBuffers.Count.
 	gpuCount bool
 	count    uint32
+	// windowLimit, when not zero, is the bytes the single pass holds in
+	// one binding (scan.NewPlanWindowLimit).
+	windowLimit uint64
 }
 
 func (c scanCase) String() string {
@@ -142,7 +145,7 @@ func runScan(t *testing.T, ctx *vk.Context, c scanCase) {
 
 func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	n := uint64(len(c.data))
-	p, err := scan.NewPlan(ctx, n, c.scan)
+	p, err := scan.NewPlanWindowLimit(ctx, n, c.scan, c.windowLimit)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

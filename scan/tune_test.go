@@ -29,11 +29,11 @@ func TestAutoPathDecision(t *testing.T) {
 			{"i32 inclusive sums, 2^20", Sum{Type: vkcompact.Int32, Inclusive: true}, 1 << 20, single},
 			{"f32 sums", Sum{Type: vkcompact.Float32}, 1000, vkcompact.PathThreePhase},
 			{"u32 sums in place", Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
-			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: single}[bigWG > maxScanPassWorkgroup]},
+			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: single}[bigWG > passTunings[classOf(dev)].maxWorkgroup]},
 			{"no elements", Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
 			{"past one binding: in windows", Sum{Type: vkcompact.Uint32}, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
 		} {
-			p, err := tune(dev, c.n, c.s)
+			p, err := tune(dev, c.n, c.s, 0)
 			if err != nil {
 				t.Errorf("%s: %s, n=%d: %v", dev.Name, c.what, c.n, err)
 				continue
@@ -63,7 +63,7 @@ func TestSinglePassTiles(t *testing.T) {
 			if uint64(dev.MaxStorageBufferRange) < 4*c.n {
 				continue
 			}
-			p, err := tune(dev, c.n, c.s)
+			p, err := tune(dev, c.n, c.s, 0)
 			if err != nil {
 				t.Errorf("%s: n=%d: %v", dev.Name, c.n, err)
 				continue
@@ -93,7 +93,7 @@ func TestSinglePassStatusLimit(t *testing.T) {
 		n := uint64(MaxElements)
 		status := 8 + 8*((n+uint64(4*o.WorkgroupSize)-1)/uint64(4*o.WorkgroupSize))
 		o.Path = vkcompact.PathSinglePass
-		p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o})
+		p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}, 0)
 		switch fits := status <= uint64(dev.MaxStorageBufferRange); {
 		case fits && err != nil:
 			t.Errorf("%s: %d bytes of status fit: %v", dev.Name, status, err)
@@ -103,7 +103,7 @@ func TestSinglePassStatusLimit(t *testing.T) {
 			t.Errorf("%s: path %v", dev.Name, p.Tuning().Path)
 		}
 		o.Path = vkcompact.PathAuto
-		if p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
+		if p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}, 0); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
 			t.Errorf("%s: PathAuto: %v, %v", dev.Name, p, err)
 		}
 	}

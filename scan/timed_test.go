@@ -1,0 +1,88 @@
+package scan_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/vk/vktest"
+)
+
+// TestRecordTimed times a prefix sum on each path with a timer of
+// len(Phases())+1 queries and with one of 4 (the three phases' count,
+// which a caller may size for either path): every query is written, and
+// the sums are right. A timer too short for the path is refused.
+func TestRecordTimed(t *testing.T) {
+	ctx := vktest.Shared(t)
+	if ctx.Info().TimestampValidBits == 0 {
+		t.Skip("no timestamps")
+	}
+	rng := vktest.Rand(t)
+	const n = 5000
+	in := scanData(rng, vkcompact.Uint32, n, true)
+	want, _, _, _, _ := refScan(scanCase{scan: scan.Sum{}, data: in})
+	for _, c := range []struct {
+		path   vkcompact.Path
+		phases []string
+	}{{vkcompact.PathThreePhase, []string{"reduce", "scan", "apply"}}, {vkcompact.PathSinglePass, []string{"clear", "pass"}}} {
+		p, err := scan.NewPlan(ctx, n, scan.Sum{Options: scan.Options{Path: c.path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Phases(); !slices.Equal(got, c.phases) {
+			t.Fatalf("%v: phases %q, want %q", c.path, got, c.phases)
+		}
+		b := scan.Buffers{Src: vktest.NewPoisoned(t, ctx, 4*n).Range(0, 4*n), Dst: vktest.NewPoisoned(t, ctx, 4*n).Range(0, 4*n),
+			Total: vktest.NewPoisoned(t, ctx, 16).Range(0, scan.TotalSize), Scratch: vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())}
+		if err := vk.Upload(b.Src, in); err != nil {
+			t.Fatal(err)
+		}
+		for _, queries := range []uint32{uint32(len(c.phases) + 1), 4} {
+			timer, err := ctx.NewTimer(queries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer timer.Release()
+			if err := vk.Upload(b.Dst, vktest.PoisonWords(n)); err != nil {
+				t.Fatal(err)
+			}
+			err = ctx.Submit(func(cb vk.CommandBuffer) error {
+				timer.Reset(cb)
+				r := pipeline.Record(cb)
+				p.RecordTimed(r, b, timer)
+				return r.Err()
+			})
+			if err != nil {
+				t.Fatalf("%v, %d queries: %v", c.path, queries, err)
+			}
+			if _, err := timer.Ticks(); err != nil {
+				t.Errorf("%v, %d queries: %v", c.path, queries, err)
+			}
+			got := make([]uint32, n)
+			if err := vk.Download(b.Dst, got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%v, %d queries: wrong sums", c.path, queries)
+			}
+		}
+		short, err := ctx.NewTimer(uint32(len(c.phases)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer short.Release()
+		err = ctx.Submit(func(cb vk.CommandBuffer) error {
+			short.Reset(cb)
+			r := pipeline.Record(cb)
+			p.RecordTimed(r, b, short)
+			return r.Err()
+		})
+		if !errors.Is(err, vk.ErrInvalid) {
+			t.Errorf("%v, a timer of %d queries: %v, want ErrInvalid", c.path, len(c.phases), err)
+		}
+	}
+}
