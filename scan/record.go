@@ -17,9 +17,6 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.record(r, b, pipeline.Stamps(r, nil))
 }
 
-// timedQueries is the most queries RecordTimed writes: the three phases'.
-const timedQueries = 4
-
 // Phases names the intervals RecordTimed measures, in order: interval i
 // runs from query i to query i+1. The three phases have "reduce", "scan"
 // (of the chunk sums) and "apply"; the single pass has "clear" (empty
@@ -33,23 +30,14 @@ func (p *Plan) Phases() []string {
 
 // RecordTimed is Record with timestamps for profiling: t's query 0 is
 // written first and query i+1 after Phases()[i]. t needs len(Phases())+1
-// queries, reset earlier in the command buffer. A timer of more queries
-// has those up to the 4th written at the end too, so that one timer of 4
-// queries times either path.
+// queries, reset earlier in the command buffer; any further queries are
+// left unwritten.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
 		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
 		return
 	}
-	stamp := pipeline.Stamps(r, t)
-	p.record(r, b, stamp)
-	if p == nil {
-		return
-	}
-	// A timer sized for the three phases times the single pass too.
-	for i := uint32(len(p.alg.phases())) + 1; i < min(t.Count(), timedQueries); i++ {
-		stamp()
-	}
+	p.record(r, b, pipeline.Stamps(r, t))
 }
 
 func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {

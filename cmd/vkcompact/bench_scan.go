@@ -27,7 +27,7 @@ func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 		total += in[i]
 	}
 	return setBench[scan.Buffers]{
-		op: "scan_exclusive_u32", n: n, keep: 1, sets: setsFor(8 * n), stamps: 4,
+		op: "scan_exclusive_u32", n: n, keep: 1, sets: setsFor(8 * n), stamps: uint32(len(plan.Phases()) + 1),
 		prepare: func(s *bufferSets, b *scan.Buffers) error {
 			return s.inOut(ctx, in, &b.Src, &b.Dst, bufSize{&b.Total, scan.TotalSize}, bufSize{&b.Scratch, plan.ScratchSize()})
 		},

@@ -189,23 +189,6 @@ func SmallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uin
 	return 512, 1, true
 }
 
-// SmallScanLoads returns the loads per lane of a prefix sum's single pass
-// over n uint32 on a GPU when the caller chose none: 1 up to 2^17, 2 up
-// to 2^19, else 0 (the default, 4). On the H100 (BENCHMARKS.md) 2^16 took
-// 9.25 us with one load against 10.02 with four, 2^18 10.40 with two
-// against 10.75; at 2^20 four were the fastest.
-func SmallScanLoads(info vk.DeviceInfo, n uint64) uint32 {
-	switch {
-	case info.CPU():
-		return 0
-	case n <= 1<<17:
-		return 1
-	case n <= 1<<19:
-		return 2
-	}
-	return 0
-}
-
 // SelectSpec is the specialization constants 0 to 7 that
 // shaders/select.glsl declares for every kernel built on Billeter's
 // chunks: compact's and scan's. A kernel's own constants follow from 8.
