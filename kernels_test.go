@@ -4,13 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/glslblock"
+	"github.com/vkcompact/vkcompact/internal/spvtest"
 	"github.com/vkcompact/vkcompact/shaders"
 )
 
 // TestKernelBlocks holds the copy's, the counted copy's and the fill's Go
 // push and specialization constants to their GLSL, field by field.
 func TestKernelBlocks(t *testing.T) {
-	glslblock.CheckKernels(t, os.DirFS("shaders"), shaders.NamesWith("copy", "fill"),
+	spvtest.CheckKernels(t, os.DirFS("shaders"), shaders.NamesWith("copy", "fill"),
 		copyKernel.Interface(), copyCountKernel.Interface(), fillKernel.Interface())
 }

@@ -33,7 +33,7 @@ func (k TypedKernel[P, S]) Get(c *Cache, spec S) (TypedPipeline[P], error) {
 
 // Interface returns the kernel's name, push words and zero values of its
 // push and specialization constants, for the tests that hold them to the
-// GLSL (glslblock.CheckKernels).
+// GLSL (spvtest.CheckKernels).
 func (k TypedKernel[P, S]) Interface() glslblock.Interface {
 	var p P
 	var s S

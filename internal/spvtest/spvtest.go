@@ -1,7 +1,8 @@
-// Package spvtest holds the checks shared by the packages that commit
-// SPIR-V generated from their GLSL (shaders/, internal/demo/particles/): that
-// the committed modules match a fresh compilation, and that spirv-val
-// accepts them.
+// Package spvtest holds the tests' shader checks: that kernels' Go push and
+// specialization constants match their GLSL (CheckKernels), and, for the
+// packages that commit SPIR-V generated from their GLSL (shaders/, the
+// demos), that the committed modules match a fresh compilation and that
+// spirv-val accepts them.
 package spvtest
 
 import (

@@ -1,0 +1,28 @@
+package spvtest
+
+import (
+	"io/fs"
+	"slices"
+	"testing"
+
+	"github.com/vkcompact/vkcompact/internal/glslblock"
+)
+
+// CheckKernels holds each kernel's Go structs to its GLSL in fsys
+// (glslblock.CheckKernel), and fails t unless the kernels are exactly
+// those named in want (a package's kernels in package shaders).
+func CheckKernels(t testing.TB, fsys fs.FS, want []string, kernels ...glslblock.Interface) {
+	t.Helper()
+	var listed []string
+	for _, k := range kernels {
+		listed = append(listed, k.Name)
+		if err := glslblock.CheckKernel(fsys, k.Name+".comp", k.PushWords, k.Push, k.Spec); err != nil {
+			t.Error(err)
+		}
+	}
+	slices.Sort(listed)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(listed, want) {
+		t.Errorf("kernels checked %v, the package's kernels %v", listed, want)
+	}
+}
