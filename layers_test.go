@@ -17,7 +17,8 @@ import (
 const module = "github.com/vkcompact/vkcompact"
 
 // layers says which of the module's packages each layer may import (its
-// non-test files), bottom up: the layers of ../DESIGN.md. The operations
+// non-test files), bottom up. This table is the layering's one statement
+// (the README's Layout section says what each package holds). The operations
 // (compact, scan, radix) share their vocabulary through the root package
 // and internal/tiling, never through each other; the helpers under
 // internal/ sit below the operations, the demos above them.
