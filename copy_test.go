@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // copyCase copies n random words from srcOff into a poisoned buffer at

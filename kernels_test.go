@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/spvtest"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 	"github.com/vkcompact/vkcompact/shaders"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
 )
 
 // TestScratchLayout plans selections on every fake device, for many

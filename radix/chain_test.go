@@ -6,10 +6,10 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestChainWithGPUCounts records, in one command buffer and with no read

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestReliabilityBadInput tries every public entry point of radix with bad

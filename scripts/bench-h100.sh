@@ -90,7 +90,7 @@ if [ "$tests" = 1 ]; then
 		dir=$pkg
 		[ -d "$dir" ] || dir=cmd/$pkg
 		[ -d "$dir" ] || dir=internal/$pkg
-		[ -d "$dir" ] || dir=internal/enginetest/$pkg
+		[ -d "$dir" ] || dir=internal/testkit/enginetest/$pkg
 		(cd "$dir" && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 "$OLDPWD/$t" -test.short -test.v 2>&1) |
 			grep -E '^(--- |ok|FAIL|PASS|panic)|validation' | tee -a "$out/tests.txt" || true
 	done

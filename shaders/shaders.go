@@ -51,7 +51,7 @@ func MustSPIRV(name string) []uint32 {
 }
 
 // MustSPIRVFrom is MustSPIRV for the SPIR-V another package embeds
-// (internal/demo/particles, internal/demo/raytrace): name.spv of fsys.
+// (cmd/vkcompact/internal/demo/particles, cmd/vkcompact/internal/demo/raytrace): name.spv of fsys.
 func MustSPIRVFrom(fsys fs.FS, name string) []uint32 {
 	w, err := spirvFrom(fsys, name)
 	if err != nil {

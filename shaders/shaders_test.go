@@ -3,7 +3,7 @@ package shaders
 import (
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/spvtest"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 )
 
 // TestGenerated regenerates the SPIR-V and compares it with the committed

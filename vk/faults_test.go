@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestFaultDeviceLostInFlight makes vkQueueSubmit, vkWaitForFences and

@@ -10,14 +10,14 @@ import (
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 const poisonWord = 0xDEADBEEF

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // newRand returns a generator seeded afresh for each test, logging the

@@ -5,13 +5,13 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/spvtest"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 )
 
 // TestGenerated regenerates the SPIR-V as go generate does and compares
 // it with the committed files.
 func TestGenerated(t *testing.T) {
-	spvtest.Generated(t, "../../../shaders/internal/spvgen", "./internal/demo/particles")
+	spvtest.Generated(t, "../../../../../shaders/internal/spvgen", "./cmd/vkcompact/internal/demo/particles")
 }
 
 // TestValid runs spirv-val on the embedded modules.

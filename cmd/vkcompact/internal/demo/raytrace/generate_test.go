@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/spvtest"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 )
 
 // TestGenerated regenerates the SPIR-V as go generate does and compares
 // it with the committed files.
 func TestGenerated(t *testing.T) {
-	spvtest.Generated(t, "../../../shaders/internal/spvgen", "./internal/demo/raytrace")
+	spvtest.Generated(t, "../../../../../shaders/internal/spvgen", "./cmd/vkcompact/internal/demo/raytrace")
 }
 
 // TestValid runs spirv-val on the embedded modules.

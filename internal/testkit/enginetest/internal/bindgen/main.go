@@ -1,5 +1,5 @@
-// Command bindgen writes the engine of internal/enginetest/vulkango from
-// that of internal/enginetest/goki: the same Go files, with the package
+// Command bindgen writes the engine of internal/testkit/enginetest/vulkango from
+// that of internal/testkit/enginetest/goki: the same Go files, with the package
 // clause and the binding's import path replaced. binding_test.go, which
 // holds what differs between the bindings, is each package's own. With
 // -check it writes nothing and fails when a generated file differs from
@@ -63,7 +63,7 @@ func run(src, dst string, check bool) error {
 			continue
 		}
 		if have, err := os.ReadFile(path); err != nil || !bytes.Equal(have, out) {
-			return fmt.Errorf("%s is not what goki/%s generates: run go generate ./internal/enginetest/vulkango", path, name)
+			return fmt.Errorf("%s is not what goki/%s generates: run go generate ./internal/testkit/enginetest/vulkango", path, name)
 		}
 	}
 	// No generated file without its source.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // render runs one frame of r in mode m and reads it back, samples

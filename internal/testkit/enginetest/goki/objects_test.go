@@ -6,7 +6,7 @@ import (
 
 	vkb "github.com/goki/vulkan"
 
-	"github.com/vkcompact/vkcompact/internal/enginetest"
+	"github.com/vkcompact/vkcompact/internal/testkit/enginetest"
 )
 
 // This file holds the engine's own Vulkan objects: buffers with their

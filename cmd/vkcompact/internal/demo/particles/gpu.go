@@ -1,6 +1,6 @@
 package particles
 
-//go:generate go run ../../../shaders/internal/spvgen -src . -out .
+//go:generate go run ../../../../../shaders/internal/spvgen -src . -out .
 
 import (
 	"embed"

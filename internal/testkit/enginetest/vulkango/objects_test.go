@@ -8,7 +8,7 @@ import (
 
 	vkb "github.com/vulkan-go/vulkan"
 
-	"github.com/vkcompact/vkcompact/internal/enginetest"
+	"github.com/vkcompact/vkcompact/internal/testkit/enginetest"
 )
 
 // This file holds the engine's own Vulkan objects: buffers with their

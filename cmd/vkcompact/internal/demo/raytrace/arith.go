@@ -3,7 +3,7 @@ package raytrace
 import (
 	"math"
 
-	"github.com/vkcompact/vkcompact/internal/demo/hash"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/hash"
 )
 
 // The arithmetic both tracers share. Vulkan rounds a float addition,

@@ -7,7 +7,7 @@ import (
 )
 
 // What differs between the bindings. The other files of this package are
-// the engine's source; internal/enginetest/vulkango has them again,
+// the engine's source; internal/testkit/enginetest/vulkango has them again,
 // generated for github.com/vulkan-go/vulkan, beside a file like this one.
 
 // bindingName names the engine's binding.

@@ -34,7 +34,7 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/demo/hash"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/hash"
 )
 
 // Particle is one particle: 32 bytes, as the shaders lay it out.

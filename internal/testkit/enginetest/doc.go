@@ -37,9 +37,9 @@
 // with VKCOMPACT_REQUIRE_DEVICE set, where they fail.
 //
 // After editing update.comp or consume.comp, run
-// `go generate ./internal/enginetest` and commit the .spv files;
+// `go generate ./internal/testkit/enginetest` and commit the .spv files;
 // TestShadersGenerated compares them with a fresh compilation. After
-// editing the goki engine, run `go generate ./internal/enginetest/...`.
+// editing the goki engine, run `go generate ./internal/testkit/enginetest/...`.
 package enginetest
 
 //go:generate glslc --target-env=vulkan1.1 -O -Werror update.comp -o update.spv

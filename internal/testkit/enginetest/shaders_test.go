@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestShadersGenerated compiles the GLSL again, as `go generate` does, and
@@ -32,7 +32,7 @@ func TestShadersGenerated(t *testing.T) {
 		}
 		committed, err := os.ReadFile(name + ".spv")
 		if err != nil || !bytes.Equal(fresh, committed) {
-			t.Errorf("%s.spv differs from %s.comp: run go generate ./internal/enginetest and commit the result", name, name)
+			t.Errorf("%s.spv differs from %s.comp: run go generate ./internal/testkit/enginetest and commit the result", name, name)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Package hash is the integer hash that the demos' shaders draw their
-// random numbers from (internal/demo/particles, internal/demo/raytrace), for their
+// random numbers from (cmd/vkcompact/internal/demo/particles, cmd/vkcompact/internal/demo/raytrace), for their
 // Go references, which must draw the same numbers bit for bit.
 package hash
 
