@@ -1,13 +1,15 @@
-// Package vkcompact holds what every operation of the module shares: the
-// element types and layouts (Type, Elem, StructOf), the choice of
-// algorithm (Path), and the vectorised copy and fill that the operations
-// and their callers record between them.
+// Package vkcompact holds the vocabulary every operation of the module
+// shares: the element types and layouts (Type, Elem, StructOf) and the
+// choice of algorithm (Path); and, in its documentation, the contract of
+// every recording (Synchronisation), GPU-side counts and the concurrency
+// rules.
 //
 // The operations are packages of their own, each with the same shape (a
 // description, a Plan made once per size, Buffers, Record into a command
 // buffer, Run on the context's queue, and host-slice helpers):
 // compact (stream compaction and split), scan (prefix sums) and radix
-// (sorts). Package vk opens or borrows a Vulkan device and holds its
+// (sorts). Package transfer records the vectorised copy and fill between
+// them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
 // # Embedding in an engine
 //
@@ -23,7 +25,8 @@
 // # Recording contract
 //
 // compact.Plan.Record, scan.Plan.Record, radix.Plan.Record,
-// radix.StructPlan.Record, RecordCopy, RecordCopyCount and RecordFill
+// radix.StructPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
+// transfer.RecordFill
 // append compute dispatches to the recorder's command
 // buffer and submit nothing. For each:
 //
@@ -70,7 +73,7 @@
 //
 // Every Record call can take its element count from a GPU buffer instead
 // of from the host: compact.Buffers.Count, scan.Buffers.Count,
-// radix.Buffers.Count, radix.StructBuffers.Count and RecordCopyCount read
+// radix.Buffers.Count, radix.StructBuffers.Count and transfer.RecordCopyCount read
 // a uint32 count (for instance the kept count a compaction left at
 // Result + compact.ResultKeptOffset) when the command buffer runs. The plan's n is then a capacity; elements past the count are not
 // read, and outputs past it are not written (in place, they keep their
@@ -83,7 +86,7 @@
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit
-// (every Run, compact.Select, the Slice helpers, Copy, vk.Upload and
+// (every Run, compact.Select, the Slice helpers, transfer.Copy, vk.Upload and
 // vk.Download) may be called concurrently: the context serialises
 // its use of the queue. On a borrowed context that queue is the engine's
 // (Handles.Queue): the engine must not submit to it from another

@@ -34,6 +34,7 @@ var layers = []struct {
 	{"Vulkan", []string{"vk"}, false},
 	{"kernels and recording", []string{"pipeline"}, false},
 	{"vocabulary", []string{"."}, false},
+	{"copy and fill", []string{"transfer"}, false},
 	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype"}, false},
 	{"operations", []string{"compact", "scan", "radix"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},
@@ -57,7 +58,7 @@ func layerOf(dir string) int {
 // library lists the packages a program using vkcompact imports: neither
 // they nor anything they import may link Go's testing or flag, which
 // belong to the tests and the commands.
-var library = []string{".", "vk", "pipeline", "shaders", "compact", "scan", "radix"}
+var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix"}
 
 // moduleImports returns, for every package directory of the module, the
 // module packages (as directories, "." for the root) and the other

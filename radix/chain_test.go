@@ -1,6 +1,7 @@
 package radix_test
 
 import (
+	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
@@ -84,8 +85,8 @@ func TestChainWithGPUCounts(t *testing.T) {
 			valPlan.Record(r, compact.Buffers{Src: valBuf.Range(0, nb), Flags: flagBuf.Range(0, nb), Result: res2.All(), Scratch: s2.All()})
 			keyPlan.Record(r, compact.Buffers{Src: keyBuf.Range(0, nb), Result: res1.All(), Scratch: s1.All()})
 			sortPlan.Record(r, radix.Buffers{Keys: keyBuf.Range(0, nb), Values: valBuf.Range(0, nb), Scratch: s3.All(), Count: kept})
-			vkcompact.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
-			vkcompact.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
+			transfer.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, transfer.CopyOptions{})
+			transfer.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, transfer.CopyOptions{})
 		})
 		if err != nil {
 			t.Fatal(err)

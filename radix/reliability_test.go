@@ -1,6 +1,7 @@
 package radix_test
 
 import (
+	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
@@ -277,7 +278,7 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 	count := result.Sub(compact.ResultKeptOffset, 4)
 	return pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		sel.Record(r, compact.Buffers{Src: src, Dst: dst, Result: result, Scratch: s1})
-		vkcompact.RecordCopyCount(r, copied, dst, count, 4, vkcompact.CopyOptions{})
+		transfer.RecordCopyCount(r, copied, dst, count, 4, transfer.CopyOptions{})
 		sort.Record(r, radix.Buffers{Keys: copied, Scratch: s2, Count: count})
 		prefix.Record(r, scan.Buffers{Src: copied, Dst: sums, Total: total.Sub(0, 4), Scratch: s3, Count: count})
 	})

@@ -1,10 +1,10 @@
 package scan
 
 import (
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -93,7 +93,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	src, dst := b.Src.Sub(0, n*4), b.Dst.Sub(0, n*4)
 	stamp()
 	if !p.selfReset || !status.KnownZero() {
-		vkcompact.RecordFill(r, status, 0)
+		transfer.RecordFill(r, status, 0)
 	}
 	stamp()
 	push := onepassPush{N: p.n, Tiles: p.tiles, CountOn: countOn, Spins: p.spins}

@@ -3,6 +3,7 @@ package vk_test
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"runtime"
 	"slices"
 	"testing"
@@ -280,7 +281,7 @@ func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Point
 		{Entry: "Context.Submit", Input: msg, Want: want, Msg: msg, Call: func() error { return ctx.Submit(func(vk.CommandBuffer) error { return nil }) }},
 		{Entry: "vk.Upload", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Upload(buf.All(), words) }},
 		{Entry: "vk.Download", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Download(buf.All(), words) }},
-		{Entry: "vkcompact.Copy", Input: msg, Want: want, Msg: msg, Call: func() error { return vkcompact.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), vkcompact.CopyOptions{}) }},
+		{Entry: "transfer.Copy", Input: msg, Want: want, Msg: msg, Call: func() error { return transfer.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), transfer.CopyOptions{}) }},
 		{Entry: "compact.NewPlan", Input: msg, Want: want, Msg: msg, Call: func() error {
 			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err

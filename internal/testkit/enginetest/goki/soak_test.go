@@ -2,6 +2,7 @@ package goki
 
 import (
 	"cmp"
+	"github.com/vkcompact/vkcompact/transfer"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -248,7 +249,7 @@ func (s *soakRig) library(t *testing.T, i int, in, kept []soakParticle, src, dst
 		t.Fatalf("frame %d: an empty submission: %v", i, err)
 	}
 	if err := pipeline.Run(s.ctx, func(r *pipeline.Recorder) {
-		vkcompact.RecordCopy(r, s.vCopies.Range(copyOff, soakCopyBytes), s.pattern.All(), vkcompact.CopyOptions{})
+		transfer.RecordCopy(r, s.vCopies.Range(copyOff, soakCopyBytes), s.pattern.All(), transfer.CopyOptions{})
 	}); err != nil {
 		t.Fatalf("frame %d: pipeline.Run: %v", i, err)
 	}

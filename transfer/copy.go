@@ -1,4 +1,4 @@
-package vkcompact
+package transfer
 
 import (
 	"fmt"

@@ -1,13 +1,13 @@
-package vkcompact_test
+package transfer_test
 
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -16,7 +16,7 @@ import (
 // copyCase copies n random words from srcOff into a poisoned buffer at
 // dstOff (offsets in words) and checks every word of the destination
 // buffer: the copied range against the source, the rest still poisoned.
-func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff int, opts vkcompact.CopyOptions) {
+func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff int, opts transfer.CopyOptions) {
 	t.Helper()
 	const guard = 8 // poisoned words after the range
 	src, err := ctx.NewBuffer(uint64(4*max(srcOff+n, 1)), vk.DeviceLocal)
@@ -44,7 +44,7 @@ func copyCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, n, srcOff, dstOff i
 	}
 	s := src.Range(uint64(4*srcOff), uint64(4*n))
 	d := dst.Range(uint64(4*dstOff), uint64(4*n))
-	if err := vkcompact.Copy(ctx, d, s, opts); err != nil {
+	if err := transfer.Copy(ctx, d, s, opts); err != nil {
 		t.Fatalf("copy of %d words: %v", n, err)
 	}
 	if err := vk.Download(dst.All(), out); err != nil {
@@ -66,10 +66,10 @@ func TestCopySizes(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := vktest.Rand(t)
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 31, 32, 33, 127, 128, 129, 1021, 1024, 4095, 4097, 65537, 1<<20 + 12345} {
-		copyCase(t, ctx, rng, n, 0, 0, vkcompact.CopyOptions{})
+		copyCase(t, ctx, rng, n, 0, 0, transfer.CopyOptions{})
 	}
 	for range 20 {
-		copyCase(t, ctx, rng, rng.IntN(300000), 0, 0, vkcompact.CopyOptions{})
+		copyCase(t, ctx, rng, rng.IntN(300000), 0, 0, transfer.CopyOptions{})
 	}
 }
 
@@ -79,7 +79,7 @@ func TestCopyOffsets(t *testing.T) {
 	align := int(max(ctx.Info().MinStorageBufferOffsetAlignment, 4) / 4) // in words
 	for _, off := range [][2]int{{align, 0}, {0, align}, {3 * align, 5 * align}, {64 * align, align}} {
 		for _, n := range []int{1, 6, 257, 10003} {
-			copyCase(t, ctx, rng, n, off[0], off[1], vkcompact.CopyOptions{})
+			copyCase(t, ctx, rng, n, off[0], off[1], transfer.CopyOptions{})
 		}
 	}
 }
@@ -89,7 +89,7 @@ func TestCopyTuning(t *testing.T) {
 	rng := vktest.Rand(t)
 	sg := ctx.Info().MaxSubgroupSize
 	maxWG := ctx.Info().MaxWorkgroupInvocations // 256 on SwiftShader
-	for _, o := range []vkcompact.CopyOptions{
+	for _, o := range []transfer.CopyOptions{
 		{WorkgroupSize: max(sg, 32), LoadsPerLane: 1},
 		{WorkgroupSize: max(sg, 64), LoadsPerLane: 3},
 		{WorkgroupSize: 256, LoadsPerLane: 4},
@@ -113,7 +113,7 @@ func TestCopyAboveMaxRange(t *testing.T) {
 		t.Skipf("maxStorageBufferRange %d: too large to exceed in a test", ctx.Info().MaxStorageBufferRange)
 	}
 	rng := vktest.Rand(t)
-	copyCase(t, ctx, rng, maxWords+12345, 0, 4, vkcompact.CopyOptions{})
+	copyCase(t, ctx, rng, maxWords+12345, 0, 4, transfer.CopyOptions{})
 }
 
 func TestCopyBadInput(t *testing.T) {
@@ -125,7 +125,7 @@ func TestCopyBadInput(t *testing.T) {
 	released, _ := ctx.NewBuffer(64, vk.DeviceLocal)
 	released.Release()
 	if ctx.Info().MinStorageBufferOffsetAlignment > 4 {
-		err := vkcompact.Copy(ctx, b.Range(0, 64), a.Range(4, 64), vkcompact.CopyOptions{})
+		err := transfer.Copy(ctx, b.Range(0, 64), a.Range(4, 64), transfer.CopyOptions{})
 		if err == nil || !strings.Contains(err.Error(), "minStorageBufferOffsetAlignment") {
 			t.Errorf("misaligned offset: %v", err)
 		}
@@ -142,13 +142,13 @@ func TestCopyBadInput(t *testing.T) {
 		{"released source", b.Range(0, 64), released.All(), "after Release"},
 		{"nil destination", vk.Range{Size: 64}, a.Range(0, 64), "nil buffer"},
 	} {
-		err := vkcompact.Copy(ctx, tc.dst, tc.src, vkcompact.CopyOptions{})
+		err := transfer.Copy(ctx, tc.dst, tc.src, transfer.CopyOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	for _, o := range []vkcompact.CopyOptions{{LoadsPerLane: vkcompact.MaxCopyLoadsPerLane + 1}, {WorkgroupSize: 1 << 20}} {
-		err := vkcompact.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
+	for _, o := range []transfer.CopyOptions{{LoadsPerLane: transfer.MaxCopyLoadsPerLane + 1}, {WorkgroupSize: 1 << 20}} {
+		err := transfer.Copy(ctx, b.Range(0, 64), a.Range(0, 64), o)
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("copy with options %+v: %v, want vk.ErrInvalid", o, err)
 		}
@@ -169,7 +169,7 @@ func BenchmarkCopy(b *testing.B) {
 			defer dst.Release()
 			b.SetBytes(int64(8 * n))
 			for b.Loop() {
-				if err := vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{}); err != nil {
+				if err := transfer.Copy(ctx, dst.All(), src.All(), transfer.CopyOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -202,7 +202,7 @@ func TestCopyCount(t *testing.T) {
 					t.Fatal(err)
 				}
 				err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-					vkcompact.RecordCopyCount(r, dst.Range(0, uint64(4*words)), src.Range(0, uint64(4*words)), cnt.Range(0, 4), elem, vkcompact.CopyOptions{})
+					transfer.RecordCopyCount(r, dst.Range(0, uint64(4*words)), src.Range(0, uint64(4*words)), cnt.Range(0, 4), elem, transfer.CopyOptions{})
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -238,7 +238,7 @@ func TestCopyCount(t *testing.T) {
 	} {
 		size := uint64(64)
 		err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-			vkcompact.RecordCopyCount(r, buf.Range(0, size), buf.Range(64, size), c.count, c.elem, vkcompact.CopyOptions{})
+			transfer.RecordCopyCount(r, buf.Range(0, size), buf.Range(64, size), c.count, c.elem, transfer.CopyOptions{})
 		})
 		if !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", c.name, err)

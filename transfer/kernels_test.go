@@ -1,4 +1,4 @@
-package vkcompact
+package transfer
 
 import (
 	"os"
@@ -11,6 +11,6 @@ import (
 // TestKernelBlocks holds the copy's, the counted copy's and the fill's Go
 // push and specialization constants to their GLSL, field by field.
 func TestKernelBlocks(t *testing.T) {
-	spvtest.CheckKernels(t, os.DirFS("shaders"), shaders.NamesWith("copy", "fill"),
+	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("copy", "fill"),
 		copyKernel.Interface(), copyCountKernel.Interface(), fillKernel.Interface())
 }
