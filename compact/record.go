@@ -126,7 +126,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // per tile, after a clear of its status words (tile counter, tiles'
 // status, finished count) unless the commands recorded so far leave them
 // zero, as the pass itself does up to tiling.SelfResetMaxTiles tiles
-// (shaders/tile_reset.glsl).
+// (shaders/include/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
 	l := p.scratchLayout()

@@ -271,7 +271,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	case p.windowTiles > 0:
 		kernel = onepassWideKernel // past one binding
 	case p.selfReset:
-		kernel = onepassResetKernel // the pass resets its status words (shaders/tile_reset.glsl)
+		kernel = onepassResetKernel // the pass resets its status words (shaders/include/tile_reset.glsl)
 	}
 	p.pass, err = kernel.Get(pipeline.For(p.ctx), onepassSpec{
 		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,

@@ -81,7 +81,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // recordSinglePass records one dispatch of a workgroup per tile, after a
 // clear of its status words (tile counter, tiles' status, finished count)
 // unless the commands recorded so far leave them zero, as the pass itself
-// does up to tiling.SelfResetMaxTiles tiles (shaders/tile_reset.glsl).
+// does up to tiling.SelfResetMaxTiles tiles (shaders/include/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	words := 2 + 2*uint64(p.tiles)
 	status := b.Scratch.Sub(0, words*4)

@@ -12,11 +12,11 @@ import (
 )
 
 // TestKeyCode holds KeyCode to the KEY_* constants that
-// shaders/select.glsl and shaders/radix.glsl declare, by type name; Unset
+// shaders/include/select.glsl and shaders/radix/radix.glsl declare, by type name; Unset
 // takes u32's code, and an unknown type NoKeyCode.
 func TestKeyCode(t *testing.T) {
 	decl := regexp.MustCompile(`KEY_(U32|I32|F32|U64|I64|F64) = (\d+)`)
-	for _, file := range []string{"../../shaders/select.glsl", "../../shaders/radix.glsl"} {
+	for _, file := range []string{"../../shaders/include/select.glsl", "../../shaders/radix/radix.glsl"} {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

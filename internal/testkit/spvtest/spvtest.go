@@ -7,10 +7,12 @@ package spvtest
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +32,8 @@ func RequireTool(t testing.TB, name string) {
 	}
 }
 
-// Generated compiles the GLSL of the current directory with the module's
+// Generated compiles the GLSL of the current directory (and its
+// subfolders) with the module's
 // generator (spvgen, its path relative to the directory) into a temporary
 // directory, as `go generate pkg` does, and fails t for every committed
 // .spv file that differs, is missing or is left over.
@@ -42,22 +45,34 @@ func Generated(t *testing.T, spvgen, pkg string) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("spvgen: %v\n%s", err, msg)
 	}
-	fresh, _ := filepath.Glob(filepath.Join(out, "*.spv"))
-	committed, _ := filepath.Glob("*.spv")
+	fresh, committed := spvFiles(out), spvFiles(".")
 	if len(fresh) != len(committed) || len(fresh) == 0 {
 		t.Fatalf("%d committed .spv files, %d generated: run go generate %s", len(committed), len(fresh), pkg)
 	}
 	for _, f := range fresh {
-		want, _ := os.ReadFile(f)
-		got, err := os.ReadFile(filepath.Base(f))
+		want, _ := os.ReadFile(filepath.Join(out, f))
+		got, err := os.ReadFile(f)
 		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s differs from its source: run go generate %s and commit the result", filepath.Base(f), pkg)
+			t.Errorf("%s differs from its source: run go generate %s and commit the result", f, pkg)
 		}
 	}
 }
 
+// spvFiles lists the .spv files under dir, as paths relative to it.
+func spvFiles(dir string) []string {
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".spv") {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	return files
+}
+
 // Valid runs spirv-val (target Vulkan 1.1) on each named module
-// (name.spv in the current directory).
+// (name.spv, relative to the current directory).
 func Valid(t *testing.T, names ...string) {
 	t.Helper()
 	RequireTool(t, "spirv-val")

@@ -9,7 +9,7 @@
 // Bindings: 0 src as uvec4, 1 dst as uvec4, 2 src as uint, 3 dst as uint
 // (0 and 2, 1 and 3 are the same buffer ranges), 4 the element count.
 
-#include "common.glsl"
+#include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint VECS_PER_THREAD = 4;
@@ -26,7 +26,7 @@ layout(push_constant) uniform Push {
     uint wordsPerElem; // words per element, for the count
 } pc;
 
-#include "copy_words.glsl"
+#include "../include/copy_words.glsl"
 
 void main() {
     uint count = gpuCount[0];

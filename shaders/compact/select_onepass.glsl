@@ -66,8 +66,8 @@
 // tile's kept elements may land anywhere before it (and a split's
 // rejected ones anywhere after it).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to the back, reversed
@@ -109,7 +109,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 const bool LOAD_DATA = true;
-#include "select_load.glsl"
+#include "../include/select_load.glsl"
 
 // Status words (see the top): AGG + aggregate, INCL + inclusive prefix.
 const uint AGG = 1u << 30, INCL = AGG + (1u << 20);
@@ -133,7 +133,7 @@ uint loadStatus(uint t) {
 
 #ifdef SELF_RESET
 #define DONE_WORD (1 + pc.tiles)
-#include "tile_reset.glsl"
+#include "../include/tile_reset.glsl"
 #endif
 
 void publish(uint t, uint word) {
@@ -187,7 +187,7 @@ uint countTile(uint t, uint elem0, uint n, uvec2 c) {
     return subgroupAdd(kept);
 }
 
-#include "result_block.glsl"
+#include "../include/result_block.glsl"
 
 // storeWord writes word i of the output: with WINDOWS, i lies in window
 // i / pc.winWords (bindings 5, 8, 9, 10).

@@ -14,8 +14,8 @@
 // 2 sums (one word per chunk), 3 the GPU-side element count
 // (common.glsl: countedElems).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
@@ -35,8 +35,8 @@ layout(push_constant) uniform Push {
 
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
-#include "select_load.glsl"
-#include "float_sum.glsl"
+#include "../include/select_load.glsl"
+#include "../include/float_sum.glsl"
 
 void main() {
     uint lane = gl_SubgroupInvocationID;

@@ -11,7 +11,7 @@
 // Bindings: 0 scratch piece as uvec4, 1 data piece as uvec4, 2 and 3 the
 // same as uint, 4 counts.
 
-#include "common.glsl"
+#include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint VECS_PER_THREAD = 1;
@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
     uint which;      // 0: copy the kept elements; 1: all of them
 } pc;
 
-#include "copy_words.glsl"
+#include "../include/copy_words.glsl"
 
 void main() {
     uint kept = counts[PROCS + pc.which];

@@ -14,7 +14,7 @@
 // Bindings: 0 the keys (words; a window of them), 1 hist (BUCKETS *
 // nProcs words), 2 the GPU-side key count (common.glsl: countedElems).
 
-#include "common.glsl"
+#include "../include/common.glsl"
 #include "radix.glsl"
 
 layout(local_size_x_id = 0) in;

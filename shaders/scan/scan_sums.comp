@@ -24,8 +24,8 @@ layout(push_constant) uniform Push {
 #define SCAN_DATA sums
 const bool SCAN_FLOAT = FLOAT_SUM;
 #define FLOAT_SUMS
-#include "float_sum.glsl"
-#include "block_scan.glsl"
+#include "../include/float_sum.glsl"
+#include "../include/block_scan.glsl"
 
 void main() {
     uint t = scanExclusive(0, pc.nChunks);

@@ -66,7 +66,7 @@
 // 9 the keys' next three and 10 to 12 the values' (windows past the
 // outputs' end are bound to anything and unused).
 
-#include "common.glsl"
+#include "../include/common.glsl"
 #include "radix.glsl"
 
 layout(local_size_x_id = 0) in;

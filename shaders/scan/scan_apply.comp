@@ -17,8 +17,8 @@
 // as uvec4, 4 the same as uint, 5 the GPU-side element count
 // (common.glsl: countedElems).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
@@ -43,8 +43,8 @@ layout(push_constant) uniform Push {
 
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
-#include "select_load.glsl"
-#include "float_sum.glsl"
+#include "../include/select_load.glsl"
+#include "../include/float_sum.glsl"
 
 // scanUnit writes the scan of unit v (elements e .. e+3 of the segment,
 // avail of them real) given the running value before it, and returns the

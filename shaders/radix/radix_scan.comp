@@ -10,7 +10,7 @@
 //
 // Bindings: 0 hist (BUCKETS * (nProcs + 1) words).
 
-#include "common.glsl"
+#include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BUCKETS = 256;
@@ -23,7 +23,7 @@ layout(push_constant) uniform Push {
 
 #define SCAN_DATA hist
 const bool SCAN_FLOAT = false;
-#include "block_scan.glsl"
+#include "../include/block_scan.glsl"
 
 void main() {
     uint d = linearWorkgroup();

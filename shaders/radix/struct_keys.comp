@@ -9,7 +9,7 @@
 // Bindings: 0 the structs as words, 1 the keys, 2 the indices, 3 the
 // GPU-side count (read when pc.countOn is set).
 
-#include "common.glsl"
+#include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint STRIDE_WORDS = 1;

@@ -15,8 +15,8 @@
 // 2 the copy-back arguments (4 words per piece), 3 the GPU-side element
 // count (common.glsl: countedElems).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 
 layout(local_size_x_id = 0) in;
@@ -28,7 +28,7 @@ layout(std430, binding = 3) readonly buffer GpuCount { uint gpuCount[]; };
 
 #define SCAN_DATA counts
 const bool SCAN_FLOAT = false;
-#include "block_scan.glsl"
+#include "../include/block_scan.glsl"
 
 layout(push_constant) uniform Push {
     uint nChunks;   // chunks holding elements
@@ -42,7 +42,7 @@ layout(push_constant) uniform Push {
     uint copyAll;   // the copy-back copies every element, not the kept ones
 } pc;
 
-#include "result_block.glsl"
+#include "../include/result_block.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;

@@ -13,8 +13,8 @@
 // segment's flags as uint (bound to something else when unused), 3 counts,
 // 4 the GPU-side element count (common.glsl: countedElems).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 
@@ -35,7 +35,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 const bool LOAD_DATA = false;
-#include "select_load.glsl"
+#include "../include/select_load.glsl"
 
 // countUnit counts the kept elements of unit v, whose first element is at
 // position first of the chunk starting at start (len elements).

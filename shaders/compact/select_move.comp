@@ -28,8 +28,8 @@
 // at PROCS), 4 the page as uvec4, 5 the same as uint, 6 the GPU-side
 // element count (common.glsl: countedElems).
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0; // 1: rejected after the kept, in order; 2: reversed from the back
@@ -58,7 +58,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 const bool LOAD_DATA = true;
-#include "select_load.glsl"
+#include "../include/select_load.glsl"
 
 shared uint stage[STAGE_WORDS];
 

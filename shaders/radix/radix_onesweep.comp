@@ -70,7 +70,7 @@
 // out, 5 values out (without PAIRS, 1 and 5 are bound to anything and
 // unused), 6 the GPU-side key count (common.glsl: countedElems).
 
-#include "common.glsl"
+#include "../include/common.glsl"
 #include "radix.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -125,7 +125,7 @@ shared uint rowSums[SELF_RESET ? MAX_SUBGROUPS : 1]; // each subgroup's sum of t
 
 #define SCAN_DATA runStage
 const bool SCAN_FLOAT = false;
-#include "block_scan.glsl"
+#include "../include/block_scan.glsl"
 
 uint bits(uvec4 m) {
     uvec4 c = uvec4(bitCount(m));

@@ -49,8 +49,8 @@
 // between them; element i's sum goes to slot i, so each dispatch binds
 // the same window of both.
 
-#include "common.glsl"
-#include "select.glsl"
+#include "../include/common.glsl"
+#include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const bool INCLUSIVE = false;
@@ -82,7 +82,7 @@ layout(push_constant) uniform Push {
 
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
-#include "select_load.glsl"
+#include "../include/select_load.glsl"
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * VECS * 4;
@@ -92,7 +92,7 @@ shared uint segSums[VECS * MAX_SUBGROUPS]; // per (load k, subgroup), then their
 shared uint sTile, sAggregate, sPrefix;
 
 #define DONE_WORD (1 + 2 * pc.tiles)
-#include "tile_reset.glsl"
+#include "../include/tile_reset.glsl"
 
 void publish(uint t, uint flag, uint value) {
     atomicMax(status[1 + 2 * t], flag << 16 | (value & 0xffffu), gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed);

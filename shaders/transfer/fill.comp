@@ -5,7 +5,7 @@
 //
 // Bindings: 0 the words.
 
-#include "common.glsl"
+#include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
 
