@@ -1,8 +1,8 @@
 // Package vkcompact holds the vocabulary every operation of the module
 // shares: the element types and layouts (Type, Elem, StructOf) and the
-// choice of algorithm (Path); and, in its documentation, the contract of
-// every recording (Synchronisation), GPU-side counts and the concurrency
-// rules.
+// choice of algorithm (Path); and, in its documentation, the
+// synchronisation contract of every recording (Synchronisation), GPU-side
+// counts and the concurrency rules.
 //
 // The operations are packages of their own, each with the same shape (a
 // description, a Plan made once per size, Buffers, Record into a command
@@ -22,13 +22,16 @@
 // the descriptor sets bound there may be reused). Releasing the context
 // destroys only what the library created. compact's Example_particles shows it.
 //
-// # Recording contract
+// # Synchronisation
 //
+// This section is the one statement of the synchronisation contract; the
+// packages' Record functions and pipeline.Recorder refer to it.
 // compact.Plan.Record, scan.Plan.Record, radix.Plan.Record,
 // radix.StructPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
-// transfer.RecordFill
-// append compute dispatches to the recorder's command
-// buffer and submit nothing. For each:
+// transfer.RecordFill (their src, count and dst ranges as inputs and
+// outputs below) append compute dispatches to the recorder's command
+// buffer and submit nothing; so does any sequence recorded through a
+// pipeline.Recorder, for its bindings. For each:
 //
 //   - First access to every input range (Src, Flags, Count, and the
 //     Keys, Values of a sort): a read in VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT

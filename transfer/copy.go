@@ -115,11 +115,8 @@ func chunkBytes(info vk.DeviceInfo) uint64 {
 // Copies larger than maxStorageBufferRange are split into several
 // dispatches over sub-ranges. Errors are kept by r.
 //
-// Synchronisation: the first access to src is a compute-shader read and to
-// dst a compute-shader write (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT / VK_ACCESS_SHADER_WRITE_BIT); the caller
-// orders its earlier writes of src, and its later reads of dst, with its
-// own barriers.
+// Synchronisation: package vkcompact's documentation (src an input, dst
+// an output).
 func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 	recordCopy(r, dst, src, vk.Range{}, 0, opts)
 }
@@ -227,8 +224,7 @@ func checkCopy(dst, src vk.Range) error {
 // maxStorageBufferRange are split as copies are. The single passes zero their
 // tile status with it. Errors are kept by r.
 //
-// Synchronisation: dst is written in the compute-shader stage
-// (VK_ACCESS_SHADER_WRITE_BIT); the caller orders other accesses to it.
+// Synchronisation: package vkcompact's documentation (dst an output).
 func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 	if r.Err() != nil {
 		return

@@ -2,6 +2,6 @@
 // that the operations and their callers record between them: RecordCopy,
 // RecordCopyCount (a copy cut to an element count written on the GPU) and
 // RecordFill into a pipeline.Recorder, and Copy, which records, submits
-// and waits. The recording contract is package vkcompact's
-// ("Synchronisation").
+// and waits. Their synchronisation contract is package vkcompact's
+// (Synchronisation).
 package transfer
