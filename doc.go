@@ -1,13 +1,15 @@
-// Package vkcompact holds what every operation of the module shares: the
-// element types and layouts (Type, Elem, StructOf), the choice of
-// algorithm (Path), and the vectorised copy and fill that the operations
-// and their callers record between them.
+// Package vkcompact holds the vocabulary every operation of the module
+// shares: the element types and layouts (Type, Elem, StructOf) and the
+// choice of algorithm (Path); and, in its documentation, the
+// synchronisation contract of every recording (Synchronisation), GPU-side
+// counts and the concurrency rules.
 //
 // The operations are packages of their own, each with the same shape (a
 // description, a Plan made once per size, Buffers, Record into a command
 // buffer, Run on the context's queue, and host-slice helpers):
 // compact (stream compaction and split), scan (prefix sums) and radix
-// (sorts). Package vk opens or borrows a Vulkan device and holds its
+// (sorts). Package transfer records the vectorised copy and fill between
+// them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
 // # Embedding in an engine
 //
@@ -20,12 +22,16 @@
 // the descriptor sets bound there may be reused). Releasing the context
 // destroys only what the library created. compact's Example_particles shows it.
 //
-// # Recording contract
+// # Synchronisation
 //
+// This section is the one statement of the synchronisation contract; the
+// packages' Record functions and pipeline.Recorder refer to it.
 // compact.Plan.Record, scan.Plan.Record, radix.Plan.Record,
-// radix.StructPlan.Record, RecordCopy, RecordCopyCount and RecordFill
-// append compute dispatches to the recorder's command
-// buffer and submit nothing. For each:
+// radix.StructPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
+// transfer.RecordFill (their src, count and dst ranges as inputs and
+// outputs below) append compute dispatches to the recorder's command
+// buffer and submit nothing; so does any sequence recorded through a
+// pipeline.Recorder, for its bindings. For each:
 //
 //   - First access to every input range (Src, Flags, Count, and the
 //     Keys, Values of a sort): a read in VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
@@ -70,7 +76,7 @@
 //
 // Every Record call can take its element count from a GPU buffer instead
 // of from the host: compact.Buffers.Count, scan.Buffers.Count,
-// radix.Buffers.Count, radix.StructBuffers.Count and RecordCopyCount read
+// radix.Buffers.Count, radix.StructBuffers.Count and transfer.RecordCopyCount read
 // a uint32 count (for instance the kept count a compaction left at
 // Result + compact.ResultKeptOffset) when the command buffer runs. The plan's n is then a capacity; elements past the count are not
 // read, and outputs past it are not written (in place, they keep their
@@ -83,7 +89,7 @@
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit
-// (every Run, compact.Select, the Slice helpers, Copy, vk.Upload and
+// (every Run, compact.Select, the Slice helpers, transfer.Copy, vk.Upload and
 // vk.Download) may be called concurrently: the context serialises
 // its use of the queue. On a borrowed context that queue is the engine's
 // (Handles.Queue): the engine must not submit to it from another

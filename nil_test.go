@@ -3,6 +3,7 @@ package vkcompact_test
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"strings"
 	"testing"
 	"time"
@@ -10,11 +11,11 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // nilCase is one public entry point called with a nil or zero handle,
@@ -172,20 +173,20 @@ func TestNilAndZeroHandles(t *testing.T) {
 		{"Cache.Get", "nil kernel", "no SPIR-V", func() error { _, err := pipeline.For(ctx).Get(nilKern, 64); return err }},
 		{"Cache accessors", "nil cache", "", none(func() { _, _ = nilCache.Len(), nilCache.Pipelines() })},
 		// The root package's copy and fill.
-		{"vkcompact.Copy", "nil context", "nil", func() error { return vkcompact.Copy(nilCtx, buf.All(), buf.All(), vkcompact.CopyOptions{}) }},
-		{"vkcompact.Copy", "zero Ranges", nilBuffer, func() error { return vkcompact.Copy(ctx, zeroR, zeroR, vkcompact.CopyOptions{}) }},
-		{"vkcompact.CheckCopyOptions", "nil context", "nil", func() error { return vkcompact.CheckCopyOptions(nilCtx, vkcompact.CopyOptions{}) }},
-		{"vkcompact.RecordCopy", "zero CommandBuffer", zeroCommand, rec(func(r *pipeline.Recorder) {
-			vkcompact.RecordCopy(r, buf.Range(0, 64), buf.Range(64, 64), vkcompact.CopyOptions{})
+		{"transfer.Copy", "nil context", "nil", func() error { return transfer.Copy(nilCtx, buf.All(), buf.All(), transfer.CopyOptions{}) }},
+		{"transfer.Copy", "zero Ranges", nilBuffer, func() error { return transfer.Copy(ctx, zeroR, zeroR, transfer.CopyOptions{}) }},
+		{"transfer.CheckCopyOptions", "nil context", "nil", func() error { return transfer.CheckCopyOptions(nilCtx, transfer.CopyOptions{}) }},
+		{"transfer.RecordCopy", "zero CommandBuffer", zeroCommand, rec(func(r *pipeline.Recorder) {
+			transfer.RecordCopy(r, buf.Range(0, 64), buf.Range(64, 64), transfer.CopyOptions{})
 		})},
-		{"vkcompact.RecordCopy", "zero Ranges", nilBuffer, inRun(func(r *pipeline.Recorder) { vkcompact.RecordCopy(r, zeroR, zeroR, vkcompact.CopyOptions{}) })},
-		{"vkcompact.RecordCopyCount", "zero count Range", nilBuffer, inRun(func(r *pipeline.Recorder) {
-			vkcompact.RecordCopyCount(r, buf.Range(0, 64), buf.Range(64, 64), zeroR, 4, vkcompact.CopyOptions{})
+		{"transfer.RecordCopy", "zero Ranges", nilBuffer, inRun(func(r *pipeline.Recorder) { transfer.RecordCopy(r, zeroR, zeroR, transfer.CopyOptions{}) })},
+		{"transfer.RecordCopyCount", "zero count Range", nilBuffer, inRun(func(r *pipeline.Recorder) {
+			transfer.RecordCopyCount(r, buf.Range(0, 64), buf.Range(64, 64), zeroR, 4, transfer.CopyOptions{})
 		})},
-		{"vkcompact.RecordFill", "zero Range", nilBuffer, inRun(func(r *pipeline.Recorder) { vkcompact.RecordFill(r, zeroR, 0) })},
-		{"vkcompact.RecordCopy and RecordFill", "nil Recorder", "nil Recorder", viaNil(func(r *pipeline.Recorder) {
-			vkcompact.RecordCopy(r, buf.Range(0, 64), buf.Range(64, 64), vkcompact.CopyOptions{})
-			vkcompact.RecordFill(r, buf.All(), 0)
+		{"transfer.RecordFill", "zero Range", nilBuffer, inRun(func(r *pipeline.Recorder) { transfer.RecordFill(r, zeroR, 0) })},
+		{"transfer.RecordCopy and RecordFill", "nil Recorder", "nil Recorder", viaNil(func(r *pipeline.Recorder) {
+			transfer.RecordCopy(r, buf.Range(0, 64), buf.Range(64, 64), transfer.CopyOptions{})
+			transfer.RecordFill(r, buf.All(), 0)
 		})},
 	}
 	cases = append(cases, operationCases(ctx, buf, zeroCB)...)

@@ -36,7 +36,7 @@ func (p Path) String() string {
 
 // MaxSinglePassElements bounds a compaction's and split's single pass: a
 // tile's status packs its state and count into one 32-bit word, an
-// inclusive prefix P as 2^30 + 2^20 + P (shaders/select_onepass.glsl),
+// inclusive prefix P as 2^30 + 2^20 + P (shaders/compact/select_onepass.glsl),
 // so P, and n, stay below 3 * 2^30 - 2^20 (past CUB's int counts, 2^31 -
 // 1). The prefix sum's single pass holds 32-bit sums and has no such
 // bound; radix sort's has its own.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestFaultAllocation makes every vkAllocateMemory in the middle of
@@ -56,7 +56,7 @@ func TestFaultAllocation(t *testing.T) {
 		sums[i] = total
 		total += v
 	}
-	for _, op := range []faults.Op{
+	for _, op := range []vktest.FaultOp{
 		{Name: "compact.Slice", Run: func() error {
 			got, res, err := compact.Slice(ctx, data, sel)
 			if err == nil && (!slices.Equal(got, kept) || int(res.Kept) != len(kept)) {
@@ -91,6 +91,6 @@ func TestFaultAllocation(t *testing.T) {
 			return err
 		}, Untouched: inputIntact},
 	} {
-		faults.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
+		vktest.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
 	}
 }

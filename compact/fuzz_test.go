@@ -6,7 +6,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // FuzzSelect runs random selections, (n, seed, ratio, type, stride, mode),

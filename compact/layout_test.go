@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
 )
 
 // TestScratchLayout plans selections on every fake device, for many
@@ -28,7 +28,7 @@ import (
 //   - in place, the copy of the output: n elements;
 //   - the single pass's status: tiles + 2 words (the tile counter at 0,
 //     tile t's status at 1 + t, the finished count at 1 + tiles:
-//     shaders/select_onepass.glsl, tile_reset.glsl), and nothing else.
+//     shaders/compact/select_onepass.glsl, tile_reset.glsl), and nothing else.
 func TestScratchLayout(t *testing.T) {
 	elems := []vkcompact.Elem{vkcompact.Plain(vkcompact.Uint32), vkcompact.Plain(vkcompact.Float64),
 		vkcompact.Struct(12, 4, vkcompact.Uint32), vkcompact.Struct(48, 40, vkcompact.Float64)}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestMain releases the context the tests share (vktest.Shared) after the

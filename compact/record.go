@@ -1,11 +1,11 @@
 package compact
 
 import (
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -127,7 +127,7 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 // per tile, after a clear of its status words (tile counter, tiles'
 // status, finished count) unless the commands recorded so far leave them
 // zero, as the pass itself does up to tiling.SelfResetMaxTiles tiles
-// (shaders/tile_reset.glsl).
+// (shaders/include/tile_reset.glsl).
 func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 	info := p.ctx.Info()
 	l := p.scratchLayout()
@@ -142,7 +142,7 @@ func (p *Plan) recordSinglePass(r *pipeline.Recorder, b Buffers, stamp func()) {
 		GroupSize: p.sel.GroupSize, MaxX: info.MaxWorkgroupCount[0], Spins: p.spins}
 	stamp()
 	if !p.selfReset || !status.KnownZero() {
-		vkcompact.RecordFill(r, status, 0)
+		transfer.RecordFill(r, status, 0)
 	}
 	stamp()
 	if p.windowTiles > 0 {

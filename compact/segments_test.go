@@ -7,7 +7,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // segElem is an element the segment tests run, with the processor count

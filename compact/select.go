@@ -275,7 +275,7 @@ func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
 	case p.windowTiles > 0:
 		p.wide, err = onepassWideKernel.Get(pipeline.For(p.ctx), spec) // past one binding
 	case p.selfReset:
-		p.pass, err = onepassResetKernel.Get(pipeline.For(p.ctx), spec) // the pass resets its status words (shaders/tile_reset.glsl)
+		p.pass, err = onepassResetKernel.Get(pipeline.For(p.ctx), spec) // the pass resets its status words (shaders/include/tile_reset.glsl)
 	default:
 		p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), spec)
 	}

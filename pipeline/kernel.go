@@ -165,7 +165,7 @@ func (c *Cache) release() {
 }
 
 // ScanWorkgroup is the workgroup size for kernels built on
-// shaders/block_scan.glsl: up to 1024 invocations, a multiple of the
+// shaders/include/block_scan.glsl: up to 1024 invocations, a multiple of the
 // largest subgroup size, with at most 256 subgroups.
 func ScanWorkgroup(info vk.DeviceInfo) uint32 {
 	wg := min(1024, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0], 256*max(info.MinSubgroupSize, 1))

@@ -15,14 +15,7 @@ import (
 // Like bufio.Writer, a Recorder keeps the first error: later calls record
 // nothing, and Err (or Run) returns it.
 //
-// Synchronisation contract of a recorded sequence: its first dispatch
-// reads and writes its bindings in the compute-shader stage
-// (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT); its last
-// writes are in the compute-shader stage (VK_ACCESS_SHADER_WRITE_BIT). The
-// caller orders earlier writes before the sequence and later reads after it
-// with its own barriers. Recording binds a compute pipeline, push
-// descriptors and push constants: the caller's bound compute state is not
-// preserved.
+// Synchronisation: package vkcompact's documentation (Synchronisation).
 type Recorder struct {
 	cb           vk.CommandBuffer
 	ctx          *vk.Context

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestReliabilityBadInput tries every public entry point of pipeline with

@@ -24,7 +24,7 @@ import (
 // tag names the GLSL member. Its pipelines take only an S and dispatch
 // only a P and a B, so a Go caller cannot pass the words or the ranges in
 // the wrong order; each operation's tests hold the three structs to the
-// GLSL (glslblock.CheckKernels).
+// GLSL (spvtest.CheckKernels).
 type TypedKernel[P, S, B any] struct{ *Kernel }
 
 // NewTypedKernel describes the kernel name of SPIR-V spirv, needing full
@@ -83,7 +83,7 @@ func (k TypedKernel[P, S, B]) Get(c *Cache, spec S) (TypedPipeline[P, B], error)
 
 // Interface returns the kernel's name, push words and zero values of its
 // push constants, specialization constants and bindings, for the tests
-// that hold them to the GLSL (glslblock.CheckKernels).
+// that hold them to the GLSL (spvtest.CheckKernels).
 func (k TypedKernel[P, S, B]) Interface() glslblock.Interface {
 	var p P
 	var s S

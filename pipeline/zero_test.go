@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestKnownZero checks the record-time knowledge of zeroed ranges that

@@ -1,15 +1,16 @@
 package radix_test
 
 import (
+	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestChainWithGPUCounts records, in one command buffer and with no read
@@ -84,8 +85,8 @@ func TestChainWithGPUCounts(t *testing.T) {
 			valPlan.Record(r, compact.Buffers{Src: valBuf.Range(0, nb), Flags: flagBuf.Range(0, nb), Result: res2.All(), Scratch: s2.All()})
 			keyPlan.Record(r, compact.Buffers{Src: keyBuf.Range(0, nb), Result: res1.All(), Scratch: s1.All()})
 			sortPlan.Record(r, radix.Buffers{Keys: keyBuf.Range(0, nb), Values: valBuf.Range(0, nb), Scratch: s3.All(), Count: kept})
-			vkcompact.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
-			vkcompact.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, vkcompact.CopyOptions{})
+			transfer.RecordCopyCount(r, outKeys.Range(0, nb), keyBuf.Range(0, nb), kept, 4, transfer.CopyOptions{})
+			transfer.RecordCopyCount(r, outVals.Range(0, nb), valBuf.Range(0, nb), kept, 4, transfer.CopyOptions{})
 		})
 		if err != nil {
 			t.Fatal(err)

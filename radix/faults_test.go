@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestFaultAllocation makes every vkAllocateMemory in the middle of
@@ -59,7 +59,7 @@ func TestFaultAllocation(t *testing.T) {
 		}
 		return nil
 	}
-	for _, op := range []faults.Op{
+	for _, op := range []vktest.FaultOp{
 		{Name: "radix.SortSlice", Run: func() error {
 			got, err := radix.SortSlice(ctx, keys, radix.Sort{})
 			if err == nil && !slices.Equal(got, wantKeys) {
@@ -94,6 +94,6 @@ func TestFaultAllocation(t *testing.T) {
 			return nil
 		}},
 	} {
-		faults.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
+		vktest.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // GLSL, names (the glsl tags), order and types.
 
 // keySpec is specialization constants 1 to 4 of every kernel that reads
-// keys (shaders/radix.glsl).
+// keys (shaders/radix/radix.glsl).
 type keySpec struct {
 	KeyType    uint32 `glsl:"KEY_TYPE"` // keyCode
 	Descending bool   `glsl:"DESCENDING"`

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/glslblock"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 	"github.com/vkcompact/vkcompact/shaders"
 )
 
@@ -18,7 +18,7 @@ import (
 // kernel of package shaders must be listed, and each Kernel's PushWords
 // must be its push struct's words.
 func TestKernelBlocks(t *testing.T) {
-	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
+	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
 		scatterKernel.Interface(), scatterCarryKernel.Interface(), scatterWideKernel.Interface(), scatterCarryWideKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
 		structKeysKernel.Interface(), structGatherKernel.Interface())
 }

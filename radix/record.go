@@ -1,9 +1,9 @@
 package radix
 
 import (
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -196,9 +196,9 @@ func (p *Plan) values(src, srcVals, dst, dstVals vk.Range) (in, out vk.Range) {
 func (p *Plan) copy(r *pipeline.Recorder, keys, from, vals, fromVals, count vk.Range) {
 	cp := func(dst, src vk.Range, elemBytes uint32) {
 		if count.Buffer == nil {
-			vkcompact.RecordCopy(r, dst, src, vkcompact.CopyOptions{})
+			transfer.RecordCopy(r, dst, src, transfer.CopyOptions{})
 		} else {
-			vkcompact.RecordCopyCount(r, dst, src, count, elemBytes, vkcompact.CopyOptions{})
+			transfer.RecordCopyCount(r, dst, src, count, elemBytes, transfer.CopyOptions{})
 		}
 	}
 	cp(keys, from, uint32(p.keyBytes))

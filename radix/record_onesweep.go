@@ -1,8 +1,8 @@
 package radix
 
 import (
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -18,7 +18,7 @@ func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Ra
 	status := scratch.Sub(p.layout.statusOff, p.status.bytes())
 	zeroed := scratch.Sub(0, p.layout.statusOff+4*p.status.region(1))
 	if !p.selfReset || !zeroed.KnownZero() {
-		vkcompact.RecordFill(r, zeroed, 0)
+		transfer.RecordFill(r, zeroed, 0)
 	}
 	p.histogram.Dispatch(r, uint64(p.procs), histogramPush{N: p.n, Chunk: p.chunk, Procs: p.procs, Begin: p.begin, End: p.end, CountOn: io.countOn},
 		histogramBindings{Keys: io.keys, Hist: io.hist, GpuCount: io.count})

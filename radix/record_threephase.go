@@ -1,9 +1,9 @@
 package radix
 
 import (
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -40,7 +40,7 @@ func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.
 		stamp()
 		scatter, counts := k.scatter, hist // 6: bound, unused
 		if next {
-			vkcompact.RecordFill(r, histNext.Sub(0, uint64(1)<<push.NextWidth*uint64(p.procs)*4), 0)
+			transfer.RecordFill(r, histNext.Sub(0, uint64(1)<<push.NextWidth*uint64(p.procs)*4), 0)
 			stamp()
 			scatter, counts = k.scatterNext, histNext
 		}

@@ -1,18 +1,19 @@
 package radix_test
 
 import (
+	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestReliabilityBadInput tries every public entry point of radix with bad
@@ -277,7 +278,7 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 	count := result.Sub(compact.ResultKeptOffset, 4)
 	return pipeline.Run(ctx, func(r *pipeline.Recorder) {
 		sel.Record(r, compact.Buffers{Src: src, Dst: dst, Result: result, Scratch: s1})
-		vkcompact.RecordCopyCount(r, copied, dst, count, 4, vkcompact.CopyOptions{})
+		transfer.RecordCopyCount(r, copied, dst, count, 4, transfer.CopyOptions{})
 		sort.Record(r, radix.Buffers{Keys: copied, Scratch: s2, Count: count})
 		prefix.Record(r, scan.Buffers{Src: copied, Dst: sums, Total: total.Sub(0, 4), Scratch: s3, Count: count})
 	})

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestOnesweepScratchReuse runs a single-pass sort again and again on one

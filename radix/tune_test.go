@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
-// The fake devices of internal/fakedev: the tuning is a pure function of
+// The fake devices of internal/testkit/fakedev: the tuning is a pure function of
 // the device's information, so the choices for devices the tests do not
 // run on are checked without them.
 var (

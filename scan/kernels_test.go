@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/glslblock"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 	"github.com/vkcompact/vkcompact/shaders"
 )
 
@@ -13,6 +13,6 @@ import (
 // types), and PushWords to the push struct: a field added, dropped,
 // renamed or swapped on either side fails it.
 func TestKernelBlocks(t *testing.T) {
-	glslblock.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("scan_"), reduceKernel.Interface(), sumsKernel.Interface(),
+	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("scan_"), reduceKernel.Interface(), sumsKernel.Interface(),
 		applyKernel.Interface(), onepassKernel.Interface())
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestSliceTypeConflicts: a Sum.Type that conflicts with the slice's Go

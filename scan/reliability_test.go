@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestReliabilityBadInput tries every public entry point of scan with bad

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -108,7 +109,7 @@ func (a *singlePass) record(r *pipeline.Recorder, n uint32, b Buffers, stamp fun
 	}
 	stamp()
 	if !a.selfReset || !status.KnownZero() {
-		vkcompact.RecordFill(r, status, 0)
+		transfer.RecordFill(r, status, 0)
 	}
 	stamp()
 	push := onepassPush{N: n, Tiles: a.tiles, CountOn: countOn, Spins: a.spins}

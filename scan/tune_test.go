@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/fakedev"
+	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
 )
 
 // TestAutoPathDecision checks PathAuto's choice as the tuning makes it, on

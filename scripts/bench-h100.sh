@@ -13,7 +13,9 @@
 #   .bench/layer/*.deb    (for -tests) Debian's vulkan-validationlayers
 #   .bench/vrdx_anchor    (optional) the Vulkan peer (shared/anchors/vrdx_anchor.cc,
 #                         built here): its sort rows join bench.csv
-# Writes $OUT/bench.csv (vkcompact and cub rows in one file; the separate
+# Writes into $OUT (default results/run-DATE-COMMIT/, which git ignores:
+# copy the files the documents cite to results/ as DATE-GPU-WHAT-COMMIT.ext
+# and commit only those) $OUT/bench.csv (vkcompact and cub rows in one file; the separate
 # vkcompact.csv and cub.csv are removed at the end, since the device tool
 # brings back at most 8 files), $OUT/kernel-stats.csv (the driver's
 # statistics of every kernel the last size's run compiled: registers, shared
@@ -61,7 +63,7 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N]" >&2; exit 2 ;;
 	esac
 done
-out=${OUT:-/tmp/vkcompact-bench}
+out=${OUT:-results/run-$(date -u +%Y-%m-%d)-$(git rev-parse --short HEAD 2>/dev/null || echo nogit)}
 mkdir -p "$out"
 bin=.bench
 # VKCOMPACT_BENCH_BIN names another vkcompact binary to measure (a
@@ -90,7 +92,7 @@ if [ "$tests" = 1 ]; then
 		dir=$pkg
 		[ -d "$dir" ] || dir=cmd/$pkg
 		[ -d "$dir" ] || dir=internal/$pkg
-		[ -d "$dir" ] || dir=internal/enginetest/$pkg
+		[ -d "$dir" ] || dir=internal/testkit/enginetest/$pkg
 		(cd "$dir" && VKCOMPACT_VALIDATE=1 VKCOMPACT_REQUIRE_DEVICE=1 "$OLDPWD/$t" -test.short -test.v 2>&1) |
 			grep -E '^(--- |ok|FAIL|PASS|panic)|validation' | tee -a "$out/tests.txt" || true
 	done

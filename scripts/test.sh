@@ -49,15 +49,15 @@ export VKCOMPACT_VALIDATE=1         # validation layer + synchronisation validat
 export VKCOMPACT_REQUIRE_DEVICE=1   # no Vulkan device, layer or tool is a failure
 export VKCOMPACT_DEVICE=llvmpipe    # lavapipe, even on a machine with a GPU
 echo "== go test, lavapipe subgroup size 8, -race: every package but the command"
-LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list ./... | grep -v /cmd/)
+LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list ./... | grep -v '/cmd/vkcompact$')
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages, the engines (their soak included) and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/demo/raytrace/... ./internal/enginetest/...
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./scan/... ./radix/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
 echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./compact/... ./scan/... ./radix/... ./internal/...
+	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./scan/... ./radix/... ./internal/... ./cmd/vkcompact/internal/...
 echo "== go test, SwiftShader: the command on NumPy record arrays, checked by NumPy"
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -count=1 -timeout 5m -run '^(TestNumPyRecords|TestStructCommands)$' ./cmd/vkcompact

@@ -1,4 +1,8 @@
-// Package shaders holds vkcompact's GLSL compute shaders and their SPIR-V.
+// Package shaders holds vkcompact's GLSL compute shaders and their SPIR-V,
+// a folder per operation (compact, scan, radix, and transfer for the copy
+// and the fill) and the includes they share in include/. A kernel is
+// known by its name alone ("copy" for transfer/copy.comp), unique across
+// the folders.
 //
 // The *.comp sources and the *.glsl includes are compiled by
 // `go generate ./shaders` (glslc, target Vulkan 1.1); the resulting *.spv
@@ -14,19 +18,48 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
-//go:embed *.spv
+//go:embed compact/*.spv scan/*.spv radix/*.spv transfer/*.spv
 var files embed.FS
 
-// SPIRV returns the SPIR-V words of the named kernel ("copy" for copy.comp).
-func SPIRV(name string) ([]uint32, error) { return spirvFrom(files, name) }
+// kernels maps each embedded kernel's name to its module's path in files.
+var kernels = func() map[string]string {
+	m := map[string]string{}
+	spvs, _ := fs.Glob(files, "*/*.spv")
+	for _, p := range spvs {
+		name := strings.TrimSuffix(path.Base(p), ".spv")
+		if q, dup := m[name]; dup {
+			panic(fmt.Sprintf("shaders: kernel %q in both %s and %s", name, q, p))
+		}
+		m[name] = p
+	}
+	return m
+}()
+
+// SPIRV returns the SPIR-V words of the named kernel ("copy" for
+// transfer/copy.comp).
+func SPIRV(name string) ([]uint32, error) {
+	p, ok := kernels[name]
+	if !ok {
+		return nil, fmt.Errorf("shaders: no kernel %q", name)
+	}
+	return spirvAt(files, p, name)
+}
 
 // spirvFrom reads name.spv from fsys as SPIR-V words.
 func spirvFrom(fsys fs.FS, name string) ([]uint32, error) {
-	b, err := fs.ReadFile(fsys, name+".spv")
+	return spirvAt(fsys, name+".spv", name)
+}
+
+// spirvAt reads the module at path p of fsys, the kernel name's, as SPIR-V
+// words.
+func spirvAt(fsys fs.FS, p, name string) ([]uint32, error) {
+	b, err := fs.ReadFile(fsys, p)
 	if err != nil {
 		return nil, fmt.Errorf("shaders: no kernel %q", name)
 	}
@@ -51,7 +84,7 @@ func MustSPIRV(name string) []uint32 {
 }
 
 // MustSPIRVFrom is MustSPIRV for the SPIR-V another package embeds
-// (internal/demo/particles, internal/demo/raytrace): name.spv of fsys.
+// (cmd/vkcompact/internal/demo/particles, cmd/vkcompact/internal/demo/raytrace): name.spv of fsys.
 func MustSPIRVFrom(fsys fs.FS, name string) []uint32 {
 	w, err := spirvFrom(fsys, name)
 	if err != nil {
@@ -68,9 +101,7 @@ func Names() []string {
 // NamesWith lists the kernels whose names start with one of prefixes.
 func NamesWith(prefixes ...string) []string {
 	var names []string
-	entries, _ := fs.ReadDir(files, ".")
-	for _, e := range entries {
-		name := strings.TrimSuffix(e.Name(), path.Ext(e.Name()))
+	for _, name := range slices.Sorted(maps.Keys(kernels)) {
 		for _, p := range prefixes {
 			if strings.HasPrefix(name, p) {
 				names = append(names, name)

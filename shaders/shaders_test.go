@@ -1,9 +1,10 @@
 package shaders
 
 import (
+	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/spvtest"
+	"github.com/vkcompact/vkcompact/internal/testkit/spvtest"
 )
 
 // TestGenerated regenerates the SPIR-V and compares it with the committed
@@ -13,7 +14,11 @@ func TestGenerated(t *testing.T) { spvtest.Generated(t, "./internal/spvgen", "./
 // TestValid runs spirv-val on every embedded module.
 func TestValid(t *testing.T) {
 	names := Names()
-	spvtest.Valid(t, names...)
+	var modules []string // the modules' paths, without .spv
+	for _, name := range names {
+		modules = append(modules, strings.TrimSuffix(kernels[name], ".spv"))
+	}
+	spvtest.Valid(t, modules...)
 	for _, name := range names {
 		if _, err := SPIRV(name); err != nil {
 			t.Error(err)

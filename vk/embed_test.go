@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestDeviceRequirements asks what an engine must enable on the test

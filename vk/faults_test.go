@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact/internal/faults"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestFaultDeviceLostInFlight makes vkQueueSubmit, vkWaitForFences and
@@ -143,7 +143,7 @@ func TestFaultAllocationInTransfer(t *testing.T) {
 		}
 		return nil
 	}
-	for _, op := range []faults.Op{
+	for _, op := range []vktest.FaultOp{
 		{Name: "vk.Upload", Before: func() { vk.DropStaging(ctx) }, Run: func() error {
 			return vk.Upload(buf.All(), data)
 		}, Untouched: bufferIntact},
@@ -161,6 +161,6 @@ func TestFaultAllocationInTransfer(t *testing.T) {
 			return bufferIntact()
 		}},
 	} {
-		faults.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
+		vktest.FailEach(t, ctx, "vkAllocateMemory", faults.ErrorOutOfDeviceMemory, vk.ErrOutOfDeviceMemory, op)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // What a context holds over an engine's life: the tests here hold each

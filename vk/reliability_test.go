@@ -3,6 +3,7 @@ package vk_test
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"runtime"
 	"slices"
 	"testing"
@@ -10,14 +11,14 @@ import (
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/badinput"
+	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
 
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 const poisonWord = 0xDEADBEEF
@@ -280,7 +281,7 @@ func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Point
 		{Entry: "Context.Submit", Input: msg, Want: want, Msg: msg, Call: func() error { return ctx.Submit(func(vk.CommandBuffer) error { return nil }) }},
 		{Entry: "vk.Upload", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Upload(buf.All(), words) }},
 		{Entry: "vk.Download", Input: msg, Want: want, Msg: msg, Call: func() error { return vk.Download(buf.All(), words) }},
-		{Entry: "vkcompact.Copy", Input: msg, Want: want, Msg: msg, Call: func() error { return vkcompact.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), vkcompact.CopyOptions{}) }},
+		{Entry: "transfer.Copy", Input: msg, Want: want, Msg: msg, Call: func() error { return transfer.Copy(ctx, buf.Range(0, 32), buf.Range(32, 32), transfer.CopyOptions{}) }},
 		{Entry: "compact.NewPlan", Input: msg, Want: want, Msg: msg, Call: func() error {
 			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // TestPipelineStatistics reads the driver's statistics of a pipeline where

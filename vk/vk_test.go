@@ -3,6 +3,7 @@ package vk_test
 import (
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -13,10 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
-	"github.com/vkcompact/vkcompact/vk/vktest"
 )
 
 // newRand returns a generator seeded afresh for each test, logging the
@@ -316,7 +316,7 @@ func TestSubmitTimeout(t *testing.T) {
 	}
 	before := ctx.AllocatedBytes()
 	complete := vktest.HoldInFlight(t, ctx, 1)
-	err = vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{})
+	err = transfer.Copy(ctx, dst.All(), src.All(), transfer.CopyOptions{})
 	if !errors.Is(err, vk.ErrTimeout) {
 		t.Fatalf("copy whose wait times out: %v, want ErrTimeout", err)
 	}
@@ -440,7 +440,7 @@ func TestBorrow(t *testing.T) {
 	if err := vk.Upload(src.All(), want); err != nil {
 		t.Fatal(err)
 	}
-	if err := vkcompact.Copy(b, dst.All(), src.All(), vkcompact.CopyOptions{}); err != nil {
+	if err := transfer.Copy(b, dst.All(), src.All(), transfer.CopyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]uint32, 256)
@@ -558,7 +558,7 @@ func TestConcurrentUseAndRelease(t *testing.T) {
 				}
 				err = vk.Upload(a.All(), data)
 				if err == nil {
-					err = vkcompact.Copy(ctx, b.All(), a.All(), vkcompact.CopyOptions{})
+					err = transfer.Copy(ctx, b.All(), a.All(), transfer.CopyOptions{})
 				}
 				got := make([]uint32, n)
 				if err == nil {
@@ -672,7 +672,7 @@ func TestReleaseWithWorkInFlight(t *testing.T) {
 	src, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	dst, _ := ctx.NewBuffer(4*n, vk.DeviceLocal)
 	vktest.HoldInFlight(t, ctx, 1)
-	if err := vkcompact.Copy(ctx, dst.All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+	if err := transfer.Copy(ctx, dst.All(), src.All(), transfer.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
 		t.Fatalf("copy whose wait times out: %v", err)
 	}
 	src.Release() // retired: the copy still reads it
@@ -861,7 +861,7 @@ func TestReleaseVersusPending(t *testing.T) {
 	vktest.HoldInFlight(t, ctx, len(dsts))
 	for i := range dsts {
 		dsts[i], _ = ctx.NewBuffer(4*n, vk.DeviceLocal)
-		if err := vkcompact.Copy(ctx, dsts[i].All(), src.All(), vkcompact.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
+		if err := transfer.Copy(ctx, dsts[i].All(), src.All(), transfer.CopyOptions{}); !errors.Is(err, vk.ErrTimeout) {
 			t.Fatalf("copy whose wait times out: %v", err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // badCase is one bad invocation of vkcompact. It must exit 2 with one

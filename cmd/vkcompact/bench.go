@@ -4,13 +4,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"io"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -56,7 +56,7 @@ func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
 type benchConfig struct {
 	reps, warmup int
 	warmupFor    time.Duration // least wall time of back-to-back warm-up runs
-	copyOpts     vkcompact.CopyOptions
+	copyOpts     transfer.CopyOptions
 	selectOpts   compact.Options
 	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
 	scanOpts     scan.Options
@@ -106,7 +106,7 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 	}
 	cfg.pool = &benchPool{ctx: ctx, reuse: j.reuse}
 	defer cfg.pool.drain()
-	if err := vkcompact.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
+	if err := transfer.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
 		return usageError{err}
 	}
 	fmt.Fprintf(stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
@@ -178,7 +178,7 @@ func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow,
 	}
 	ms, _, err := timeRuns(ctx, cfg, len(pairs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
 		t.Stamp(r.CommandBuffer(), 0)
-		vkcompact.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
+		transfer.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
 		t.Stamp(r.CommandBuffer(), 1)
 	})
 	if err != nil {
@@ -209,7 +209,7 @@ func benchFloor(d int) benchOp {
 		ms, _, err := timeRuns(ctx, cfg, 1, 2, func(r *pipeline.Recorder, _ int, t *vk.Timer) {
 			t.Stamp(r.CommandBuffer(), 0)
 			for i := range d {
-				vkcompact.RecordFill(r, dst, uint32(i+1))
+				transfer.RecordFill(r, dst, uint32(i+1))
 			}
 			t.Stamp(r.CommandBuffer(), 1)
 		})

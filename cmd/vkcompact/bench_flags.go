@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"io"
 	"maps"
 	"slices"
@@ -112,7 +113,7 @@ func (f *benchFlags) define(fs *flags) {
 	fs.StringVar(&f.kernelStats, "kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
 	fs.StringVar(&f.alloc, "alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	fs.UintVar(&f.copyWG, "copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
-	fs.UintVar(&f.copyVecs, "copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", vkcompact.MaxCopyLoadsPerLane))
+	fs.UintVar(&f.copyVecs, "copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", transfer.MaxCopyLoadsPerLane))
 }
 
 // lists parses the comma-separated flags: -n, -ops and -keep.
@@ -187,7 +188,7 @@ func (f *benchFlags) config() (benchConfig, error) {
 	}
 	spins := int32(f.spins) // checked by checkRanges
 	return benchConfig{reps: f.reps, warmup: f.warmup, warmupFor: time.Duration(f.warmupMs) * time.Millisecond,
-		copyOpts: vkcompact.CopyOptions{WorkgroupSize: uint32(f.copyWG), LoadsPerLane: uint32(f.copyVecs)},
+		copyOpts: transfer.CopyOptions{WorkgroupSize: uint32(f.copyWG), LoadsPerLane: uint32(f.copyVecs)},
 		selectOpts: compact.Options{Processors: uint32(f.selProcs), LoadsPerLane: uint32(f.selLoads), WorkgroupSize: uint32(f.selWG),
 			Write: write, Path: selPath, Spins: spins},
 		reversed: f.order == "reversed",
@@ -213,8 +214,8 @@ func (f *benchFlags) checkRanges() error {
 		return usagef("-warmup-ms %d: 0 to 600000", f.warmupMs)
 	case f.copyWG > 1<<16:
 		return usagef("-copy-wg %d: beyond any device's workgroup size", f.copyWG)
-	case f.copyVecs > vkcompact.MaxCopyLoadsPerLane:
-		return usagef("-copy-vecs %d: at most %d", f.copyVecs, vkcompact.MaxCopyLoadsPerLane)
+	case f.copyVecs > transfer.MaxCopyLoadsPerLane:
+		return usagef("-copy-vecs %d: at most %d", f.copyVecs, transfer.MaxCopyLoadsPerLane)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/vkcompact/vkcompact/internal/demo/particles"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/particles"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

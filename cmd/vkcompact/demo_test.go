@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/demo/particles"
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/particles"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // demoJSON is the part of the demo's JSON the tests read.

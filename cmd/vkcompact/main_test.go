@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestMain lets the test binary stand in for vkcompact: with

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // requireNumPy returns a Python interpreter that imports NumPy: the one

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/raytrace"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

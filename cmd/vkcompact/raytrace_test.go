@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/internal/demo/raytrace"
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/raytrace"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // near reports whether a and b agree to a relative 1e-9.

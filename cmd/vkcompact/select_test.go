@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // selectCase is one input for compact and split: a file, the flags that

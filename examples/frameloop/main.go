@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/vkcompact/vkcompact/transfer"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -27,7 +28,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -131,7 +131,7 @@ func run(iterations, warmup, every int, maxRSS, maxHeap float64, device string) 
 		}
 		into := copies.Range(slot, copyLen)
 		if err := pipeline.Run(ctx, func(r *pipeline.Recorder) {
-			vkcompact.RecordCopy(r, into, src.Range(0, copyLen), vkcompact.CopyOptions{})
+			transfer.RecordCopy(r, into, src.Range(0, copyLen), transfer.CopyOptions{})
 		}); err != nil {
 			return fmt.Errorf("iteration %d: pipeline.Run: %w", i, err)
 		}

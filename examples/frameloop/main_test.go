@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestFrameloop runs the program for 1200 iterations (200 of warm-up): it

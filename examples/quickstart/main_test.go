@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vkcompact/vkcompact/vk/vktest"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestQuickstart runs the program and checks what it prints, and checks

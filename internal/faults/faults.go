@@ -9,10 +9,8 @@
 package faults
 
 import (
-	"errors"
 	"sync"
 	"sync/atomic"
-	"testing"
 )
 
 // Func decides a call's fate: 0 lets it run; anything else is the VkResult
@@ -75,61 +73,3 @@ const (
 	ErrorOutOfDeviceMemory int32 = -2
 	ErrorDeviceLost        int32 = -4
 )
-
-// Op is an operation run under faults: Run returns its error, having
-// checked its output against a reference when it succeeds; Untouched
-// reports what of the caller's inputs and outputs a failed run changed
-// (nil when nothing).
-type Op struct {
-	Name      string
-	Before    func() // when set, runs before each run, before AllocatedBytes is read
-	Run       func() error
-	Untouched func() error
-}
-
-// Context is what FailEach needs of a *vk.Context.
-type Context interface{ AllocatedBytes() uint64 }
-
-// FailEach runs op once, then with its first call named call failing with
-// result, then its second, and so on until op makes fewer such calls and
-// succeeds. Each failure must return an error matching want, leave the
-// context's AllocatedBytes as it was and the caller's buffers untouched;
-// the context must stay usable for the next run. It fails t when op makes
-// no such call at all.
-func FailEach(t testing.TB, ctx Context, call string, result int32, want error, op Op) {
-	t.Helper()
-	if err := op.Run(); err != nil { // pipelines, and the staging buffer where there is one
-		t.Fatalf("%s: %v", op.Name, err)
-	}
-	failed := 0
-	for k := 1; ; k++ {
-		if op.Before != nil {
-			op.Before()
-		}
-		start := ctx.AllocatedBytes()
-		f, calls := Nth(call, k, result, false)
-		clear := Set(ctx, f)
-		err := op.Run()
-		clear()
-		if calls() < k {
-			if err != nil {
-				t.Fatalf("%s with no fault: %v", op.Name, err)
-			}
-			break
-		}
-		failed++
-		if !errors.Is(err, want) {
-			t.Errorf("%s, %s %d failing: %v, want an error matching %v", op.Name, call, k, err, want)
-		}
-		if n := ctx.AllocatedBytes(); n != start {
-			t.Errorf("%s, %s %d failing: %d bytes allocated after, %d before", op.Name, call, k, n, start)
-		}
-		if err := op.Untouched(); err != nil {
-			t.Errorf("%s, %s %d failing: %v", op.Name, call, k, err)
-		}
-	}
-	t.Logf("%s: each of its %d %s calls failed in turn", op.Name, failed, call)
-	if failed == 0 {
-		t.Errorf("%s made no %s call: the faults tested nothing", op.Name, call)
-	}
-}

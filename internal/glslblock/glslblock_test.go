@@ -174,7 +174,7 @@ func TestConstantFields(t *testing.T) {
 // without error, so that a test holding Go structs to them can rely on it.
 func TestRepositoryShaders(t *testing.T) {
 	fsys := os.DirFS("../../shaders")
-	names, err := fs.Glob(fsys, "*.comp")
+	names, err := fs.Glob(fsys, "*/*.comp")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no kernels in shaders/: %v", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 	"unsafe"
 )
 
@@ -184,25 +183,6 @@ type Interface struct {
 	Name                 string
 	PushWords            int
 	Push, Spec, Bindings any
-}
-
-// CheckKernels holds each kernel's Go structs to its GLSL in fsys
-// (CheckKernel), and fails t unless the kernels are exactly those named
-// in want (a package's kernels in package shaders).
-func CheckKernels(t testing.TB, fsys fs.FS, want []string, kernels ...Interface) {
-	t.Helper()
-	var listed []string
-	for _, k := range kernels {
-		listed = append(listed, k.Name)
-		if err := CheckKernel(fsys, k.Name+".comp", k.PushWords, k.Push, k.Spec, k.Bindings); err != nil {
-			t.Error(err)
-		}
-	}
-	slices.Sort(listed)
-	want = slices.Sorted(slices.Values(want))
-	if !slices.Equal(listed, want) {
-		t.Errorf("kernels checked %v, the package's kernels %v", listed, want)
-	}
 }
 
 // CheckKernel compares a kernel's Go push and specialization constants

@@ -155,7 +155,7 @@ func TilesByIndex(info vk.DeviceInfo, split bool, tiles uint32) bool {
 }
 
 // SelfResetMaxTiles is the most tiles for which the single pass resets
-// its own status words (shaders/tile_reset.glsl) instead of the host
+// its own status words (shaders/include/tile_reset.glsl) instead of the host
 // recording a clear before it: every workgroup then adds itself to one
 // counter, and past this many tiles those atomics on one word cost more
 // than the clear's dispatch and barrier (on the H100, 65536 tiles at
@@ -190,7 +190,7 @@ func SmallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uin
 }
 
 // SelectSpec is the specialization constants 0 to 7 that
-// shaders/select.glsl declares for every kernel built on Billeter's
+// shaders/include/select.glsl declares for every kernel built on Billeter's
 // chunks: compact's and scan's. A kernel's own constants follow from 8.
 type SelectSpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"`
@@ -204,7 +204,7 @@ type SelectSpec struct {
 }
 
 // KeyCode returns the shaders' KEY_* number of key type t, which
-// shaders/select.glsl and shaders/radix.glsl share (KEY_U32 0, KEY_I32 1,
+// shaders/include/select.glsl and shaders/radix/radix.glsl share (KEY_U32 0, KEY_I32 1,
 // KEY_F32 2, KEY_U64 3, KEY_I64 4, KEY_F64 5), taking Unset as Uint32, a
 // plan's default. An unknown type gives NoKeyCode, which no shader takes:
 // plans refuse those types first (vkcompact.Elem.Check).
@@ -237,7 +237,7 @@ func DefaultSelectSpec(wg, procs, stride uint32) SelectSpec {
 }
 
 // MaxOutWindows is the most windows a compaction's single pass binds its
-// output as (shaders/select_onepass.glsl, WINDOWS).
+// output as (shaders/compact/select_onepass.glsl, WINDOWS).
 const MaxOutWindows = 4
 
 // WindowTiles returns the tiles per dispatch of a single pass whose input

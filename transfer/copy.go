@@ -1,0 +1,269 @@
+package transfer
+
+import (
+	"fmt"
+	"github.com/vkcompact/vkcompact/internal/align"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// copyPush is the copy's push constants.
+type copyPush struct {
+	N uint32 `glsl:"n"` // words to copy
+}
+
+// copyCountPush is the counted copy's push constants.
+type copyCountPush struct {
+	N            uint32 `glsl:"n"`            // words in the range
+	FirstElem    uint32 `glsl:"firstElem"`    // the range's first element
+	WordsPerElem uint32 `glsl:"wordsPerElem"` // words per element, for the count
+}
+
+// copySpec is the specialization constants of both copies.
+type copySpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	VecsPerThread uint32 `glsl:"VECS_PER_THREAD"` // CopyOptions.LoadsPerLane
+}
+
+// fillPush is the fill's push constants.
+type fillPush struct {
+	N     uint32 `glsl:"n"` // words to fill
+	Value uint32 `glsl:"value"`
+}
+
+// fillSpec is the fill's specialization constants.
+type fillSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+}
+
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	copyBindings struct {
+		SrcVec  vk.Range `use:"read"`
+		DstVec  vk.Range `use:"write"`
+		SrcWord vk.Range `use:"read"`
+		DstWord vk.Range `use:"write"`
+	}
+	copyCountBindings struct {
+		SrcVec   vk.Range `use:"read"`
+		DstVec   vk.Range `use:"write"`
+		SrcWord  vk.Range `use:"read"`
+		DstWord  vk.Range `use:"write"`
+		GpuCount vk.Range `use:"read"`
+	}
+	fillBindings struct {
+		Words vk.Range `use:"write"`
+	}
+)
+
+// The copy, the copy cut to a GPU-side element count, and the fill; none
+// uses subgroup operations, so any workgroup size works.
+var (
+	copyKernel      = pipeline.NewTypedKernel[copyPush, copySpec, copyBindings]("copy", shaders.MustSPIRV("copy"), false)
+	copyCountKernel = pipeline.NewTypedKernel[copyCountPush, copySpec, copyCountBindings]("copy_count", shaders.MustSPIRV("copy_count"), false)
+	fillKernel      = pipeline.NewTypedKernel[fillPush, fillSpec, fillBindings]("fill", shaders.MustSPIRV("fill"), false)
+)
+
+// fillGroup is the fill kernel's workgroup size.
+const fillGroup = 256
+
+// MaxCopyLoadsPerLane bounds CopyOptions.LoadsPerLane: more only adds
+// registers (the H100 sweep in BENCHMARKS-history.md found 1 fastest).
+const MaxCopyLoadsPerLane = 16
+
+// CopyOptions tunes the copy kernel. Zero values take the defaults, chosen
+// by measurement on an NVIDIA H200 (BENCHMARKS-history.md): at 2^28 words, one
+// uvec4 per invocation in workgroups of 128 or 256 ran fastest (0.501 ms),
+// two to eight per invocation 1-6% slower.
+type CopyOptions struct {
+	WorkgroupSize uint32 // invocations per workgroup; default 256 (at least the largest subgroup)
+	LoadsPerLane  uint32 // uvec4 per invocation; default 1
+}
+
+// copyOptions resolves opts for ctx and checks them.
+func copyOptions(ctx *vk.Context, opts CopyOptions) (CopyOptions, error) {
+	if ctx == nil {
+		return opts, vk.Invalidf("vkcompact: nil context")
+	}
+	o := opts.withDefaults(ctx.Info())
+	if o.LoadsPerLane > MaxCopyLoadsPerLane {
+		return o, vk.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
+	}
+	return o, nil
+}
+
+// CheckCopyOptions reports options the device cannot run (a workgroup size
+// beyond its limits, too many vectors per invocation), creating the
+// pipeline they need.
+func CheckCopyOptions(ctx *vk.Context, opts CopyOptions) error {
+	o, err := copyOptions(ctx, opts)
+	if err != nil {
+		return err
+	}
+	_, err = copyKernel.Get(pipeline.For(ctx), copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane})
+	return err
+}
+
+func (o CopyOptions) withDefaults(info vk.DeviceInfo) CopyOptions {
+	if o.WorkgroupSize == 0 {
+		o.WorkgroupSize = max(256, info.MaxSubgroupSize)
+	}
+	if o.LoadsPerLane == 0 {
+		o.LoadsPerLane = 1
+	}
+	return o
+}
+
+// chunkBytes is the largest piece of a copy bound at once: the device's
+// maxStorageBufferRange rounded down to 4 KiB, so that each piece's
+// descriptor offset stays aligned (minStorageBufferOffsetAlignment is at
+// most 256) and 16-byte vectors stay whole.
+func chunkBytes(info vk.DeviceInfo) uint64 {
+	return uint64(info.MaxStorageBufferRange) &^ 4095
+}
+
+// RecordCopy records a copy of src into dst: src.Size bytes, a multiple of
+// 4, with dst.Size equal to it. Both offsets must be multiples of the
+// device's minStorageBufferOffsetAlignment; the ranges must not overlap.
+// Copies larger than maxStorageBufferRange are split into several
+// dispatches over sub-ranges. Errors are kept by r.
+//
+// Synchronisation: package vkcompact's documentation (src an input, dst
+// an output).
+func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
+	recordCopy(r, dst, src, vk.Range{}, 0, opts)
+}
+
+// RecordCopyCount is RecordCopy of the first min(count, src.Size/elemBytes)
+// elements of elemBytes bytes (a multiple of 4), count being the uint32
+// at the 4-byte range count, written on the GPU (compact.Buffers.Count explains): the
+// rest of dst is not written. count is read in the compute-shader stage.
+func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
+	if elemBytes == 0 || elemBytes%4 != 0 {
+		r.Fail(vk.Invalidf("vkcompact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
+		return
+	}
+	if err := count.Check(); err != nil {
+		r.Fail(fmt.Errorf("vkcompact: counted copy: count: %w", err))
+		return
+	}
+	if count.Size < 4 {
+		r.Fail(vk.Invalidf("vkcompact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
+		return
+	}
+	if src.Size%uint64(elemBytes) != 0 {
+		r.Fail(vk.Invalidf("vkcompact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
+		return
+	}
+	recordCopy(r, dst, src, count.Sub(0, 4), elemBytes, opts)
+}
+
+// recordCopy records a copy, counted when elemBytes is not 0.
+func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
+	if r.Err() != nil {
+		return
+	}
+	if err := checkCopy(dst, src); err != nil {
+		r.Fail(err)
+		return
+	}
+	if src.Size == 0 {
+		return
+	}
+	ctx := r.CommandBuffer().Context()
+	o, err := copyOptions(ctx, opts)
+	if err != nil {
+		r.Fail(err)
+		return
+	}
+	spec := copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane}
+	var plain pipeline.TypedPipeline[copyPush, copyBindings]
+	var counted pipeline.TypedPipeline[copyCountPush, copyCountBindings]
+	if elemBytes == 0 {
+		plain, err = copyKernel.Get(pipeline.For(ctx), spec)
+	} else {
+		counted, err = copyCountKernel.Get(pipeline.For(ctx), spec)
+	}
+	if err != nil {
+		r.Fail(err)
+		return
+	}
+	chunk := chunkBytes(ctx.Info())
+	if elemBytes != 0 {
+		chunk = chunk / (uint64(elemBytes) * 1024) * (uint64(elemBytes) * 1024) // whole elements, 4 KiB aligned
+	}
+	for off := uint64(0); off < src.Size; off += chunk {
+		n := min(chunk, src.Size-off)
+		words := n / 4
+		tile := uint64(o.WorkgroupSize) * uint64(o.LoadsPerLane) * 4
+		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
+		s, d := src.Sub(off, n), dst.Sub(off, n)
+		if elemBytes == 0 {
+			plain.Dispatch(r, groups, copyPush{N: uint32(words)}, copyBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d})
+		} else {
+			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4},
+				copyCountBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d, GpuCount: count})
+		}
+	}
+}
+
+// Copy copies src into dst on ctx's queue and waits. See RecordCopy.
+func Copy(ctx *vk.Context, dst, src vk.Range, opts CopyOptions) error {
+	return pipeline.Run(ctx, func(r *pipeline.Recorder) { RecordCopy(r, dst, src, opts) })
+}
+
+func checkCopy(dst, src vk.Range) error {
+	if err := src.Check(); err != nil {
+		return fmt.Errorf("vkcompact: copy source: %w", err)
+	}
+	if err := dst.Check(); err != nil {
+		return fmt.Errorf("vkcompact: copy destination: %w", err)
+	}
+	if src.Size%4 != 0 {
+		return vk.Invalidf("vkcompact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+	}
+	if dst.Size != src.Size {
+		return vk.Invalidf("vkcompact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
+	}
+	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
+		return vk.Invalidf("vkcompact: copy source [%d, %d) and destination [%d, %d) overlap",
+			src.Offset, src.Offset+src.Size, dst.Offset, dst.Offset+dst.Size)
+	}
+	return nil
+}
+
+// RecordFill records every 32-bit word of dst set to value: dst.Size a
+// multiple of 4, its offset a multiple of the device's
+// minStorageBufferOffsetAlignment. Fills larger than
+// maxStorageBufferRange are split as copies are. The single passes zero their
+// tile status with it. Errors are kept by r.
+//
+// Synchronisation: package vkcompact's documentation (dst an output).
+func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
+	if r.Err() != nil {
+		return
+	}
+	if err := dst.Check(); err != nil {
+		r.Fail(fmt.Errorf("vkcompact: fill: %w", err))
+		return
+	}
+	if dst.Size%4 != 0 {
+		r.Fail(vk.Invalidf("vkcompact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
+		return
+	}
+	ctx := r.CommandBuffer().Context()
+	p, err := fillKernel.Get(pipeline.For(ctx), fillSpec{WorkgroupSize: fillGroup})
+	if err != nil {
+		r.Fail(err)
+		return
+	}
+	chunk := chunkBytes(ctx.Info())
+	for off := uint64(0); off < dst.Size; off += chunk {
+		size := min(chunk, dst.Size-off)
+		words := size / 4
+		p.Dispatch(r, align.CeilDiv(words, fillGroup), fillPush{N: uint32(words), Value: value}, fillBindings{Words: dst.Sub(off, size)})
+	}
+}
