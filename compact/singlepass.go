@@ -76,24 +76,22 @@ func tuneSinglePass(info vk.DeviceInfo, q *request, windowBytes uint64) (singleP
 }
 
 // singlePassTiles picks the single pass's workgroup size and loads per
-// lane for q: tiling.SmallTiles on small inputs where
+// lane for q: the small tiles of the tuning table on small inputs where
 // the caller chose neither and they fit, else the resolved workgroup with
-// the loads the caller chose or as many as fit shared
+// the loads the caller chose or the table's, as many as fit shared
 // memory; or it says why no tile fits.
 func singlePassTiles(info vk.DeviceInfo, q *request) (wg, loads uint32, why string) {
 	shared := func(wg, loads uint32) uint64 {
 		maxSubgroups := uint64(wg / max(info.MinSubgroupSize, 1))
 		return 4 * (uint64(wg*loads*q.epv*q.words) + uint64(loads+1)*maxSubgroups + 8)
 	}
+	c := tuningFor(info)
 	wg, loads = q.wg, q.sel.LoadsPerLane
-	if w, l, ok := tiling.SmallTiles(info, uint64(q.n)*q.size, q.sel.WorkgroupSize, loads); ok && shared(w, l) <= uint64(info.MaxSharedMemory) {
+	if w, l, ok := c.smallTiles(info, uint64(q.n)*q.size, q.sel.WorkgroupSize, loads); ok && shared(w, l) <= uint64(info.MaxSharedMemory) {
 		wg, loads = w, l
 	}
 	if loads == 0 {
-		// Tiles of 4 loads per lane, where they fit shared memory: on the
-		// H100 fewer, larger tiles (less look-back) beat the registers 3
-		// loads save (BENCHMARKS-history.md).
-		loads = vkcompact.MaxLoadsPerLane
+		loads = c.singlePassLoads
 		for loads > 1 && shared(wg, loads) > uint64(info.MaxSharedMemory) {
 			loads--
 		}

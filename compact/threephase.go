@@ -57,7 +57,7 @@ func tuneThreePhase(info vk.DeviceInfo, q *request, segBytes uint64) (threePhase
 		}
 		t.staged = true
 	case WriteAuto:
-		t.staged = fits // staged was the faster everywhere measured (BENCHMARKS-history.md)
+		t.staged = fits && tuningFor(info).autoStaged
 	}
 	t.stageWords = 1
 	if t.staged {

@@ -118,7 +118,7 @@ func checkRequest(info vk.DeviceInfo, n uint64, sel Selection) (request, error) 
 		return request{}, fmt.Errorf("compact: %w", err)
 	}
 	if o.GroupSize == 0 {
-		q.sel.GroupSize = 64
+		q.sel.GroupSize = defaultGroupSize
 	}
 	if o.Path > vkcompact.PathSinglePass {
 		return request{}, invalid("compact: unknown path %d", o.Path)
