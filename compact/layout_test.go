@@ -14,7 +14,7 @@ import (
 // not, compactions and splits, the rejected elements in order and
 // reversed, on both paths, and with the three phases' segments cut small
 // (several copy-back pieces). For each plan the scratch regions Record
-// binds (scratchLayout) must lie within ScratchSize at offsets a binding
+// binds (threePhaseLayout, singlePass.status) must lie within ScratchSize at offsets a binding
 // may take, not overlap one another, and hold what the kernels write and
 // read there:
 //   - the three phases' counts: procs + 2 words. select_count writes
@@ -37,7 +37,7 @@ func TestScratchLayout(t *testing.T) {
 	modes := []struct{ split, reversed, inPlace bool }{
 		{false, false, false}, {false, false, true}, {true, false, false}, {true, false, true}, {true, true, false}, {true, true, true},
 	}
-	var plans, threePhase, edge, single, pieced int
+	var plans, three, edge, single, pieced int
 	for _, dev := range fakedev.All {
 		for _, elem := range elems {
 			for _, pr := range procs {
@@ -52,7 +52,7 @@ func TestScratchLayout(t *testing.T) {
 								}
 								sel := Selection{Elem: elem, Keep: KeepNonZero(), Split: m.split, ReverseRejected: m.reversed, InPlace: m.inPlace,
 									Options: Options{Path: path, Processors: pr}}
-								p, err := tuneSegments(dev, n, sel, seg)
+								p, err := tunePlan(dev, n, sel, limits{segBytes: seg})
 								if err != nil {
 									continue // refused (too many processors for the device, ...): nothing to lay out
 								}
@@ -65,8 +65,8 @@ func TestScratchLayout(t *testing.T) {
 									edge++
 								}
 								if tu.Path == vkcompact.PathThreePhase {
-									threePhase++
-									if p.pieces > 1 {
+									three++
+									if t, ok := p.alg.(*threePhase); ok && t.pieces > 1 {
 										pieced++
 									}
 								}
@@ -81,7 +81,7 @@ func TestScratchLayout(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d plans: %d of the three phases (%d in-place splits at 64k - 1 processors, %d of several copy-back pieces), %d single passes", plans, threePhase, edge, pieced, single)
+	t.Logf("%d plans: %d of the three phases (%d in-place splits at 64k - 1 processors, %d of several copy-back pieces), %d single passes", plans, three, edge, pieced, single)
 	if edge == 0 || single == 0 || pieced == 0 {
 		t.Fatalf("the cases plan %d in-place splits at 64k - 1 processors, %d single passes, %d of several copy-back pieces: want some of each", edge, single, pieced)
 	}
@@ -89,40 +89,43 @@ func TestScratchLayout(t *testing.T) {
 
 // checkLayout checks p's scratch regions, or says what is wrong.
 func checkLayout(p *Plan) string {
-	l := p.scratchLayout()
 	tu := p.Tuning()
-	n := uint64(p.n)
+	n := uint64(p.req.n)
 	type named struct {
-		name      string
-		r         region
-		need      uint64 // the bytes the kernels use
-		exactNone bool   // must be empty
+		name string
+		r    region
+		need uint64 // the bytes the kernels use
 	}
 	var rs []named
-	if tu.Path == vkcompact.PathSinglePass {
-		rs = []named{{"status", l.status, (uint64(tu.Tiles) + 2) * 4, false}, {"counts", l.counts, 0, true}, {"copy-back arguments", l.args, 0, true}, {"in-place copy", l.tmp, 0, true}}
-	} else {
+	switch a := p.alg.(type) {
+	case *singlePass:
+		if tu.Path != vkcompact.PathSinglePass {
+			return fmt.Sprintf("the single pass reports path %v", tu.Path)
+		}
+		rs = []named{{"status", a.status, (uint64(tu.Tiles) + 2) * 4}}
+	case *threePhase:
+		if tu.Path != vkcompact.PathThreePhase {
+			return fmt.Sprintf("the three phases report path %v", tu.Path)
+		}
 		if tu.Chunks > tu.Processors {
 			return "more chunks than processors: their counts pass counts[procs]"
 		}
 		pieces := uint64(0)
-		if p.sel.InPlace {
+		if p.req.sel.InPlace {
 			pieces = (n + uint64(tu.SegmentElems) - 1) / uint64(tu.SegmentElems)
 		}
-		tmp := named{"in-place copy", l.tmp, n * p.size, false}
-		if !p.sel.InPlace {
-			tmp = named{"in-place copy", l.tmp, 0, true}
+		l := a.layout
+		rs = []named{{"counts", l.counts, (uint64(tu.Processors) + 2) * 4},
+			{"copy-back arguments", l.args, max(pieces, 1) * 16}}
+		if p.req.sel.InPlace {
+			rs = append(rs, named{"in-place copy", l.tmp, n * p.req.size})
+		} else if l.tmp.size != 0 {
+			return "in-place copy: out of place the three phases use none, but it has some"
 		}
-		rs = []named{{"status", l.status, 0, true},
-			{"counts", l.counts, (uint64(tu.Processors) + 2) * 4, false},
-			{"copy-back arguments", l.args, max(pieces, 1) * 16, false},
-			tmp}
 	}
 	scratch := p.ScratchSize()
 	for i, a := range rs {
 		switch {
-		case a.exactNone && a.r.size != 0:
-			return a.name + ": the path uses none, but it has some"
 		case a.r.size < a.need:
 			return fmt.Sprintf("%s: %d bytes at %d, the kernels use %d", a.name, a.r.size, a.r.off, a.need)
 		case a.r.off+a.r.size > scratch:

@@ -315,7 +315,6 @@ func TestSinglePassWindows(t *testing.T) {
 	rng := vktest.Rand(t)
 	info := ctx.Info()
 	const limit = 64 << 10
-	defer compact.SetWindowLimit(limit)()
 	wg := max(info.MaxSubgroupSize, 64)
 	for i, c := range []struct {
 		typ      vkcompact.Type
@@ -350,12 +349,12 @@ func TestSinglePassWindows(t *testing.T) {
 		if c.flags {
 			sel.Keep = compact.KeepFlagged(1)
 		}
-		sc := selCase{n: c.n, sel: sel, keep: keepMask(rng, c.n, patRandom, c.ratio)}
+		sc := selCase{n: c.n, sel: sel, keep: keepMask(rng, c.n, patRandom, c.ratio), windowBytes: limit}
 		if c.gpuCount >= 0 {
 			sc.gpuCount, sc.count = true, uint32(c.gpuCount)
 		}
 		t.Run(fmt.Sprintf("%d/%v/n=%d", i, sel.Elem.Key, c.n), func(t *testing.T) {
-			p, err := compact.NewPlan(ctx, uint64(c.n), sel)
+			p, err := compact.NewPlanWindowLimit(ctx, uint64(c.n), sel, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,17 +371,15 @@ func TestSinglePassWindows(t *testing.T) {
 	}
 	// A split of more than tiling.SelfResetMaxTiles tiles, which takes
 	// its tiles from the counter on a GPU too, in windows of 2 MiB.
-	compact.SetWindowLimit(2 << 20)
 	split := nonzero(vkcompact.Uint32)
 	split.Path, split.Split, split.ReverseRejected, split.WorkgroupSize, split.LoadsPerLane = vkcompact.PathSinglePass, true, true, wg, 4
-	if p, err := compact.NewPlan(ctx, 1<<21, split); err != nil || p.Tuning().TilesByIndex || p.Tuning().WindowTiles == 0 {
+	if p, err := compact.NewPlanWindowLimit(ctx, 1<<21, split, 2<<20); err != nil || p.Tuning().TilesByIndex || p.Tuning().WindowTiles == 0 {
 		t.Fatalf("split of 2^21 in windows of 2 MiB: %+v, %v: want tiles from the counter, in windows", p.Tuning(), err)
 	}
-	runSel(t, ctx, rng, selCase{n: 1 << 21, sel: split, keep: keepMask(rng, 1<<21, patRandom, 0.3)})
+	runSel(t, ctx, rng, selCase{n: 1 << 21, sel: split, keep: keepMask(rng, 1<<21, patRandom, 0.3), windowBytes: 2 << 20})
 
 	// Windows of more tiles than the grid's x limit: 2D grids, whose
 	// padding workgroups take tile-counter numbers too.
-	compact.SetWindowLimit(0) // the probe's tiles: the default ones
 	o := smallTiles(ctx, compact.Options{Path: vkcompact.PathSinglePass})
 	probe, err := compact.NewPlan(ctx, 1<<20, nonzero(vkcompact.Uint32))
 	if err != nil {
@@ -394,23 +391,20 @@ func TestSinglePassWindows(t *testing.T) {
 	}
 	window := (uint64(info.MaxWorkgroupCount[0]) + 1000) * tileBytes
 	if n := (2*window + window/3) / 4; info.MaxWorkgroupCount[0] < 1<<20 && n <= 1<<24 {
-		restore := compact.SetWindowLimit(window)
 		for _, split := range []bool{false, true} {
 			sel := nonzero(vkcompact.Uint32)
 			sel.Options, sel.Split, sel.ReverseRejected = o, split, split
-			runSel(t, ctx, rng, selCase{n: int(n), sel: sel, keep: keepMask(rng, int(n), patRandom, 0.5)})
+			runSel(t, ctx, rng, selCase{n: int(n), sel: sel, keep: keepMask(rng, int(n), patRandom, 0.5), windowBytes: window})
 		}
-		restore()
 	} else {
 		t.Logf("windows of %d tiles of %d bytes: too many elements to test here", info.MaxWorkgroupCount[0]+1000, tileBytes)
 	}
 
 	// Refused: an output past four windows.
-	compact.SetWindowLimit(limit)
 	big := nonzero(vkcompact.Uint32)
 	big.Path = vkcompact.PathSinglePass
 	n := uint64(4*limit/4 + 1)
-	if _, err := compact.NewPlan(ctx, n, big); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "binds at most 4") {
+	if _, err := compact.NewPlanWindowLimit(ctx, n, big, limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "binds at most 4") {
 		t.Errorf("n=%d: got %v, want ErrInvalid naming the four output windows", n, err)
 	}
 }

@@ -50,7 +50,7 @@ func (p *Plan) Run(b Buffers) (Result, error) {
 	if err := alloc(&b.Result, ResultSize); err != nil {
 		return Result{}, err
 	}
-	if err := alloc(&b.Scratch, p.scratch); err != nil {
+	if err := alloc(&b.Scratch, p.ScratchSize()); err != nil {
 		return Result{}, err
 	}
 	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -148,138 +147,47 @@ type Result struct {
 // Plan is a selection of n elements checked, tuned and sized for one
 // context. It is immutable and safe for concurrent use.
 type Plan struct {
-	ctx  *vk.Context
-	sel  Selection
-	n    uint32
-	size uint64 // bytes per element
-	pred uint32
-	cLo  uint32
-	cHi  uint32
+	ctx *vk.Context
+	req request   // the checked selection, which every algorithm shares
+	alg algorithm // the three phases (*threePhase) or the single pass (*singlePass)
+}
 
-	wg, loads, procs uint32
-	chunk, nChunks   uint32
-	segElems         uint32 // elements per segment, and per destination page
-	staged           bool
-	count            pipeline.TypedPipeline[countPush, countBindings]
-	scan             pipeline.TypedPipeline[scanPush, scanBindings]
-	move             pipeline.TypedPipeline[movePush, moveBindings]
-	copyback         pipeline.TypedPipeline[copybackPush, copybackBindings]
-
-	onepass     bool // the single pass; none of the three-phase fields above apply
-	tile, tiles uint32
-	spins       uint32
-	byIndex     bool                                                     // tiles go by workgroup index (tilesByIndex)
-	selfReset   bool                                                     // the pass leaves its status words zero (tiling.SelfReset)
-	windowTiles uint32                                                   // past one binding: tiles per dispatch (0: one dispatch)
-	winWords    uint32                                                   // past one binding: words per output window
-	pass        pipeline.TypedPipeline[onepassPush, onepassBindings]     // one binding's worth
-	wide        pipeline.TypedPipeline[onepassPush, onepassWideBindings] // past one binding (windowTiles > 0)
-
-	countsBytes, argsOff, argsBytes, tmpOff, scratch uint64
-	pieces                                           uint32
-	stageWords                                       uint64 // the staged write's shared words per workgroup (1 when scattered)
+// algorithm is one way of running a selection, with its own tuning (made
+// by tuneThreePhase or tuneSinglePass), scratch layout, pipelines and
+// recording.
+type algorithm interface {
+	// pipelines creates the algorithm's pipelines on ctx.
+	pipelines(ctx *vk.Context, q *request) error
+	// record records the selection of q over b into r, calling stamp
+	// len(phases())+1 times: first, and after each phase.
+	record(r *pipeline.Recorder, q *request, b Buffers, stamp func())
+	// phases names the intervals between the stamps of record.
+	phases() []string
+	scratchSize() uint64
+	tuning() Tuning
 }
 
 // NewPlan checks sel for n elements on ctx, picks its tuning and creates
 // its pipelines.
 func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
+	return newPlan(ctx, n, sel, limits{})
+}
+
+// newPlan is NewPlan with the bindings bound by lim (tests make them
+// small).
+func newPlan(ctx *vk.Context, n uint64, sel Selection, lim limits) (*Plan, error) {
 	if ctx == nil {
 		return nil, invalid("compact: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	info := ctx.Info()
-	p, err := tunePlan(info, n, sel)
+	p, err := tunePlan(ctx.Info(), n, sel, lim)
 	if err != nil {
 		return nil, err
 	}
 	p.ctx = ctx
-	words := uint32(p.size / 4)
-	if p.onepass {
-		return p, p.singlePassPipelines(info, words)
-	}
-	return p, p.threePhasePipelines(info, words)
-}
-
-// threePhasePipelines creates the three phases' pipelines.
-func (p *Plan) threePhasePipelines(info vk.DeviceInfo, words uint32) error {
-	sel := p.sel
-	flagBytes := sel.Keep.FlagBytes
-	if flagBytes == 0 {
-		flagBytes = 4
-	}
-	split, staged := uint32(0), uint32(0)
-	if sel.Split {
-		split = 1
-		if sel.ReverseRejected {
-			split = 2
-		}
-	}
-	if p.staged {
-		staged = 1
-	}
-	common := tiling.SelectSpec{WorkgroupSize: p.wg, Procs: p.procs, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
-		KeyType: tiling.KeyCode(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads}
-	cache := pipeline.For(p.ctx)
-	var err error
-	if p.count, err = countKernel.Get(cache, common); err != nil {
-		return err
-	}
-	if p.move, err = moveKernel.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(p.stageWords)}); err != nil {
-		return err
-	}
-	if p.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(info), p.procs, words)); err != nil {
-		return err
-	}
-	if p.pieces > 0 {
-		if p.copyback, err = copybackKernel.Get(cache, copybackSpec{WorkgroupSize: p.wg, VecsPerThread: 1, Stride: words, Procs: p.procs}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// singlePassPipelines creates the single pass's pipelines.
-func (p *Plan) singlePassPipelines(info vk.DeviceInfo, words uint32) error {
-	sel := p.sel
-	flagBytes := sel.Keep.FlagBytes
-	if flagBytes == 0 {
-		flagBytes = 4
-	}
-	split := uint32(0)
-	if sel.Split {
-		split = 1
-	}
-	// Which tile a workgroup takes. From a counter (atomicAdd at its
-	// start), every tile it waits on belongs to a workgroup already
-	// running, whatever order the device starts workgroups in. By its
-	// index in the dispatch, it starts loading at once, a round trip to
-	// memory earlier; a predecessor not yet started costs only the
-	// fallback, so this is safe anywhere and fast where workgroups start
-	// in index order. On the H100 (BENCHMARKS-history.md) by index was the faster
-	// for compaction (2^28 uint32, keep 0.5: 0.81 against 0.86 ms) and
-	// the slower for split (1.24 against 1.04 ms).
-	byIndex := uint32(0)
-	if p.byIndex {
-		byIndex = 1
-	}
-	stage := p.tile * words
-	maxSubgroups := p.wg / max(info.MinSubgroupSize, 1)
-	spec := onepassSpec{
-		SelectSpec: tiling.SelectSpec{WorkgroupSize: p.wg, Procs: 1, Stride: words, KeyWord: sel.Elem.KeyOffset / 4,
-			KeyType: tiling.KeyCode(sel.Elem.Key), Pred: p.pred, FlagBytes: flagBytes, Vecs: p.loads},
-		Split: split, StageWords: stage, MaxSubgroups: maxSubgroups, TileByID: byIndex}
-	var err error
-	switch {
-	case p.windowTiles > 0:
-		p.wide, err = onepassWideKernel.Get(pipeline.For(p.ctx), spec) // past one binding
-	case p.selfReset:
-		p.pass, err = onepassResetKernel.Get(pipeline.For(p.ctx), spec) // the pass resets its status words (shaders/include/tile_reset.glsl)
-	default:
-		p.pass, err = onepassKernel.Get(pipeline.For(p.ctx), spec)
-	}
-	return err
+	return p, p.alg.pipelines(ctx, &p.req)
 }
 
 func invalid(format string, args ...any) error {
@@ -291,16 +199,17 @@ func (p *Plan) N() uint64 {
 	if p == nil {
 		return 0
 	}
-	return uint64(p.n)
+	return uint64(p.req.n)
 }
 
 // ScratchSize returns the bytes of scratch Record needs: per-chunk counts,
-// and with InPlace the n elements the move writes before copying back.
+// and with InPlace the n elements the move writes before copying back;
+// on the single pass, the tiles' status words.
 func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
 	}
-	return p.scratch
+	return p.alg.scratchSize()
 }
 
 // Tuning reports the choices the plan made.
@@ -308,28 +217,36 @@ func (p *Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
 	}
-	w := WriteScattered
-	if p.staged || p.onepass {
-		w = WriteStaged
-	}
-	if p.onepass {
-		return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, Tile: p.tile, Tiles: p.tiles, Spins: p.spins, TilesByIndex: p.byIndex, SelfReset: p.selfReset,
-			WindowTiles: p.windowTiles, OutWindowBytes: uint64(p.winWords) * 4}
-	}
-	return Tuning{Path: vkcompact.PathThreePhase, Processors: p.procs, Chunk: p.chunk, Chunks: p.nChunks, WorkgroupSize: p.wg, LoadsPerLane: p.loads, Write: w, SegmentElems: p.segElems}
+	return p.alg.tuning()
 }
 
-// Tuning is what a Plan chose.
+// Tuning is what a Plan chose: the path, what both paths have, and the
+// path's own choices (the other path's are zero).
 type Tuning struct {
 	Path vkcompact.Path // the path taken
-	// The three phases: processors, elements per chunk, chunks.
-	Processors, Chunk, Chunks uint32
-	// WorkgroupSize and LoadsPerLane are the resolved Options.
+	// WorkgroupSize and LoadsPerLane are the resolved Options (the single
+	// pass may pick its own where the caller chose neither).
 	WorkgroupSize, LoadsPerLane uint32
-	Write                       Write  // the three phases' write strategy
-	SegmentElems                uint32 // elements bound at once (maxStorageBufferRange)
-	// The single pass: elements per tile, tiles, and re-reads of a late
-	// predecessor before the fallback counts it.
+	// Write is the three phases' write strategy; the single pass's is
+	// always WriteStaged.
+	Write Write
+	ThreePhaseTuning
+	SinglePassTuning
+}
+
+// ThreePhaseTuning is what the three phases chose (Tuning.Path
+// PathThreePhase).
+type ThreePhaseTuning struct {
+	// Processors, elements per chunk, and chunks.
+	Processors, Chunk, Chunks uint32
+	SegmentElems              uint32 // elements bound at once (maxStorageBufferRange)
+}
+
+// SinglePassTuning is what the single pass chose (Tuning.Path
+// PathSinglePass).
+type SinglePassTuning struct {
+	// Elements per tile, tiles, and re-reads of a late predecessor before
+	// the fallback counts it.
 	Tile, Tiles, Spins uint32
 	// TilesByIndex: a workgroup's tile is its index in the dispatch
 	// rather than the next number of a tile counter

@@ -33,6 +33,9 @@ type selCase struct {
 	// segBytes, when set, plans with compact.NewPlanSegmentLimit: the
 	// three phases then bind segments of at most segBytes bytes.
 	segBytes uint64
+	// windowBytes, when set, plans with compact.NewPlanWindowLimit: the
+	// single pass then binds at most windowBytes bytes at once.
+	windowBytes uint64
 }
 
 func (c selCase) String() string {
@@ -43,6 +46,9 @@ func (c selCase) String() string {
 	}
 	if c.segBytes != 0 {
 		s += fmt.Sprintf(" segments of %d bytes", c.segBytes)
+	}
+	if c.windowBytes != 0 {
+		s += fmt.Sprintf(" windows of %d bytes", c.windowBytes)
 	}
 	return s
 }
@@ -110,9 +116,12 @@ func tryRunSel(ctx *vk.Context, rng *rand.Rand, c selCase, t testing.TB) error {
 
 	var p *compact.Plan
 	var err error
-	if c.segBytes != 0 {
+	switch {
+	case c.segBytes != 0:
 		p, err = compact.NewPlanSegmentLimit(ctx, uint64(n), c.sel, c.segBytes)
-	} else {
+	case c.windowBytes != 0:
+		p, err = compact.NewPlanWindowLimit(ctx, uint64(n), c.sel, c.windowBytes)
+	default:
 		p, err = compact.NewPlan(ctx, uint64(n), c.sel)
 	}
 	if err != nil {

@@ -1,0 +1,73 @@
+package compact
+
+import (
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The measured choices of a selection's tuning, as data: one row per
+// class of device, which the pure tuning (tuneThreePhase, tuneSinglePass)
+// reads. The measurements behind them are in BENCHMARKS.md and
+// BENCHMARKS-history.md. The choices a selection shares with the prefix
+// sum are package tiling's: PathAuto's path (tiling.AutoSinglePass), the
+// processors and the three phases' loads (tiling.Resolve), the spins
+// (tiling.Spins), tiles by index (tiling.TilesByIndex) and the self-reset
+// bound (tiling.SelfResetMaxTiles).
+
+// deviceClass is a class of device the tuning tells apart.
+type deviceClass uint8
+
+const (
+	gpuClass deviceClass = iota // a GPU: discrete, integrated or virtual
+	cpuClass                    // a CPU device: lavapipe, SwiftShader
+)
+
+// classTuning is the measured choices for one class of device.
+type classTuning struct {
+	// autoStaged: WriteAuto takes the staged write wherever its stage
+	// fits shared memory (the scattered write otherwise).
+	autoStaged bool
+	// singlePassLoads is the single pass's loads per lane where the
+	// caller chose none and the small tiles do not apply: as many as fit
+	// shared memory, up to this. Fewer, larger tiles (less look-back)
+	// beat the registers fewer loads save.
+	singlePassLoads uint32
+	// smallInputBytes is the largest input, in bytes, on which the single
+	// pass takes small tiles where the caller chose neither the workgroup
+	// size nor the loads: workgroups of smallTileWorkgroup invocations
+	// with smallTileLoads loads per lane (none where smallTileWorkgroup is
+	// 0). The default tiles leave most of a large GPU idle at engine
+	// sizes, and a smaller tile is a shorter chain of loads per lane.
+	smallInputBytes                    uint64
+	smallTileWorkgroup, smallTileLoads uint32
+}
+
+// tuningTable is the measured choices by class of device.
+var tuningTable = [...]classTuning{
+	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1},
+	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane},
+}
+
+// defaultGroupSize is Options.GroupSize's default.
+const defaultGroupSize = 64
+
+// tuningFor returns the measured choices for a device with info.
+func tuningFor(info vk.DeviceInfo) *classTuning {
+	if info.CPU() {
+		return &tuningTable[cpuClass]
+	}
+	return &tuningTable[gpuClass]
+}
+
+// smallTiles returns the single pass's small tiles (workgroup size and
+// loads per lane) for an input of bytes bytes where the caller chose
+// neither wg nor loads, the class has small tiles, and the device runs
+// workgroups of that size; ok is false where they do not apply.
+func (c *classTuning) smallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uint32, bool) {
+	w := c.smallTileWorkgroup
+	if w == 0 || wg != 0 || loads != 0 || bytes > c.smallInputBytes ||
+		info.MaxWorkgroupInvocations < w || info.MaxWorkgroupSize[0] < w || w%info.MaxSubgroupSize != 0 {
+		return 0, 0, false
+	}
+	return w, c.smallTileLoads, true
+}
