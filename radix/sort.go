@@ -177,15 +177,13 @@ type Buffers struct {
 }
 
 // Plan is a sort of n keys checked, tuned and sized for one context. It is
-// immutable and safe for concurrent use.
+// immutable and safe for concurrent use. It holds the common request and
+// exactly one algorithm: the three phases or the single pass.
 type Plan struct {
 	ctx *vk.Context
-	config
-	// The three phases' pipelines by digit width, or the single pass's.
-	kernels   map[uint32]*passKernels
-	histogram pipeline.TypedPipeline[histogramPush]
-	scan      pipeline.TypedPipeline[scanPush] // the single pass without self-reset
-	onePass   pipeline.TypedPipeline[onesweepPush]
+	request
+	three *threePhasePlan
+	sweep *onesweepPlan
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
@@ -210,15 +208,44 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := tune(ctx.Info(), n, s)
+	return newPlan(ctx, n, s, 0)
+}
+
+// newPlan is NewPlan with one binding's bytes lowered to limit where that
+// is not 0 (tune).
+func newPlan(ctx *vk.Context, n uint64, s Sort, limit uint64) (*Plan, error) {
+	c, err := tune(ctx.Info(), n, s, limit)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{ctx: ctx, config: c}
-	if err := p.createPipelines(ctx.Info()); err != nil {
+	p := &Plan{ctx: ctx, request: c.request}
+	if c.sweep != nil {
+		p.sweep = &onesweepPlan{request: &p.request, onesweep: c.sweep}
+		err = p.sweep.createPipelines(ctx)
+	} else {
+		p.three = &threePhasePlan{request: &p.request, threePhase: c.three}
+		err = p.three.createPipelines(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// config returns the plan's tuning: its request and its algorithm's.
+func (p *Plan) config() config {
+	if p.sweep != nil {
+		return config{request: p.request, sweep: p.sweep.onesweep}
+	}
+	return config{request: p.request, three: p.three.threePhase}
+}
+
+// layout returns the plan's scratch layout, its algorithm's.
+func (p *Plan) layout() scratchLayout {
+	if p.sweep != nil {
+		return p.sweep.layout
+	}
+	return p.three.layout
 }
 
 // N returns the key count the plan was made for.
@@ -243,7 +270,7 @@ func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
 	}
-	return p.layout.size
+	return p.layout().size
 }
 
 // Tuning is what a Plan chose. Processors and Chunk are the three
@@ -281,7 +308,8 @@ func (p *Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
 	}
-	return p.tuning()
+	c := p.config()
+	return c.tuning()
 }
 
 // Run records the sort on the context's own queue and waits. A zero
@@ -291,12 +319,13 @@ func (p *Plan) Run(b Buffers) error {
 		return invalid("radix: nil Plan")
 	}
 	if b.Scratch.Buffer == nil {
-		buf, err := p.ctx.NewBuffer(max(p.layout.size, 16), vk.DeviceLocal)
+		size := p.layout().size
+		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
 		if err != nil {
 			return err
 		}
 		defer buf.Release()
-		b.Scratch = buf.Range(0, p.layout.size)
+		b.Scratch = buf.Range(0, size)
 	}
 	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 }

@@ -66,17 +66,24 @@ func renderTuning(info vk.DeviceInfo, n uint64, s Sort, limit uint64) string {
 	if err != nil {
 		return "refused: " + err.Error()
 	}
+	return renderConfig(c)
+}
+
+// renderConfig writes a tuning field by field.
+func renderConfig(c config) string {
 	var b strings.Builder
+	procs, chunk, layout := c.procsChunkLayout()
 	fmt.Fprintf(&b, "sort=%+v n=%d keyBytes=%d code=%d digits=%+v wg=%d kpl=%d subgroups=%d procs=%d chunk=%d layout=%+v tuning=%+v",
-		c.sort, c.n, c.keyBytes, c.code, c.digits, c.wg, c.kpl, c.subgroups, c.procs, c.chunk, c.layout, c.tuning())
-	if c.onesweep {
-		fmt.Fprintf(&b, " onesweep spins=%d selfReset=%v status=%+v passes=[", c.spins, c.selfReset, c.status)
+		c.sort, c.n, c.keyBytes, c.code, c.digits, c.wg, c.kpl, c.subgroups, procs, chunk, layout, c.tuning())
+	if w := c.sweep; w != nil {
+		fmt.Fprintf(&b, " onesweep spins=%d selfReset=%v status=%+v passes=[", w.spins, w.selfReset, w.status)
 		for i := range c.passes {
 			shift, width := c.sweepDigit(i)
 			fmt.Fprintf(&b, " %d+%d", shift, width)
 		}
 	} else {
-		fmt.Fprintf(&b, " three-phase carry=%v fused=%v windows=%d/%d/%d passes=[", c.carry, c.fused, c.winProcs, c.winSlots, c.outWindows)
+		t := c.three
+		fmt.Fprintf(&b, " three-phase carry=%v fused=%v windows=%d/%d/%d passes=[", t.carry, t.fused, t.winProcs, t.winSlots, t.outWindows)
 		for i := range c.passes {
 			fmt.Fprintf(&b, " %d+%d counted=%v fuses=%v", c.shift(i), c.width(i), c.counted(i), c.fuses(i))
 		}
