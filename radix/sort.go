@@ -28,13 +28,10 @@ type Options struct {
 	// naming the reason, when it is forced where it does not apply.
 	// vkcompact.PathAuto takes the three phases on CPU devices, for 64-bit
 	// keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
-	// the digit width and keys per lane left to it, it takes the single
-	// pass with 8-bit digits below 2^20 keys, and from 2^20 with larger
-	// tiles (keys alone up to 2^21, pairs up to 2^25), and the three
-	// phases with 7-bit digits for keys alone past 2^21, as measured
-	// fastest on the H100 (BENCHMARKS.md). Past those sizes the single
-	// pass measured slower, its look-back bound by dependent loads over
-	// small tiles (BENCHMARKS-history.md).
+	// the digit width and keys per lane left to it, it picks the path,
+	// digit width and keys per lane by the key count from a table of the
+	// fastest measured (BENCHMARKS.md, "Radix tuning choices and the
+	// measurements behind them").
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -81,9 +78,8 @@ const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
 	// a GPU, where the carried keys fit shared memory and no pass loses
 	// its fused counts to them (it never shrinks the workgroup for
-	// them), and writes them (TailsWrite) elsewhere: on the H100 holding
-	// them back made pairs faster, 6-bit digits then the fastest, and
-	// keys alone slower (BENCHMARKS-history.md, "Radix sort: held run tails").
+	// them), and writes them (TailsWrite) elsewhere (BENCHMARKS.md,
+	// "Radix tuning choices and the measurements behind them").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -110,15 +106,13 @@ const (
 	// CountsAuto fuses the counts of the passes whose counters fit the
 	// scatter's shared memory (4^w words for a pass of w bits, followed
 	// by a pass no wider), where each processor's chunk holds at least
-	// 16 * 4^w keys for the widest of them; the pass after any other
-	// keeps its count phase. It does not shrink the workgroup to make
-	// the counters fit shared memory (a forced CountsFused does): where
-	// none fit, every pass keeps a count phase. At 2^28 pairs on the
-	// H100 (6, 6, 5, 5, 5, 5 bits, held tails) the three 5-bit passes
-	// after the first are counted by the scatter before them. The chunk
-	// bound is where fused counts stopped paying on the H100: with
-	// smaller chunks the counters' atomic adds cost more than a count
-	// phase (BENCHMARKS-history.md).
+	// 16 * 4^w keys for the widest of them (with smaller chunks the
+	// counters' atomic adds cost more than a count phase); the pass
+	// after any other keeps its count phase. It does not shrink the
+	// workgroup to make the counters fit shared memory (a forced
+	// CountsFused does): where none fit, every pass keeps a count phase.
+	// BENCHMARKS.md, "Radix tuning choices and the measurements behind
+	// them", gives the measurements.
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -292,8 +286,8 @@ type Tuning struct {
 	// Record records no clear before it where the commands recorded so
 	// far leave the scratch so (vk.Range.KnownZero; see the package
 	// vkcompact's "Scratch between runs"). With an even number of passes
-	// up to 512 tiles of keys alone, 256 of pairs (where it saves time on
-	// the H100).
+	// up to 512 tiles of keys alone, 256 of pairs (BENCHMARKS.md, "Radix
+	// tuning choices and the measurements behind them").
 	SelfReset bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and
