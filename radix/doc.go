@@ -41,9 +41,10 @@
 // instead (Adinets and Merrill): one pass counts every pass's digits, then
 // each digit pass reads the keys once, a workgroup per tile of keys, with
 // a chained scan over (tile, digit) status words, decoupled look-back and
-// decoupled fallback, so it needs no forward-progress guarantee. It is
-// opt-in: on the H100 it measured slower than the three phases
-// (BENCHMARKS-history.md), and PathAuto takes the three phases everywhere.
+// decoupled fallback, so it needs no forward-progress guarantee. PathAuto
+// takes it on a GPU for the smaller sorts of 32-bit keys only, where it
+// measured faster (Options.Path); past them it measured slower than the
+// three phases (BENCHMARKS-history.md).
 //
 // Plan.Record and StructPlan.Record follow the recording contract, the
 // counts from the GPU (Buffers.Count) and the concurrency rules in package

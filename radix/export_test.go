@@ -1,15 +1,37 @@
 package radix
 
-// SetWindowLimit makes a sort hold at most bytes in one binding (0: the
-// device's maxStorageBufferRange), so that a test sorts small inputs in
-// windows; it returns the function that restores the limit.
-func SetWindowLimit(bytes uint64) (restore func()) {
-	old := testWindowLimit
-	testWindowLimit = bytes
-	return func() { testWindowLimit = old }
+import "github.com/vkcompact/vkcompact/vk"
+
+// NewPlanWithin is NewPlan with one binding holding at most limit bytes
+// (0: the device's maxStorageBufferRange), so that a test sorts small
+// inputs in windows.
+func NewPlanWithin(ctx *vk.Context, n uint64, s Sort, limit uint64) (*Plan, error) {
+	return newPlan(ctx, n, s, limit)
 }
 
 // SelfResetWords is the number of 32-bit words at the start of a
 // single-pass plan's scratch that a run leaves zero with self-reset (the
 // digit counts, the tile counters and the first pass's status region).
-func SelfResetWords(p *Plan) uint64 { return (p.layout.statusOff + 4*p.status.region(1)) / 4 }
+func SelfResetWords(p *Plan) uint64 {
+	return (p.sweep.layout.statusOff + 4*p.sweep.status.region(1)) / 4
+}
+
+// tuneWithin is tune with the binding limit lowered to limit bytes (0: the
+// device's maxStorageBufferRange).
+func tuneWithin(info vk.DeviceInfo, n uint64, s Sort, limit uint64) (config, error) {
+	return tune(info, n, s, limit)
+}
+
+// procs, chunk and layout are the processors, their chunk and the scratch
+// layout of c's algorithm.
+func (c config) procsChunkLayout() (procs, chunk uint32, l scratchLayout) {
+	if c.sweep != nil {
+		return c.sweep.procs, c.sweep.chunk, c.sweep.layout
+	}
+	return c.three.procs, c.three.chunk, c.three.layout
+}
+
+// counted and fuses are the three phases' for pass i; false on the single
+// pass.
+func (c config) counted(i uint32) bool { return c.three != nil && c.three.counted(c.digits, i) }
+func (c config) fuses(i uint32) bool   { return c.three != nil && c.three.fuses(c.digits, i) }

@@ -220,34 +220,39 @@ func (s scatterPipeline) dispatch(r *pipeline.Recorder, groups uint64, push scat
 }
 
 // keySpec is the key constants of a kernel for digits of bits bits.
-func (c *config) keySpec(bits uint32) keySpec {
-	return keySpec{KeyType: c.code, Descending: c.sort.Descending, RadixBits: bits, KPL: c.kpl}
+func (q *request) keySpec(bits uint32) keySpec {
+	return keySpec{KeyType: q.code, Descending: q.sort.Descending, RadixBits: bits, KPL: q.kpl}
 }
 
-// createPipelines creates the plan's pipelines: the single pass's three,
-// or the three phases' for each digit width (a narrower pass on a wider
-// width's kernels would pay for the wider one's counters). Widths never
-// grow from a pass to the next, so a fused scatter's counters for (digit,
-// next digit) fit its own BUCKETS x BUCKETS.
-func (p *Plan) createPipelines(info vk.DeviceInfo) error {
-	cache := pipeline.For(p.ctx)
-	var err error
-	switch {
-	case p.onesweep && p.passes == 0:
+// createPipelines creates the single pass's pipelines: the histogram,
+// the scan of its counts without self-reset, and the pass.
+func (p *onesweepPlan) createPipelines(ctx *vk.Context) error {
+	if p.passes == 0 {
 		return nil // nothing to sort: Record copies at most
-	case p.onesweep:
-		if p.histogram, err = histogramKernel.Get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
-			return err
-		}
-		if !p.selfReset {
-			if p.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: p.passes}); err != nil {
-				return err
-			}
-		}
-		p.onePass, err = onesweepKernel.Get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
-			MaxSubgroups: p.subgroups, Tile: p.status.tile, SelfReset: p.selfReset})
+	}
+	cache := pipeline.For(ctx)
+	var err error
+	if p.histogram, err = histogramKernel.Get(cache, histogramSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Passes: p.passes}); err != nil {
 		return err
 	}
+	if !p.selfReset {
+		if p.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(ctx.Info()), Buckets: p.passes}); err != nil {
+			return err
+		}
+	}
+	p.onePass, err = onesweepKernel.Get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
+		MaxSubgroups: p.subgroups, Tile: p.status.tile, SelfReset: p.selfReset})
+	return err
+}
+
+// createPipelines creates the three phases' pipelines for each digit
+// width (a narrower pass on a wider width's kernels would pay for the
+// wider one's counters). Widths never grow from a pass to the next, so a
+// fused scatter's counters for (digit, next digit) fit its own BUCKETS x
+// BUCKETS.
+func (p *threePhasePlan) createPipelines(ctx *vk.Context) error {
+	cache := pipeline.For(ctx)
+	var err error
 	p.kernels = map[uint32]*passKernels{}
 	for i := range p.passes {
 		w := p.width(i)
@@ -255,7 +260,7 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 		if k == nil {
 			k = &passKernels{}
 			p.kernels[w] = k
-			if k.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), Buckets: 1 << w}); err != nil {
+			if k.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(ctx.Info()), Buckets: 1 << w}); err != nil {
 				return err
 			}
 		}
@@ -280,7 +285,7 @@ func (p *Plan) createPipelines(info vk.DeviceInfo) error {
 // scatterPipeline returns the scatter for digits of w bits, counting the
 // next pass's digits where next is set, holding tails back where the plan
 // does, past one binding its wide variant.
-func (p *Plan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (scatterPipeline, error) {
+func (p *threePhasePlan) scatterPipeline(cache *pipeline.Cache, w uint32, next bool) (scatterPipeline, error) {
 	spec := scatterSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(w), Pairs: p.sort.Values, MaxSubgroups: p.subgroups, Round: p.wg * p.kpl, Next: next}
 	carrySpec := scatterCarrySpec{scatterSpec: spec, Sector: TailSector}
 	var s scatterPipeline

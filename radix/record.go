@@ -44,24 +44,10 @@ func (p *Plan) Phases() []string {
 	switch {
 	case p.n == 0 || p.passes == 0:
 		return []string{"copy"}
-	case p.onesweep:
-		names = append(names, "histogram")
-		for range p.passes {
-			names = append(names, "pass")
-		}
+	case p.sweep != nil:
+		names = p.sweep.phases(names)
 	default:
-		for i := range p.passes {
-			switch {
-			case p.counted(i):
-				names = append(names, "count", "scan")
-			default:
-				names = append(names, "scan")
-			}
-			if p.fuses(i) {
-				names = append(names, "clear")
-			}
-			names = append(names, "scatter")
-		}
+		names = p.three.phases(names)
 	}
 	if p.sort.InPlace && p.passes%2 == 1 {
 		names = append(names, "copy")
@@ -108,10 +94,10 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		stamp()
 		return
 	}
-	if p.onesweep {
-		p.recordOnesweep(r, io, b.Scratch, stamp)
+	if p.sweep != nil {
+		p.sweep.record(r, io, b.Scratch, stamp)
 	} else {
-		p.recordThreePhase(r, io, b.Scratch, stamp)
+		p.three.record(r, io, b.Scratch, stamp)
 	}
 	if io.copyBack {
 		last, lastVals := io.target(p.passes - 1)
@@ -139,18 +125,18 @@ type sortRanges struct {
 
 // ranges cuts b (checked, with the outputs set in place) to the plan.
 func (p *Plan) ranges(b Buffers) sortRanges {
-	n := uint64(p.n)
+	n, l := uint64(p.n), p.layout()
 	keyBytes := n * p.keyBytes
 	io := sortRanges{
-		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(p.layout.keysOff, keyBytes),
-		hist:     b.Scratch.Sub(0, p.layout.histWords*4),
+		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(l.keysOff, keyBytes),
+		hist:     b.Scratch.Sub(0, l.histWords*4),
 		count:    b.Count,
 		countOn:  1,
 		copyBack: p.sort.InPlace && p.passes%2 == 1,
 		passes:   p.passes,
 	}
 	if p.sort.Values {
-		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(p.layout.valsOff, 4*n)
+		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(l.valsOff, 4*n)
 	}
 	if io.count.Buffer == nil {
 		io.count, io.countOn = io.hist, 0 // bound, never read
@@ -186,8 +172,8 @@ func (io sortRanges) source(i uint32) (keys, vals vk.Range) {
 
 // values returns the value ranges a pass from keys src to dst binds: the
 // values, or for keys alone the keys again (bound, unused).
-func (p *Plan) values(src, srcVals, dst, dstVals vk.Range) (in, out vk.Range) {
-	if !p.sort.Values {
+func (q *request) values(src, srcVals, dst, dstVals vk.Range) (in, out vk.Range) {
+	if !q.sort.Values {
 		return src, dst
 	}
 	return srcVals, dstVals
@@ -217,7 +203,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	n := uint64(p.n)
 	s := p.sort
 	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
-		{Name: "scratch", Range: b.Scratch, Need: p.layout.size, Write: true}}
+		{Name: "scratch", Range: b.Scratch, Need: p.layout().size, Write: true}}
 	if s.Values {
 		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
 	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {

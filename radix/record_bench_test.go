@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -20,10 +21,17 @@ var errNoSubmit = errors.New("recorded only")
 // submitted; the GPU runs nothing. Run it with VKCOMPACT_VALIDATE=0: the
 // validation layer adds its own cost, and reports the back-to-back
 // recordings (no barrier between them) as hazards.
-func BenchmarkRecordSort(b *testing.B) {
+func BenchmarkRecordSort(b *testing.B) { benchmarkRecord(b, radix.Sort{Values: true}) }
+
+// BenchmarkRecordSortSinglePass is BenchmarkRecordSort on the single pass.
+func BenchmarkRecordSortSinglePass(b *testing.B) {
+	benchmarkRecord(b, radix.Sort{Values: true, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 6}})
+}
+
+func benchmarkRecord(b *testing.B, s radix.Sort) {
 	ctx := vktest.Open(b)
 	const n = 1 << 20
-	plan, err := radix.NewPlan(ctx, n, radix.Sort{Values: true})
+	plan, err := radix.NewPlan(ctx, n, s)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,26 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// recordOnesweep records the single pass: the zeroing of the digit
+// onesweepPlan is the single pass of a plan: the request, the single
+// pass's tuning and its pipelines.
+type onesweepPlan struct {
+	*request
+	*onesweep
+	histogram pipeline.TypedPipeline[histogramPush, histogramBindings]
+	scan      pipeline.TypedPipeline[scanPush, scanBindings] // without self-reset
+	onePass   pipeline.TypedPipeline[onesweepPush, onesweepBindings]
+}
+
+// phases appends the names of the intervals RecordTimed measures (Plan.Phases).
+func (p *onesweepPlan) phases(names []string) []string {
+	names = append(names, "histogram")
+	for range p.passes {
+		names = append(names, "pass")
+	}
+	return names
+}
+
+// record records the single pass: the zeroing of the digit
 // counts, the tile counters and the first pass's status region (with
 // self-reset only where the commands recorded so far do not leave them
 // zero, as a self-resetting run over this range does); the histogram of
@@ -14,7 +33,7 @@ import (
 // without self-reset, its scan into first slots (with self-reset each
 // pass's workgroups scan their row themselves); then one dispatch per
 // digit pass.
-func (p *Plan) recordOnesweep(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
+func (p *onesweepPlan) record(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
 	status := scratch.Sub(p.layout.statusOff, p.status.bytes())
 	zeroed := scratch.Sub(0, p.layout.statusOff+4*p.status.region(1))
 	if !p.selfReset || !zeroed.KnownZero() {

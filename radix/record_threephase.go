@@ -7,11 +7,42 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// recordThreePhase records the three phases of every pass: a count (but
+// threePhasePlan is the three phases of a plan: the request, the three
+// phases' tuning and their pipelines by digit width.
+type threePhasePlan struct {
+	*request
+	*threePhase
+	kernels map[uint32]*passKernels
+}
+
+// fuses reports whether pass i's scatter counts pass i+1's digits.
+func (p *threePhasePlan) fuses(i uint32) bool { return p.threePhase.fuses(p.digits, i) }
+
+// counted reports whether pass i has a count phase of its own.
+func (p *threePhasePlan) counted(i uint32) bool { return p.threePhase.counted(p.digits, i) }
+
+// phases appends the names of the intervals RecordTimed measures (Plan.Phases).
+func (p *threePhasePlan) phases(names []string) []string {
+	for i := range p.passes {
+		switch {
+		case p.counted(i):
+			names = append(names, "count", "scan")
+		default:
+			names = append(names, "scan")
+		}
+		if p.fuses(i) {
+			names = append(names, "clear")
+		}
+		names = append(names, "scatter")
+	}
+	return names
+}
+
+// record records the three phases of every pass: a count (but
 // where the scatter before counted the pass's digits), a scan and a
 // scatter. Fused, pass i's scatter counts pass i+1's digits into the
 // other hist region, zeroed first (the scan writes the totals row).
-func (p *Plan) recordThreePhase(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
+func (p *threePhasePlan) record(r *pipeline.Recorder, io sortRanges, scratch vk.Range, stamp func()) {
 	hist, histNext := io.hist, io.hist
 	if p.fused {
 		histNext = scratch.Sub(p.layout.hist2Off, p.layout.histWords*4)
@@ -69,7 +100,7 @@ type procWindow struct {
 // keys alone) into the dispatches of its count and scatter: one for every
 // processor, or past one binding one per window of winProcs processors'
 // chunks.
-func (p *Plan) inWindows(keys, vals vk.Range) []procWindow {
+func (p *threePhasePlan) inWindows(keys, vals vk.Range) []procWindow {
 	if p.winProcs == 0 {
 		return []procWindow{{0, p.procs, keys, vals}}
 	}
@@ -93,7 +124,7 @@ func (p *Plan) inWindows(keys, vals vk.Range) []procWindow {
 // winSlots slots each (the last shorter; those past the output bound to
 // the first, unused), or the outputs whole in the first where the keys
 // fit one binding. For keys alone the values' are the keys'.
-func (p *Plan) outWindows(keys, vals vk.Range) (k, v [tiling.MaxOutWindows]vk.Range) {
+func (p *threePhasePlan) outWindows(keys, vals vk.Range) (k, v [tiling.MaxOutWindows]vk.Range) {
 	if p.winProcs == 0 {
 		k[0], v[0] = keys, vals
 		return k, v

@@ -28,13 +28,10 @@ type Options struct {
 	// naming the reason, when it is forced where it does not apply.
 	// vkcompact.PathAuto takes the three phases on CPU devices, for 64-bit
 	// keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
-	// the digit width and keys per lane left to it, it takes the single
-	// pass with 8-bit digits below 2^20 keys, and from 2^20 with larger
-	// tiles (keys alone up to 2^21, pairs up to 2^25), and the three
-	// phases with 7-bit digits for keys alone past 2^21, as measured
-	// fastest on the H100 (BENCHMARKS.md). Past those sizes the single
-	// pass measured slower, its look-back bound by dependent loads over
-	// small tiles (BENCHMARKS-history.md).
+	// the digit width and keys per lane left to it, it picks the path,
+	// digit width and keys per lane by the key count from a table of the
+	// fastest measured (BENCHMARKS.md, "Radix tuning choices and the
+	// measurements behind them").
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -81,9 +78,8 @@ const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
 	// a GPU, where the carried keys fit shared memory and no pass loses
 	// its fused counts to them (it never shrinks the workgroup for
-	// them), and writes them (TailsWrite) elsewhere: on the H100 holding
-	// them back made pairs faster, 6-bit digits then the fastest, and
-	// keys alone slower (BENCHMARKS-history.md, "Radix sort: held run tails").
+	// them), and writes them (TailsWrite) elsewhere (BENCHMARKS.md,
+	// "Radix tuning choices and the measurements behind them").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -110,15 +106,13 @@ const (
 	// CountsAuto fuses the counts of the passes whose counters fit the
 	// scatter's shared memory (4^w words for a pass of w bits, followed
 	// by a pass no wider), where each processor's chunk holds at least
-	// 16 * 4^w keys for the widest of them; the pass after any other
-	// keeps its count phase. It does not shrink the workgroup to make
-	// the counters fit shared memory (a forced CountsFused does): where
-	// none fit, every pass keeps a count phase. At 2^28 pairs on the
-	// H100 (6, 6, 5, 5, 5, 5 bits, held tails) the three 5-bit passes
-	// after the first are counted by the scatter before them. The chunk
-	// bound is where fused counts stopped paying on the H100: with
-	// smaller chunks the counters' atomic adds cost more than a count
-	// phase (BENCHMARKS-history.md).
+	// 16 * 4^w keys for the widest of them (with smaller chunks the
+	// counters' atomic adds cost more than a count phase); the pass
+	// after any other keeps its count phase. It does not shrink the
+	// workgroup to make the counters fit shared memory (a forced
+	// CountsFused does): where none fit, every pass keeps a count phase.
+	// BENCHMARKS.md, "Radix tuning choices and the measurements behind
+	// them", gives the measurements.
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -177,15 +171,13 @@ type Buffers struct {
 }
 
 // Plan is a sort of n keys checked, tuned and sized for one context. It is
-// immutable and safe for concurrent use.
+// immutable and safe for concurrent use. It holds the common request and
+// exactly one algorithm: the three phases or the single pass.
 type Plan struct {
 	ctx *vk.Context
-	config
-	// The three phases' pipelines by digit width, or the single pass's.
-	kernels   map[uint32]*passKernels
-	histogram pipeline.TypedPipeline[histogramPush, histogramBindings]
-	scan      pipeline.TypedPipeline[scanPush, scanBindings] // the single pass without self-reset
-	onePass   pipeline.TypedPipeline[onesweepPush, onesweepBindings]
+	request
+	three *threePhasePlan
+	sweep *onesweepPlan
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
@@ -210,15 +202,44 @@ func NewPlan(ctx *vk.Context, n uint64, s Sort) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := tune(ctx.Info(), n, s)
+	return newPlan(ctx, n, s, 0)
+}
+
+// newPlan is NewPlan with one binding's bytes lowered to limit where that
+// is not 0 (tune).
+func newPlan(ctx *vk.Context, n uint64, s Sort, limit uint64) (*Plan, error) {
+	c, err := tune(ctx.Info(), n, s, limit)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{ctx: ctx, config: c}
-	if err := p.createPipelines(ctx.Info()); err != nil {
+	p := &Plan{ctx: ctx, request: c.request}
+	if c.sweep != nil {
+		p.sweep = &onesweepPlan{request: &p.request, onesweep: c.sweep}
+		err = p.sweep.createPipelines(ctx)
+	} else {
+		p.three = &threePhasePlan{request: &p.request, threePhase: c.three}
+		err = p.three.createPipelines(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// config returns the plan's tuning: its request and its algorithm's.
+func (p *Plan) config() config {
+	if p.sweep != nil {
+		return config{request: p.request, sweep: p.sweep.onesweep}
+	}
+	return config{request: p.request, three: p.three.threePhase}
+}
+
+// layout returns the plan's scratch layout, its algorithm's.
+func (p *Plan) layout() scratchLayout {
+	if p.sweep != nil {
+		return p.sweep.layout
+	}
+	return p.three.layout
 }
 
 // N returns the key count the plan was made for.
@@ -243,7 +264,7 @@ func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
 	}
-	return p.layout.size
+	return p.layout().size
 }
 
 // Tuning is what a Plan chose. Processors and Chunk are the three
@@ -265,8 +286,8 @@ type Tuning struct {
 	// Record records no clear before it where the commands recorded so
 	// far leave the scratch so (vk.Range.KnownZero; see the package
 	// vkcompact's "Scratch between runs"). With an even number of passes
-	// up to 512 tiles of keys alone, 256 of pairs (where it saves time on
-	// the H100).
+	// up to 512 tiles of keys alone, 256 of pairs (BENCHMARKS.md, "Radix
+	// tuning choices and the measurements behind them").
 	SelfReset bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and
@@ -281,7 +302,8 @@ func (p *Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
 	}
-	return p.tuning()
+	c := p.config()
+	return c.tuning()
 }
 
 // Run records the sort on the context's own queue and waits. A zero
@@ -291,12 +313,13 @@ func (p *Plan) Run(b Buffers) error {
 		return invalid("radix: nil Plan")
 	}
 	if b.Scratch.Buffer == nil {
-		buf, err := p.ctx.NewBuffer(max(p.layout.size, 16), vk.DeviceLocal)
+		size := p.layout().size
+		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
 		if err != nil {
 			return err
 		}
 		defer buf.Release()
-		b.Scratch = buf.Range(0, p.layout.size)
+		b.Scratch = buf.Range(0, size)
 	}
 	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 }

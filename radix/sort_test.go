@@ -81,6 +81,9 @@ type sortCase struct {
 	// min(count, n) keys.
 	gpuCount bool
 	count    uint32
+	// limit, when not 0, lowers the bytes one binding holds
+	// (radix.NewPlanWithin), so that small inputs take windows.
+	limit uint64
 }
 
 func (c sortCase) String() string {
@@ -104,7 +107,7 @@ func runSort(t *testing.T, ctx *vk.Context, c sortCase) {
 // written buffer poisoned, and checks the outputs and the bytes around
 // them.
 func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
-	p, err := radix.NewPlan(ctx, uint64(len(c.keys)), c.sort)
+	p, err := radix.NewPlanWithin(ctx, uint64(len(c.keys)), c.sort, c.limit)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}

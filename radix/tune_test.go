@@ -31,13 +31,14 @@ var (
 // pass's tiles and spins, and the scratch size.
 func summary(c config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v wg=%d kpl=%d procs=%d chunk=%d passes=[", c.tuning().Path, c.wg, c.kpl, c.procs, c.chunk)
+	procs, chunk, layout := c.procsChunkLayout()
+	fmt.Fprintf(&b, "%v wg=%d kpl=%d procs=%d chunk=%d passes=[", c.tuning().Path, c.wg, c.kpl, procs, chunk)
 	for i := range c.passes {
 		if i > 0 {
 			b.WriteString(" ")
 		}
 		switch {
-		case c.onesweep:
+		case c.sweep != nil:
 			_, w := c.sweepDigit(i)
 			fmt.Fprintf(&b, "%d", w)
 		case c.counted(i):
@@ -47,19 +48,19 @@ func summary(c config) string {
 		}
 	}
 	b.WriteString("]")
-	if c.carry {
+	if t := c.three; t != nil && t.carry {
 		b.WriteString(" held")
 	}
-	if c.onesweep {
-		fmt.Fprintf(&b, " tiles=%d tile=%d spins=%d", c.status.tiles, c.status.tile, c.spins)
-		if c.selfReset {
+	if w := c.sweep; w != nil {
+		fmt.Fprintf(&b, " tiles=%d tile=%d spins=%d", w.status.tiles, w.status.tile, w.spins)
+		if w.selfReset {
 			b.WriteString(" self-reset")
 		}
 	}
-	if c.winProcs > 0 {
-		fmt.Fprintf(&b, " windows: procs=%d out=%dx%d", c.winProcs, c.outWindows, c.winSlots)
+	if t := c.three; t != nil && t.winProcs > 0 {
+		fmt.Fprintf(&b, " windows: procs=%d out=%dx%d", t.winProcs, t.outWindows, t.winSlots)
 	}
-	fmt.Fprintf(&b, " scratch=%d", c.layout.size)
+	fmt.Fprintf(&b, " scratch=%d", layout.size)
 	return b.String()
 }
 
@@ -84,7 +85,7 @@ func with(s Sort, o Options) Sort {
 // the two 6-bit passes and the first 5-bit one with a count phase).
 func TestTuneDevices(t *testing.T) {
 	for _, c := range tuneRows {
-		got, err := tune(c.dev, c.n, c.s)
+		got, err := tune(c.dev, c.n, c.s, 0)
 		switch {
 		case err != nil:
 			t.Errorf("%s: n=%d %+v: %v", c.dev.Name, c.n, c.s, err)
@@ -257,28 +258,28 @@ func TestTuneRefusals(t *testing.T) {
 			{"fused counts of 8-bit digits", 10, with(keys32, Options{Counts: CountsFused, DigitBits: 8}), "fused counts do not apply: 8-bit digits: at most 6"},
 			{"fused counts on the single pass", 1000, with(keys32, Options{Counts: CountsFused, Path: vkcompact.PathSinglePass, DigitBits: 6}), "fused counts do not apply: the single pass has no count phases"},
 		} {
-			_, err := tune(info, c.n, c.s)
+			_, err := tune(info, c.n, c.s, 0)
 			if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: %s: got %v, want ErrInvalid naming %q", info.Name, c.what, err, c.want)
 			}
 		}
 		// 2^28 u32 keys: one binding, windows, or past four windows.
 		for _, s := range []Sort{keys32, pairs32} {
-			c, err := tune(info, 1<<28, s)
+			c, err := tune(info, 1<<28, s, 0)
 			switch past := 4<<28 > uint64(info.MaxStorageBufferRange); {
 			case 1<<28 > 4*windowSlots(info, 4):
 				if err == nil || !strings.Contains(err.Error(), "at most 4 windows") {
 					t.Errorf("%s: 2^28 %+v: %v; want refused past four windows", info.Name, s, err)
 				}
-			case err != nil || past != (c.winProcs > 0):
-				t.Errorf("%s: 2^28 %+v: %v, windows of %d processors; the binding holds %d bytes", info.Name, s, err, c.winProcs, info.MaxStorageBufferRange)
+			case err != nil || past != (c.three != nil && c.three.winProcs > 0):
+				t.Errorf("%s: 2^28 %+v: %v, windows %+v; the binding holds %d bytes", info.Name, s, err, c.three, info.MaxStorageBufferRange)
 			}
 		}
 		// Past one binding on a device that allows fewer storage buffers
 		// per stage than the wide scatter binds.
 		few := info
 		few.MaxPerStageStorageBuffers = wideStorageBuffers - 1
-		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, keys32); !errors.Is(err, vk.ErrInvalid) ||
+		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, keys32, 0); !errors.Is(err, vk.ErrInvalid) ||
 			!strings.Contains(err.Error(), "past it the scatter binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)") {
 			t.Errorf("%s: 12 storage buffers a stage: got %v", info.Name, err)
 		}
@@ -290,18 +291,18 @@ func TestTuneRefusals(t *testing.T) {
 		for wg := sg; wg <= min(256, info.MaxWorkgroupInvocations); wg *= 2 {
 			for kpl := uint32(1); kpl <= MaxKeysPerLane; kpl++ {
 				s := with(pairs32, Options{WorkgroupSize: wg, DigitBits: 6, KeysPerLane: kpl, Tails: TailsWrite, Counts: CountsSeparate})
-				if _, err := tune(info, 1<<20, s); err != nil {
+				if _, err := tune(info, 1<<20, s, 0); err != nil {
 					continue
 				}
 				s.Counts = CountsFused
-				if _, err := tune(info, 1<<20, s); err == nil {
+				if _, err := tune(info, 1<<20, s, 0); err == nil {
 					continue
 				} else if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "fused counts do not apply: the scatter would need") {
 					t.Errorf("%s: %+v: got %v, want the fused counts refused for shared memory", info.Name, s.Options, err)
 				}
 				refused++
 				s.Counts = CountsAuto
-				if c, err := tune(info, 1<<20, s); err != nil || c.nextFits[6] {
+				if c, err := tune(info, 1<<20, s, 0); err != nil || c.three.nextFits[6] {
 					t.Errorf("%s: %+v: %v; want the automatic choice, 6-bit passes not fused", info.Name, s.Options, err)
 				}
 			}
@@ -318,10 +319,10 @@ func TestTuneRefusals(t *testing.T) {
 // keys four windows hold.
 func TestTuneSlotLimit(t *testing.T) {
 	const most = 4294517760
-	if c, err := tune(h100, most, keys32); err != nil || c.outWindows != 4 || uint64(c.procs)*uint64(c.chunk) > math.MaxUint32 {
-		t.Errorf("%d keys: %v, %d output windows, %d chunks of %d keys", uint64(most), err, c.outWindows, c.procs, c.chunk)
+	if c, err := tune(h100, most, keys32, 0); err != nil || c.three.outWindows != 4 || uint64(c.three.procs)*uint64(c.three.chunk) > math.MaxUint32 {
+		t.Errorf("%d keys: %v, %+v", uint64(most), err, c.three)
 	}
-	if _, err := tune(h100, most+1, keys32); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "would end past slot 2^32-1") {
+	if _, err := tune(h100, most+1, keys32, 0); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "would end past slot 2^32-1") {
 		t.Errorf("%d keys: got %v, want ErrInvalid naming slot 2^32-1", uint64(most+1), err)
 	}
 }
@@ -359,7 +360,7 @@ func TestTuneMatchesNewPlan(t *testing.T) {
 			if n >= 1<<24 && i%3 != 0 {
 				continue
 			}
-			want, wantErr := tune(info, n, s)
+			want, wantErr := tune(info, n, s, 0)
 			if wantErr != nil {
 				refused++
 			} else {
@@ -372,8 +373,8 @@ func TestTuneMatchesNewPlan(t *testing.T) {
 			case wantErr != nil:
 			case err != nil:
 				t.Errorf("n=%d %+v: NewPlan %v, tune %s", n, s, err, summary(want))
-			case p.config != want:
-				t.Errorf("n=%d %+v: NewPlan %s, tune %s", n, s, summary(p.config), summary(want))
+			case renderConfig(p.config()) != renderConfig(want):
+				t.Errorf("n=%d %+v: NewPlan %s, tune %s", n, s, summary(p.config()), summary(want))
 			}
 		}
 	}
@@ -393,11 +394,11 @@ func TestTuneOnesweepShared(t *testing.T) {
 			t.Fatalf("%s: the single pass's %d bytes are not above the scatter's %d", info.Name, sh.onesweepShared(4), sh.shared(4, false))
 		}
 		info.MaxSharedMemory = sh.shared(4, false)
-		if _, err := tune(info, 100000, with(keys32, Options{DigitBits: 4, KeysPerLane: 4, WorkgroupSize: o.WorkgroupSize, Path: vkcompact.PathThreePhase})); err != nil {
+		if _, err := tune(info, 100000, with(keys32, Options{DigitBits: 4, KeysPerLane: 4, WorkgroupSize: o.WorkgroupSize, Path: vkcompact.PathThreePhase}), 0); err != nil {
 			t.Errorf("%s: the three phases with %d bytes of shared memory: %v", info.Name, info.MaxSharedMemory, err)
 		}
 		o.Path = vkcompact.PathSinglePass
-		_, err := tune(info, 100000, with(keys32, o))
+		_, err := tune(info, 100000, with(keys32, o), 0)
 		want := fmt.Sprintf("needs %d bytes of shared memory; the device has %d", sh.onesweepShared(4), info.MaxSharedMemory)
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "the single pass does not apply") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: the single pass with %d bytes of shared memory: %v, want ErrInvalid naming %q", info.Name, info.MaxSharedMemory, err, want)

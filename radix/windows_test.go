@@ -25,7 +25,6 @@ func TestSortWindows(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	const limit = 256 << 10
-	defer radix.SetWindowLimit(limit)()
 	u32 := func(o radix.Options) radix.Sort { return radix.Sort{Key: vkcompact.Uint32, Options: o} }
 	pairs := func(s radix.Sort) radix.Sort { s.Values = true; return s }
 	cases := []struct {
@@ -48,15 +47,14 @@ func TestSortWindows(t *testing.T) {
 		{"GPU count in window 1", 150001, u32(radix.Options{Processors: 23}), "few", 3},
 	}
 	for i, c := range cases {
+		within := uint64(limit)
 		if i == 2 || i == 4 {
 			// Windows of a limit no power of two: output windows of
 			// slots that are not, input windows of fewer chunks.
-			radix.SetWindowLimit(limit - 4000)
-		} else {
-			radix.SetWindowLimit(limit)
+			within = limit - 4000
 		}
 		keys := keyData(rng, c.s.Key, c.n, c.pattern)
-		p, err := radix.NewPlan(ctx, uint64(c.n), c.s)
+		p, err := radix.NewPlanWithin(ctx, uint64(c.n), c.s, within)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -64,10 +62,9 @@ func TestSortWindows(t *testing.T) {
 		if tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || tu.OutWindows < 2 || uint64(tu.WindowProcessors)*uint64(tu.Chunk)*uint64(c.s.Key.Size()) > limit {
 			t.Fatalf("%s: tuning %+v: want several windows of at most %d bytes", c.name, tu, limit)
 		}
-		runSort(t, ctx, sortCase{sort: c.s, keys: keys, gpuCount: c.count > 0, count: uint32(c.count)})
+		runSort(t, ctx, sortCase{sort: c.s, keys: keys, gpuCount: c.count > 0, count: uint32(c.count), limit: within})
 	}
 	// The most keys four windows hold, at an offset; one more is refused.
-	radix.SetWindowLimit(limit)
 	info := ctx.Info()
 	slots := uint64(limit)
 	if a := info.MinStorageBufferOffsetAlignment; a > 4 {
@@ -75,15 +72,15 @@ func TestSortWindows(t *testing.T) {
 	}
 	most := int(4 * slots / 4)
 	s := pairs(u32(radix.Options{Processors: 40}))
-	if p, err := radix.NewPlan(ctx, uint64(most), s); err != nil || p.Tuning().OutWindows != 4 {
+	if p, err := radix.NewPlanWithin(ctx, uint64(most), s, limit); err != nil || p.Tuning().OutWindows != 4 {
 		t.Fatalf("%d keys: %v; want four output windows", most, err)
 	}
-	runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, most, "random"), off: 2 * uint64(max(info.MinStorageBufferOffsetAlignment, 4))})
-	if _, err := radix.NewPlan(ctx, uint64(most+1), s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
+	runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, most, "random"), off: 2 * uint64(max(info.MinStorageBufferOffsetAlignment, 4)), limit: limit})
+	if _, err := radix.NewPlanWithin(ctx, uint64(most+1), s, limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
 		t.Errorf("%d keys: got %v, want ErrInvalid naming the four output windows", most+1, err)
 	}
 	// The single pass does not sort past one binding.
-	if _, err := radix.NewPlan(ctx, 150001, u32(radix.Options{Path: vkcompact.PathSinglePass})); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "past it only the three phases sort") {
+	if _, err := radix.NewPlanWithin(ctx, 150001, u32(radix.Options{Path: vkcompact.PathSinglePass}), limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "past it only the three phases sort") {
 		t.Errorf("the single pass past one binding: got %v, want ErrInvalid", err)
 	}
 }

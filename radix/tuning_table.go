@@ -1,0 +1,146 @@
+package radix
+
+import (
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The sort's measured choices, as data by device class (as CUB's
+// sm90_tuning structs and Mesa's radix_sort_vk_target_config are): what
+// the tuning takes where Options leave a choice to it. Everything else
+// it derives from these, the device's information and the request
+// (tune.go). BENCHMARKS.md, "Radix tuning choices and the measurements
+// behind them", gives the figures behind each row.
+
+// deviceTuning is the measured choices for one class of device.
+type deviceTuning struct {
+	// keys32, pairs32 and keys64 are the default digit bits and keys
+	// per lane of 32-bit keys alone, with values, and 64-bit keys
+	// (alone or with values).
+	keys32, pairs32, keys64 digitShape
+	// workgroup is the default workgroup, halved (down to the largest
+	// subgroup size) while the scatter's shared memory does not fit.
+	workgroup uint32
+	// singlePassKeysPerLane bounds the single pass's default keys per
+	// lane; fewRoundsKeysPerLane replaces a larger default where its
+	// rounds would be too few to give every processor one.
+	singlePassKeysPerLane, fewRoundsKeysPerLane uint32
+	// holdPairTails: TailsAuto holds the three phases' run tails back
+	// for keys with values (autoHold).
+	holdPairTails bool
+	// fusedChunkPerCounter: CountsAuto fuses the counts where a chunk
+	// holds at least this many keys per counter (4^w for w-bit digits).
+	fusedChunkPerCounter uint64
+	// selfResetTiles bounds, for keys alone and for pairs, the single
+	// pass's tiles with self-reset.
+	selfResetTiles struct{ keys, pairs uint32 }
+	// keysSmall and pairsSmall are the shapes PathAuto tries for up to
+	// SmallSortKeys 32-bit keys (smallSorts): the first row that holds n.
+	keysSmall, pairsSmall []smallSortRow
+}
+
+// digitShape is a digit width and keys per lane.
+type digitShape struct{ bits, keysPerLane uint32 }
+
+// smallSortRow is the shapes PathAuto tries, in order, for up to
+// most keys: the first one tuneAs takes.
+type smallSortRow struct {
+	most   uint64
+	shapes []smallShape
+}
+
+// smallShape is a path, digit width and keys per lane (0: the default).
+type smallShape struct {
+	path              vkcompact.Path
+	bits, keysPerLane uint32
+}
+
+// SmallSortKeys is the most keys for which PathAuto on a GPU picks the
+// sort's shape for 32-bit keys by their count (BENCHMARKS.md, "Radix
+// tuning choices and the measurements behind them").
+const SmallSortKeys = 1 << 25
+
+var (
+	singlePass8 = smallShape{path: vkcompact.PathSinglePass, bits: 8}
+
+	// gpuTuning is every GPU's, measured on the H100.
+	gpuTuning = deviceTuning{
+		keys32: digitShape{6, 20}, pairs32: digitShape{6, 16}, keys64: digitShape{4, 8},
+		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
+		holdPairTails: true, fusedChunkPerCounter: 16,
+		selfResetTiles: struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
+		keysSmall: []smallSortRow{
+			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
+			{most: 1 << 21, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 16}, singlePass8}},
+			{most: 1 << 22, shapes: []smallShape{{vkcompact.PathThreePhase, 7, 0}}},
+			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathThreePhase, 7, 16}}},
+		},
+		pairsSmall: []smallSortRow{
+			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
+			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 14}, singlePass8}},
+		},
+	}
+
+	// cpuTuning is a CPU device's: 8-bit digits, half the passes over
+	// memory; the rest the GPU's, unmeasured there.
+	cpuTuning = deviceTuning{
+		keys32: digitShape{8, 4}, pairs32: digitShape{8, 4}, keys64: digitShape{8, 4},
+		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
+		fusedChunkPerCounter: 16,
+		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
+	}
+)
+
+// tuningFor returns the measured choices for a device's class.
+func tuningFor(info vk.DeviceInfo) *deviceTuning {
+	if info.CPU() {
+		return &cpuTuning
+	}
+	return &gpuTuning
+}
+
+// defaultShape returns the default digit bits and keys per lane of s.
+func (t *deviceTuning) defaultShape(s Sort) digitShape {
+	switch {
+	case s.Key == vkcompact.Uint64:
+		return t.keys64
+	case s.Values:
+		return t.pairs32
+	}
+	return t.keys32
+}
+
+// smallSorts returns the shapes PathAuto tries, in order, for n 32-bit
+// keys when the caller left the path, the digit width, the keys per lane
+// and the tails to it; where none applies (tuneAs refuses each), tune
+// keeps s.
+func (t *deviceTuning) smallSorts(n uint64, s Sort) []Sort {
+	if n == 0 || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
+		return nil
+	}
+	rows := t.keysSmall
+	if s.Values {
+		rows = t.pairsSmall
+	}
+	for _, row := range rows {
+		if n > row.most {
+			continue
+		}
+		sorts := make([]Sort, len(row.shapes))
+		for i, sh := range row.shapes {
+			sorts[i] = s
+			sorts[i].Path, sorts[i].DigitBits, sorts[i].KeysPerLane = sh.path, sh.bits, sh.keysPerLane
+		}
+		return sorts
+	}
+	return nil
+}
+
+// selfResetMaxTiles is the most tiles for which the single pass leaves
+// its next run's scratch zero (radix_onesweep's SELF_RESET).
+func (t *deviceTuning) selfResetMaxTiles(values bool) uint32 {
+	if values {
+		return t.selfResetTiles.pairs
+	}
+	return t.selfResetTiles.keys
+}
