@@ -11,6 +11,7 @@
 // (sorts). Package transfer records the vectorised copy and fill between
 // them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
+//
 // # Embedding in an engine
 //
 // An engine that creates its own device asks vk.DeviceRequirements what to

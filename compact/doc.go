@@ -22,6 +22,6 @@
 //
 // Element types and layouts (vkcompact.Elem), the paths, and the copy
 // every benchmark divides by are package vkcompact's; so are the
-// recording contract, GPU-side counts and the concurrency rules that
-// every operation's Record follows.
+// synchronisation contract ("Synchronisation"), GPU-side counts and the
+// concurrency rules that every operation's Record follows.
 package compact

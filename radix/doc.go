@@ -46,8 +46,8 @@
 // measured faster (Options.Path); past them it measured slower than the
 // three phases (BENCHMARKS-history.md).
 //
-// Plan.Record and StructPlan.Record follow the recording contract, the
-// counts from the GPU (Buffers.Count) and the concurrency rules in package
+// Plan.Record and StructPlan.Record follow the synchronisation contract
+// ("Synchronisation"), the counts from the GPU (Buffers.Count) and the concurrency rules in package
 // vkcompact's documentation. A sort's inputs are Keys, Values and Count;
 // its outputs KeysOut, ValuesOut (Keys and Values in place) and Scratch.
 package radix

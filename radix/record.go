@@ -16,13 +16,7 @@ import (
 // clear before it only where the commands recorded so far do not leave it
 // so (the package vkcompact's "Scratch between runs" gives the contract).
 //
-// Synchronisation contract: the first accesses are compute-shader reads
-// of Keys and Values (VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-// VK_ACCESS_SHADER_READ_BIT) and compute-shader writes of Scratch and the
-// outputs; the last are compute-shader writes of KeysOut and ValuesOut
-// (Keys and Values in place). The caller orders its earlier writes of the
-// inputs before the recording and its later reads of the outputs after
-// it. Recording binds pipelines, descriptors and push constants.
+// Synchronisation: package vkcompact's documentation, "Synchronisation".
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.record(r, b, pipeline.Stamps(r, nil))
 }

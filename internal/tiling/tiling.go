@@ -168,27 +168,6 @@ const SelfResetMaxTiles = 1024
 // status words.
 func SelfReset(tiles uint32) bool { return tiles <= SelfResetMaxTiles }
 
-// SmallInputBytes is the largest input, in bytes, for which a single pass
-// on a GPU takes small tiles (SmallTiles).
-const SmallInputBytes = 4 << 20
-
-// SmallTiles returns the workgroup size and loads per lane of a
-// compaction's or split's single pass over inputs of at most
-// SmallInputBytes on a GPU, when the caller chose neither: workgroups of
-// 512 with one load per lane (tiles of 2048 uint32) rather than 256 with
-// four. The default tiles of 4096 leave most of a large GPU idle at
-// engine sizes (16 workgroups at 2^16 on the H100's 132 processors), and
-// a smaller tile is also a shorter chain of loads per lane. On the H100
-// (BENCHMARKS.md) select_if keep 0.5 at 2^16 took 9.31 instead of 10.27
-// us, partition_if 9.54 instead of 11.30; at 2^22 the default tiles were
-// faster. ok is false where the rule does not apply.
-func SmallTiles(info vk.DeviceInfo, bytes uint64, wg, loads uint32) (uint32, uint32, bool) {
-	if wg != 0 || loads != 0 || info.CPU() || bytes > SmallInputBytes || info.MaxWorkgroupInvocations < 512 || info.MaxWorkgroupSize[0] < 512 || 512%info.MaxSubgroupSize != 0 {
-		return 0, 0, false
-	}
-	return 512, 1, true
-}
-
 // SelectSpec is the specialization constants 0 to 7 that
 // shaders/include/select.glsl declares for every kernel built on Billeter's
 // chunks: compact's and scan's. A kernel's own constants follow from 8.
