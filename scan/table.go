@@ -8,7 +8,7 @@ import (
 // The prefix sum's measured choices, by device class: data that the pure
 // tuning (tune.go) reads, as CUB's tuning structs and Mesa's radix sort
 // target configs are. The figures behind them are in BENCHMARKS.md
-// ("Prefix sum tuning"). The choices shared with the selection (default
+// ("Compaction and prefix-sum tuning choices"). The choices shared with the selection (default
 // workgroup size and processors, PathAuto's choice, spins, tile order,
 // self-reset) are package tiling's.
 
