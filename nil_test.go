@@ -3,7 +3,6 @@ package vkcompact_test
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

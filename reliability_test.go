@@ -1,13 +1,13 @@
 package vkcompact_test
 
 import (
-	"github.com/vkcompact/vkcompact/transfer"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

@@ -2,9 +2,9 @@ package compact
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/align"
 	"unsafe"
 
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )

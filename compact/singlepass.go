@@ -2,12 +2,12 @@ package compact
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

@@ -1,7 +1,6 @@
 package radix_test
 
 import (
-	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

@@ -1,13 +1,13 @@
 package radix_test
 
 import (
-	"github.com/vkcompact/vkcompact/transfer"
 	"slices"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/transfer"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"

@@ -2,10 +2,10 @@ package radix
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/align"
 	"reflect"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/pipeline"

@@ -3,12 +3,12 @@ package radix
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/align"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/internal/tiling"

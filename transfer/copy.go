@@ -2,8 +2,8 @@ package transfer
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/internal/align"
 
+	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"

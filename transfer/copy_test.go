@@ -3,13 +3,13 @@ package transfer_test
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

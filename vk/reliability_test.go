@@ -3,7 +3,6 @@ package vk_test
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"runtime"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/badinput"
 	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/transfer"
 
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"

@@ -3,7 +3,6 @@ package vk_test
 import (
 	"errors"
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

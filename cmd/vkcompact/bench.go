@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

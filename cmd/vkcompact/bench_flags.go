@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/vkcompact/vkcompact/transfer"
 	"io"
 	"maps"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/transfer"
 )
 
 // benchJob is a checked invocation of bench.

@@ -2,7 +2,6 @@ package goki
 
 import (
 	"cmp"
-	"github.com/vkcompact/vkcompact/transfer"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,6 +21,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 

@@ -4,7 +4,6 @@ package vulkango
 
 import (
 	"cmp"
-	"github.com/vkcompact/vkcompact/transfer"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
