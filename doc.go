@@ -47,6 +47,10 @@
 //     orders its earlier reads of the written ranges before them (an
 //     execution dependency), and makes earlier writes of Scratch (an
 //     earlier run's) available to COMPUTE_SHADER/SHADER_READ|SHADER_WRITE.
+//     A sequence of a caller's own through pipeline.Recorder whose first
+//     use of a range is the arguments of DispatchIndirect reads it first
+//     in DRAW_INDIRECT/INDIRECT_COMMAND_READ: the caller's barrier before
+//     it makes that range available there.
 //   - Last access to every output (Dst, or Src in place, Result, Total,
 //     Scratch): a compute-shader write. After: the caller records a
 //     barrier from COMPUTE_SHADER/SHADER_WRITE to the stage and access

@@ -20,8 +20,8 @@
 // PathAuto takes the single pass on GPUs wherever it applies and the
 // three phases on CPU devices.
 //
-// Element types and layouts (vkcompact.Elem), the paths, and the copy
-// every benchmark divides by are package vkcompact's; so are the
-// synchronisation contract ("Synchronisation"), GPU-side counts and the
-// concurrency rules that every operation's Record follows.
+// Element types and layouts (vkcompact.Elem) and the paths are package
+// vkcompact's; so are the synchronisation contract ("Synchronisation"),
+// GPU-side counts and the concurrency rules that every operation's Record
+// follows. The copy every benchmark divides by is package transfer's.
 package compact

@@ -38,26 +38,21 @@ func (p *Plan) Phases() []string {
 
 // RecordTimed is Record with timestamps for profiling: t's query 0 is
 // written first and query i+1 after Phases()[i], so t needs
-// len(Phases())+1 queries: 4 on the three phases, 3 on the single pass.
-// Where t has more, its last query is written at the end too, so that
-// queries 0 and t.Count()-1 bound the whole run on either path. t must be
-// reset (Timer.Reset) earlier in the command buffer.
+// len(Phases())+1 queries: 4 on the three phases, 3 on the single pass;
+// any further queries are left unwritten. t must be reset (Timer.Reset)
+// earlier in the command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
 		r.Fail(invalid("compact: RecordTimed needs a timer"))
 		return
 	}
-	need := uint32(0)
 	if p != nil { // a nil plan is refused by record
-		if need = uint32(len(p.alg.phases()) + 1); t.Count() < need {
+		if need := uint32(len(p.alg.phases()) + 1); t.Count() < need {
 			r.Fail(invalid("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 			return
 		}
 	}
 	p.record(r, b, pipeline.Stamps(r, t))
-	if p != nil && t.Count() > need && r.Err() == nil {
-		t.Stamp(r.CommandBuffer(), t.Count()-1)
-	}
 }
 
 func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {

@@ -186,7 +186,7 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 // after a clear of its status words (tile counter, tiles' status,
 // finished count) unless the commands recorded so far leave them zero, as
 // the pass itself does up to tiling.SelfResetMaxTiles tiles
-// (shaders/tile_reset.glsl). It calls stamp before the clear, after it
+// (shaders/include/tile_reset.glsl). It calls stamp before the clear, after it
 // and at the end.
 func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp func()) {
 	status := b.Scratch.Sub(s.status.off, s.status.size)

@@ -94,7 +94,7 @@ func (t *threePhase) layOut(q *request) {
 // countsWords is the words of the three phases' counts for procs
 // processors: each chunk's count (its first slot once scanned; the kept
 // total at the chunk count), then the kept total at procs and the element
-// count at procs + 1 (shaders/select_scan.comp), which the move and the
+// count at procs + 1 (shaders/compact/select_scan.comp), which the move and the
 // copy-back read.
 func countsWords(procs uint32) uint64 { return uint64(procs) + 2 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/glslblock"
@@ -67,11 +68,25 @@ func Uses[B any]() []Use {
 	return uses
 }
 
-// ranges views b, a struct of vk.Range fields only (checked by Uses when
-// its kernel was made), as the slice of its ranges in field order.
+// bindingsChecked caches, by bindings type, that Uses accepted it.
+var bindingsChecked sync.Map // reflect.Type -> struct{}
+
+// ranges views b, a struct of vk.Range fields only, as the slice of its
+// ranges in field order. It checks B (Uses) once per type, so that a
+// TypedPipeline made by hand with any other struct panics rather than
+// reading its fields as ranges.
 func ranges[B any](b *B) []vk.Range {
+	if t := reflect.TypeFor[B](); !isChecked(t) {
+		Uses[B]()
+		bindingsChecked.Store(t, struct{}{})
+	}
 	n := unsafe.Sizeof(*b) / unsafe.Sizeof(vk.Range{})
 	return unsafe.Slice((*vk.Range)(unsafe.Pointer(b)), n)
+}
+
+func isChecked(t reflect.Type) bool {
+	_, ok := bindingsChecked.Load(t)
+	return ok
 }
 
 // Get returns the kernel's pipeline for the specialization constants

@@ -260,7 +260,7 @@ func (p *threePhasePlan) createPipelines(ctx *vk.Context) error {
 		if k == nil {
 			k = &passKernels{}
 			p.kernels[w] = k
-			if k.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: pipeline.ScanWorkgroup(ctx.Info()), Buckets: 1 << w}); err != nil {
+			if k.scan, err = scanKernel.Get(cache, scanSpec{WorkgroupSize: p.scanWG, Buckets: 1 << w}); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/testkit/fakedev"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/internal/tiling"
+	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -402,6 +403,34 @@ func TestTuneOnesweepShared(t *testing.T) {
 		want := fmt.Sprintf("needs %d bytes of shared memory; the device has %d", sh.onesweepShared(4), info.MaxSharedMemory)
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "the single pass does not apply") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: the single pass with %d bytes of shared memory: %v, want ErrInvalid naming %q", info.Name, info.MaxSharedMemory, err, want)
+		}
+	}
+}
+
+// TestTuneScanWorkgroup checks the three phases' scan workgroup: on a
+// GPU the largest (pipeline.ScanWorkgroup), whatever the processors; on a
+// CPU device just enough whole subgroups for a row of one count per
+// processor, at most the largest.
+func TestTuneScanWorkgroup(t *testing.T) {
+	for _, dev := range fakeDevices {
+		for _, n := range []uint64{1, 4096, 1 << 16, 1 << 20, 1 << 24} {
+			c, err := tune(dev, n, Sort{Key: vkcompact.Uint32, Options: Options{Path: vkcompact.PathThreePhase}}, uint64(dev.MaxStorageBufferRange))
+			if err != nil {
+				t.Fatalf("%s, n %d: %v", dev.Name, n, err)
+			}
+			tp := c.three
+			if tp == nil {
+				t.Fatalf("%s, n %d: not the three phases", dev.Name, n)
+			}
+			largest := pipeline.ScanWorkgroup(dev)
+			want := largest
+			if dev.CPU() {
+				sg := dev.MaxSubgroupSize
+				want = min(largest, uint32(align.CeilDiv(uint64(tp.procs), uint64(sg)))*sg)
+			}
+			if tp.scanWG != want || tp.scanWG%dev.MaxSubgroupSize != 0 || (dev.CPU() && tp.scanWG < min(tp.procs, largest)) {
+				t.Errorf("%s, n %d, %d processors: scan workgroup %d, want %d", dev.Name, n, tp.procs, tp.scanWG, want)
+			}
 		}
 	}
 }

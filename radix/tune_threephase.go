@@ -28,6 +28,9 @@ type threePhase struct {
 	// binds its outputs as outWindows windows of winSlots slots. All 0
 	// where the keys fit one binding.
 	winProcs, winSlots, outWindows uint32
+	// scanWG is the workgroup of the scan of each digit's row of procs
+	// counts (deviceTuning.scanWorkgroup).
+	scanWG uint32
 }
 
 // tuneThreePhase picks the three phases' tuning for q: the held tails,
@@ -47,6 +50,7 @@ func tuneThreePhase(info vk.DeviceInfo, q request, sh scatterShape, bind uint64)
 	}
 	n := uint64(q.n)
 	t := &threePhase{procs: uint32(max(align.CeilDiv(n, chunk), 1)), chunk: uint32(chunk), carry: carry, fused: fused, nextFits: fits}
+	t.scanWG = tuningFor(info).scanWorkgroup(info, t.procs)
 	t.layout = threePhaseLayout(n, q.keyBytes, q.sort.Values, q.buckets(), t.procs, fused)
 	if err := t.windows(info, q, bind); err != nil {
 		return nil, err

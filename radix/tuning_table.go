@@ -2,6 +2,8 @@ package radix
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -34,6 +36,10 @@ type deviceTuning struct {
 	// selfResetTiles bounds, for keys alone and for pairs, the single
 	// pass's tiles with self-reset.
 	selfResetTiles struct{ keys, pairs uint32 }
+	// fitScan: the three phases' scan of the digit counts takes a
+	// workgroup of just enough subgroups for one digit's row of counts
+	// (one per processor), not the largest (scanWorkgroup).
+	fitScan bool
 	// keysSmall and pairsSmall are the shapes PathAuto tries for up to
 	// SmallSortKeys 32-bit keys (smallSorts): the first row that holds n.
 	keysSmall, pairsSmall []smallSortRow
@@ -88,6 +94,7 @@ var (
 		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
 		fusedChunkPerCounter: 16,
 		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
+		fitScan:              true,
 	}
 )
 
@@ -97,6 +104,22 @@ func tuningFor(info vk.DeviceInfo) *deviceTuning {
 		return &cpuTuning
 	}
 	return &gpuTuning
+}
+
+// scanWorkgroup returns the workgroup of the three phases' scan, which
+// scans one digit's row of procs counts per workgroup (radix_scan): the
+// largest the device offers (pipeline.ScanWorkgroup), or with fitScan just
+// enough whole subgroups for the row. A CPU driver runs a workgroup's
+// invocations in turn on a few threads, with a switch at every barrier:
+// 1024 invocations for a row of 8 counts made the scan most of a small
+// sort's time on lavapipe (BENCHMARKS.md, "Issue 37").
+func (t *deviceTuning) scanWorkgroup(info vk.DeviceInfo, procs uint32) uint32 {
+	wg := pipeline.ScanWorkgroup(info)
+	if !t.fitScan {
+		return wg
+	}
+	sg := max(info.MaxSubgroupSize, 1)
+	return min(wg, uint32(max(align.CeilDiv(uint64(procs), uint64(sg)), 1))*sg)
 }
 
 // defaultShape returns the default digit bits and keys per lane of s.

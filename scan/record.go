@@ -37,6 +37,12 @@ func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
 		return
 	}
+	if p != nil { // a nil plan is refused by record
+		if need := uint32(len(p.alg.phases()) + 1); t.Count() < need {
+			r.Fail(vk.Invalidf("scan: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+			return
+		}
+	}
 	p.record(r, b, pipeline.Stamps(r, t))
 }
 

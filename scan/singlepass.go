@@ -17,7 +17,7 @@ import (
 //
 // Scratch: the status words, at its start: the tile counter, two words
 // per tile (a flag and one 16-bit half of its value each), and the count
-// of finished workgroups (shaders/scan_onepass.comp).
+// of finished workgroups (shaders/scan/scan_onepass.comp).
 type singlePass struct {
 	wg, loads   uint32
 	tile, tiles uint32
@@ -99,7 +99,7 @@ func (a *singlePass) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req re
 // record records one dispatch of a workgroup per tile (or one per window
 // past one binding), after a clear of the status words unless the
 // commands recorded so far leave them zero, as the pass itself does up to
-// tiling.SelfResetMaxTiles tiles (shaders/tile_reset.glsl); a stamp
+// tiling.SelfResetMaxTiles tiles (shaders/include/tile_reset.glsl); a stamp
 // before the clear, after it and after the pass.
 func (a *singlePass) record(r *pipeline.Recorder, n uint32, b Buffers, stamp func()) {
 	status := b.Scratch.Sub(0, a.statusWords()*4)

@@ -3,6 +3,7 @@ package scan_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -13,8 +14,10 @@ import (
 )
 
 // TestRecordTimed times a prefix sum on each path with a timer of
-// len(Phases())+1 queries: every query is written, and the sums are
-// right. A timer too short for the path is refused.
+// len(Phases())+1 queries, and of two more: its queries are written in
+// order, the others not, and the sums are right. A timer too short for
+// the path is refused before anything is recorded, naming the queries
+// needed.
 func TestRecordTimed(t *testing.T) {
 	ctx := vktest.Shared(t)
 	if ctx.Info().TimestampValidBits == 0 {
@@ -40,7 +43,8 @@ func TestRecordTimed(t *testing.T) {
 		if err := vk.Upload(b.Src, in); err != nil {
 			t.Fatal(err)
 		}
-		for _, queries := range []uint32{uint32(len(c.phases) + 1)} {
+		need := uint32(len(c.phases) + 1)
+		for _, queries := range []uint32{need, need + 2} {
 			timer, err := ctx.NewTimer(queries)
 			if err != nil {
 				t.Fatal(err)
@@ -58,8 +62,11 @@ func TestRecordTimed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v, %d queries: %v", c.path, queries, err)
 			}
-			if _, err := timer.Ticks(); err != nil {
-				t.Errorf("%v, %d queries: %v", c.path, queries, err)
+			for i := uint32(0); i < queries; i++ {
+				ns, err := timer.Nanoseconds(0, i)
+				if written := i < need; written != (err == nil) || ns < 0 {
+					t.Errorf("%v, %d queries: query %d: %v ns, %v (want written %v)", c.path, queries, i, ns, err, written)
+				}
 			}
 			got := make([]uint32, n)
 			if err := vk.Download(b.Dst, got); err != nil {
@@ -80,8 +87,8 @@ func TestRecordTimed(t *testing.T) {
 			p.RecordTimed(r, b, short)
 			return r.Err()
 		})
-		if !errors.Is(err, vk.ErrInvalid) {
-			t.Errorf("%v, a timer of %d queries: %v, want ErrInvalid", c.path, len(c.phases), err)
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "scan: RecordTimed needs a timer of") {
+			t.Errorf("%v, a timer of %d queries: %v, want ErrInvalid naming the queries needed", c.path, len(c.phases), err)
 		}
 	}
 }

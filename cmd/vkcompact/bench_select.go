@@ -53,7 +53,7 @@ func timeSelect(ctx *vk.Context, n uint64, keep float64, split bool, cfg benchCo
 		want = append(want, make([]uint32, int(n)-kept)...) // the rejected: zeros
 	}
 	return setBench[compact.Buffers]{
-		op: op, n: n, keep: keep, sets: setsFor(8 * n), stamps: 4,
+		op: op, n: n, keep: keep, sets: setsFor(8 * n), stamps: uint32(len(plan.Phases()) + 1),
 		prepare: func(s *bufferSets, b *compact.Buffers) error {
 			return s.inOut(ctx, in, &b.Src, &b.Dst, bufSize{&b.Result, compact.ResultSize}, bufSize{&b.Scratch, plan.ScratchSize()})
 		},

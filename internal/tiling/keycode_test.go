@@ -14,7 +14,7 @@ import (
 )
 
 // TestKeyCode holds KeyCode to the KEY_* constants of
-// shaders/key_types.glsl, by type name, and checks that no other shader
+// shaders/include/key_types.glsl, by type name, and checks that no other shader
 // declares its own; Unset takes u32's code, and an unknown type
 // NoKeyCode.
 func TestKeyCode(t *testing.T) {
