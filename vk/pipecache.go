@@ -275,8 +275,8 @@ func (c *Context) closePipelineCache() {
 		pc.info.SaveError = newError("vkGetPipelineCacheData", r).Error()
 		return
 	}
-	if sha256.Sum256(data) == pc.loaded {
-		return // nothing new
+	if nothingNew(data, pc.loaded, pc.info.LoadedBytes) {
+		return
 	}
 	if why := checkPipelineCacheHeader(data, &c.info); why != "" {
 		// The next Open would refuse it: do not write it.
@@ -288,6 +288,18 @@ func (c *Context) closePipelineCache() {
 		return
 	}
 	pc.info.SavedBytes = len(data)
+}
+
+// nothingNew reports whether a driver's cache data holds nothing beyond
+// what the cache was loaded with (loadedBytes bytes of hash loaded): the
+// same data, or, as SwiftShader gives it, its header followed by the
+// loaded data (saved, it would grow by a header with every run).
+func nothingNew(data []byte, loaded [sha256.Size]byte, loadedBytes int) bool {
+	const headerSize = 32
+	if sha256.Sum256(data) == loaded {
+		return true
+	}
+	return loadedBytes > 0 && len(data) == headerSize+loadedBytes && sha256.Sum256(data[headerSize:]) == loaded
 }
 
 // writeFileAtomic writes data to a temporary file in path's directory
