@@ -50,6 +50,16 @@ type Options struct {
 	// buffers until wrapped again: Context.Wrap) come on top. 0 means
 	// DefaultCachedDescriptorSets.
 	CachedDescriptorSets int
+	// PipelineCacheDir is the directory of the persistent pipeline cache:
+	// the context loads its compiled pipelines from a file there at Open
+	// and saves them at Release when it compiled new ones, so that the
+	// next process skips compiles the driver can reuse. Empty: the
+	// default, DefaultPipelineCacheDir; PipelineCacheOff ("off"): no
+	// cache. The VKCOMPACT_PIPELINE_CACHE environment variable, a
+	// directory or "off", overrides it. A missing, unreadable or
+	// mismatched file only means an empty cache (Context.PipelineCache
+	// says why), and a failed save is not an error.
+	PipelineCacheDir string
 }
 
 // DefaultCachedDescriptorSets is the default of
@@ -95,6 +105,7 @@ type Context struct {
 	push     bool      // buffers are bound with VK_KHR_push_descriptor, else with sets
 	sets     *setCache // the descriptor sets, when !push
 	idleSets int       // the bound on idle cached sets (Options.CachedDescriptorSets)
+	pcache   pipelineCache
 
 	fullSubgroups bool // pipelines may require full subgroups
 	statistics    bool // pipelines are created capturing their executable statistics
@@ -202,6 +213,7 @@ func (c *Context) init() error {
 	if !c.push {
 		c.sets = newSetCache(c.idleSets)
 	}
+	c.openPipelineCache()
 	return nil
 }
 
@@ -368,6 +380,7 @@ func (c *Context) Release() {
 	if c.sets != nil {
 		c.sets.destroy(c.fns)
 	}
+	c.closePipelineCache()
 	if c.borrowed {
 		c.ifns.free()
 	} else {

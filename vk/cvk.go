@@ -207,6 +207,7 @@ type deviceProperties struct {
 	maxSharedMemory, maxPushConstantsSize         uint32
 	maxPerStageStorageBuffers                     uint32
 	timestampPeriod                               float32
+	pipelineCacheUUID                             [16]byte
 }
 
 func (f instanceFuncs) properties(pd unsafe.Pointer) deviceProperties {
@@ -229,6 +230,7 @@ func (f instanceFuncs) properties(pd unsafe.Pointer) deviceProperties {
 		maxPushConstantsSize:            uint32(l.maxPushConstantsSize),
 		maxPerStageStorageBuffers:       uint32(l.maxPerStageDescriptorStorageBuffers),
 		timestampPeriod:                 float32(l.timestampPeriod),
+		pipelineCacheUUID:               *(*[16]byte)(unsafe.Pointer(&p.pipelineCacheUUID[0])),
 	}
 }
 

@@ -83,6 +83,7 @@ const (
 	objPipeline
 	objQueryPool
 	objDescriptorPool
+	objPipelineCache
 	objCommandBuffer // freed with freeCommandBuffer, not destroy
 	objDescriptorSet // freed with freeSet, or with its pool (setsGone)
 	objKinds
@@ -97,12 +98,12 @@ func (d *deviceFuncs) created(k objectKind, r C.int32_t) int32 {
 }
 
 // destroy destroys (or frees) h, an object of kind k up to
-// objDescriptorPool; 0 is ignored.
+// objPipelineCache; 0 is ignored.
 func (d *deviceFuncs) destroy(k objectKind, h uint64) {
 	if h == 0 {
 		return
 	}
-	fns := [...]unsafe.Pointer{d.t.destroyBuffer, d.t.freeMemory, d.t.destroyCommandPool, d.t.destroyFence, d.t.destroyShaderModule, d.t.destroySetLayout, d.t.destroyPipelineLayout, d.t.destroyPipeline, d.t.destroyQueryPool, d.t.destroyDescriptorPool}
+	fns := [...]unsafe.Pointer{d.t.destroyBuffer, d.t.freeMemory, d.t.destroyCommandPool, d.t.destroyFence, d.t.destroyShaderModule, d.t.destroySetLayout, d.t.destroyPipelineLayout, d.t.destroyPipeline, d.t.destroyQueryPool, d.t.destroyDescriptorPool, d.t.destroyPipelineCache}
 	C.vkc_destroy(d.t, fns[k], C.uint64_t(h))
 	d.live[k].Add(-1)
 }
@@ -273,7 +274,7 @@ func (d *deviceFuncs) createPipelineLayout(set uint64, pushSize uint32) (uint64,
 	return uint64(h), d.created(objPipelineLayout, r)
 }
 
-func (d *deviceFuncs) createComputePipeline(createFlags, stageFlags uint32, module, layout uint64, constants []uint32) (uint64, int32) {
+func (d *deviceFuncs) createComputePipeline(cache uint64, createFlags, stageFlags uint32, module, layout uint64, constants []uint32) (uint64, int32) {
 	if r := d.injected("vkCreateComputePipelines"); r != 0 {
 		return 0, r
 	}
@@ -282,9 +283,48 @@ func (d *deviceFuncs) createComputePipeline(createFlags, stageFlags uint32, modu
 		pc = (*C.uint32_t)(unsafe.Pointer(&constants[0]))
 	}
 	var h C.uint64_t
-	r := C.vkc_create_compute_pipeline(d.t, C.uint32_t(createFlags), C.uint32_t(stageFlags), C.uint64_t(module),
+	r := C.vkc_create_compute_pipeline(d.t, C.uint64_t(cache), C.uint32_t(createFlags), C.uint32_t(stageFlags), C.uint64_t(module),
 		C.uint64_t(layout), C.uint32_t(len(constants)), pc, &h)
 	return uint64(h), d.created(objPipeline, r)
+}
+
+// createPipelineCache creates a pipeline cache with data as its initial
+// data (none when empty).
+func (d *deviceFuncs) createPipelineCache(data []byte) (uint64, int32) {
+	if r := d.injected("vkCreatePipelineCache"); r != 0 {
+		return 0, r
+	}
+	var p unsafe.Pointer
+	if len(data) > 0 {
+		p = C.CBytes(data)
+		defer C.free(p)
+	}
+	var h C.uint64_t
+	r := C.vkc_create_pipeline_cache(d.t, C.size_t(len(data)), p, &h)
+	return uint64(h), d.created(objPipelineCache, r)
+}
+
+// pipelineCacheData reads the cache's data (vkGetPipelineCacheData: the
+// size, then the data). A cache that grew between the two calls gives
+// VK_INCOMPLETE, returned as is.
+func (d *deviceFuncs) pipelineCacheData(cache uint64) ([]byte, int32) {
+	if r := d.injected("vkGetPipelineCacheData"); r != 0 {
+		return nil, r
+	}
+	var n C.size_t
+	if r := C.vkc_pipeline_cache_data(d.t, C.uint64_t(cache), &n, nil); r != 0 || n == 0 {
+		return nil, int32(r)
+	}
+	buf := C.malloc(n)
+	if buf == nil {
+		return nil, resultOutOfHostMemory
+	}
+	defer C.free(buf)
+	r := C.vkc_pipeline_cache_data(d.t, C.uint64_t(cache), &n, buf)
+	if r != 0 {
+		return nil, int32(r)
+	}
+	return C.GoBytes(buf, C.int(n)), 0
 }
 
 func (d *deviceFuncs) createQueryPool(count uint32) (uint64, int32) {

@@ -348,6 +348,7 @@ type VulkanObjects struct {
 	ShaderModules, SetLayouts, PipelineLayouts int
 	Pipelines, QueryPools                      int
 	DescriptorPools, DescriptorSets            int
+	PipelineCaches                             int // one while the context keeps a pipeline cache (Options.PipelineCacheDir)
 }
 
 // Objects counts the objects the context holds now (zero after Release).
@@ -376,6 +377,7 @@ func (c *Context) Objects() ObjectCounts {
 			ShaderModules: l(objShaderModule), SetLayouts: l(objSetLayout), PipelineLayouts: l(objPipelineLayout),
 			Pipelines: l(objPipeline), QueryPools: l(objQueryPool),
 			DescriptorPools: l(objDescriptorPool), DescriptorSets: l(objDescriptorSet),
+			PipelineCaches: l(objPipelineCache),
 		}
 	}
 	c.mu.Unlock()

@@ -147,6 +147,7 @@ func (c *Context) Handles() Handles {
 		FullSubgroups:        c.fullSubgroups,
 		PushDescriptor:       c.push,
 		CachedDescriptorSets: c.idleSets,
+		PipelineCacheDir:     c.pcache.opt,
 		APIVersion:           c.info.apiVersion,
 	}
 	if c.inst != nil {
@@ -182,6 +183,10 @@ type Handles struct {
 	// descriptor sets the context keeps for reuse while no recording holds
 	// them; 0 means DefaultCachedDescriptorSets.
 	CachedDescriptorSets int
+	// PipelineCacheDir is Options.PipelineCacheDir: the directory of the
+	// persistent pipeline cache, empty for DefaultPipelineCacheDir,
+	// PipelineCacheOff for none; VKCOMPACT_PIPELINE_CACHE overrides it.
+	PipelineCacheDir string
 }
 
 // Borrow builds a Context on an engine's device. Release on it destroys only
@@ -251,6 +256,7 @@ func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 		push:          h.PushDescriptor,
 		idleSets:      idleSets,
 	}
+	c.pcache.opt = h.PipelineCacheDir
 	c.info.ComputeQueueFamily = int(h.QueueFamily)
 	if err := c.init(); err != nil {
 		return nil, err

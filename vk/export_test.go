@@ -112,3 +112,17 @@ func (e *EngineCommands) Destroy() {
 	f.destroy(objFence, e.fence)
 	e.H, e.pool, e.fence = nil, 0, 0
 }
+
+// SetBeforePipelineCache makes f run as each context opened from now on
+// creates its pipeline cache, its function table loaded (a test sets the
+// context's faults there); nil stops it.
+func SetBeforePipelineCache(f func(*Context)) { beforePipelineCache = f }
+
+// WrapPipelineCache puts a driver's cache data in the file's envelope;
+// UnwrapPipelineCache takes it out (nil when the file is not valid).
+func WrapPipelineCache(data []byte) []byte { return wrapPipelineCache(data) }
+
+func UnwrapPipelineCache(file []byte) []byte {
+	data, _ := unwrapPipelineCache(file)
+	return data
+}

@@ -75,6 +75,10 @@ type DeviceInfo struct {
 	// portability implementation such as MoltenVK), which Open enables.
 	portabilitySubset bool
 	typeRank          int
+	// The pipeline cache's key and header check (pipecache.go):
+	// VkPhysicalDeviceProperties' pipelineCacheUUID and driverVersion.
+	pipelineCacheUUID [16]byte
+	driverVersion     uint32
 }
 
 // Heap is one memory heap.
@@ -133,6 +137,8 @@ func queryDevice(inst instanceFuncs, instVersion uint32, pd unsafe.Pointer, inde
 		VendorID:                        p.vendorID,
 		DeviceID:                        p.deviceID,
 		DriverVersion:                   driverVersionString(p.vendorID, p.driverVersion),
+		pipelineCacheUUID:               p.pipelineCacheUUID,
+		driverVersion:                   p.driverVersion,
 		APIVersion:                      versionString(p.apiVersion),
 		MaxStorageBufferRange:           p.maxStorageBufferRange,
 		MinStorageBufferOffsetAlignment: p.minStorageBufferOffsetAlignment,

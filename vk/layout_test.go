@@ -38,6 +38,7 @@ var cMirrors = map[string]struct {
 	"vkc_device_queue_create_info":          {"VkDeviceQueueCreateInfo", []string{"sType", "pNext", "flags", "queueFamilyIndex", "queueCount", "pQueuePriorities"}},
 	"vkc_device_create_info":                {"VkDeviceCreateInfo", []string{"sType", "pNext", "flags", "queueCreateInfoCount", "pQueueCreateInfos", "enabledLayerCount", "ppEnabledLayerNames", "enabledExtensionCount", "ppEnabledExtensionNames", "pEnabledFeatures"}},
 	"vkc_shader_module_create_info":         {"VkShaderModuleCreateInfo", []string{"sType", "pNext", "flags", "codeSize", "pCode"}},
+	"vkc_pipeline_cache_create_info":        {"VkPipelineCacheCreateInfo", []string{"sType", "pNext", "flags", "initialDataSize", "pInitialData"}},
 	"vkc_descriptor_set_layout_binding":     {"VkDescriptorSetLayoutBinding", []string{"binding", "descriptorType", "descriptorCount", "stageFlags", "pImmutableSamplers"}},
 	"vkc_descriptor_set_layout_create_info": {"VkDescriptorSetLayoutCreateInfo", []string{"sType", "pNext", "flags", "bindingCount", "pBindings"}},
 	"vkc_push_constant_range":               {"VkPushConstantRange", []string{"stageFlags", "offset", "size"}},

@@ -148,6 +148,7 @@ func Open(opts Options) (*Context, error) {
 		infos[def].Default = true
 	}
 	c := &Context{inst: inst, ifns: inst.fns, physical: pds[pick], info: infos[pick], idleSets: idleSets}
+	c.pcache.opt = opts.PipelineCacheDir
 	c.statistics = opts.Statistics && c.info.PipelineStatistics
 	c.push = c.info.PushDescriptor && (opts.PushDescriptors || pushRequested())
 	if err := c.createDevice(); err != nil {

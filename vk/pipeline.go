@@ -176,11 +176,12 @@ func (c *Context) NewComputePipeline(d PipelineDesc) (p *ComputePipeline, err er
 	if c.statistics {
 		createFlags |= pipelineCaptureStatistics
 	}
-	pipe, res := c.fns.createComputePipeline(createFlags, flags, p.module, p.layout, d.Constants)
+	pipe, res := c.fns.createComputePipeline(c.pcache.handle(), createFlags, flags, p.module, p.layout, d.Constants)
 	if err := check("vkCreateComputePipelines", res); err != nil {
 		return nil, err
 	}
 	p.pipeline = pipe
+	c.pcache.created.Add(1)
 	if err := c.adopt(p); err != nil {
 		return nil, err
 	}

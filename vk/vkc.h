@@ -185,6 +185,7 @@ typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t queu
 	const vkc_device_queue_create_info* pQueueCreateInfos; uint32_t enabledLayerCount; const char* const* ppEnabledLayerNames;
 	uint32_t enabledExtensionCount; const char* const* ppEnabledExtensionNames; const uint32_t* pEnabledFeatures; } vkc_device_create_info;
 typedef struct { int32_t sType; const void* pNext; uint32_t flags; size_t codeSize; const uint32_t* pCode; } vkc_shader_module_create_info;
+typedef struct { int32_t sType; const void* pNext; uint32_t flags; size_t initialDataSize; const void* pInitialData; } vkc_pipeline_cache_create_info;
 typedef struct { uint32_t binding; int32_t descriptorType; uint32_t descriptorCount; uint32_t stageFlags; const void* pImmutableSamplers; } vkc_descriptor_set_layout_binding;
 typedef struct { int32_t sType; const void* pNext; uint32_t flags; uint32_t bindingCount; const vkc_descriptor_set_layout_binding* pBindings; } vkc_descriptor_set_layout_create_info;
 typedef struct { uint32_t stageFlags; uint32_t offset; uint32_t size; } vkc_push_constant_range;
@@ -839,6 +840,9 @@ typedef struct {
 	void* destroyPipelineLayout;
 	void* createComputePipelines;
 	void* destroyPipeline;
+	void* createPipelineCache;
+	void* destroyPipelineCache;
+	void* getPipelineCacheData;
 	void* createQueryPool;
 	void* destroyQueryPool;
 	void* getQueryPoolResults;
@@ -872,6 +876,7 @@ static const char* const vkc_device_names[] = {
 	"vkCreateFence", "vkDestroyFence", "vkResetFences", "vkWaitForFences", "vkGetFenceStatus", "vkQueueSubmit",
 	"vkCreateShaderModule", "vkDestroyShaderModule", "vkCreateDescriptorSetLayout", "vkDestroyDescriptorSetLayout",
 	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateComputePipelines", "vkDestroyPipeline",
+	"vkCreatePipelineCache", "vkDestroyPipelineCache", "vkGetPipelineCacheData",
 	"vkCreateQueryPool", "vkDestroyQueryPool", "vkGetQueryPoolResults",
 	"vkCreateDescriptorPool", "vkDestroyDescriptorPool", "vkAllocateDescriptorSets", "vkFreeDescriptorSets",
 	"vkUpdateDescriptorSets",
@@ -1042,7 +1047,7 @@ static int32_t vkc_create_pipeline_layout(const vkc_device* t, uint64_t setLayou
 // vkc_create_compute_pipeline creates one compute pipeline from module
 // (entry point "main") with count 32-bit specialization constants, constant
 // i at ID i.
-static int32_t vkc_create_compute_pipeline(const vkc_device* t, uint32_t createFlags, uint32_t stageFlags, uint64_t module,
+static int32_t vkc_create_compute_pipeline(const vkc_device* t, uint64_t cache, uint32_t createFlags, uint32_t stageFlags, uint64_t module,
 	uint64_t layout, uint32_t count, const uint32_t* constants, uint64_t* out) {
 	vkc_specialization_map_entry entries[VKC_MAX_CONSTANTS];
 	uint32_t data[VKC_MAX_CONSTANTS];
@@ -1067,7 +1072,20 @@ static int32_t vkc_create_compute_pipeline(const vkc_device* t, uint32_t createF
 	info.layout = layout;
 	info.basePipelineIndex = -1;
 	typedef int32_t (*fn_t)(void*, uint64_t, uint32_t, const vkc_compute_pipeline_create_info*, const void*, uint64_t*);
-	return ((fn_t)t->createComputePipelines)(t->device, 0, 1, &info, NULL, out);
+	return ((fn_t)t->createComputePipelines)(t->device, cache, 1, &info, NULL, out);
+}
+
+// vkc_create_pipeline_cache creates a pipeline cache holding size bytes of
+// initial data (none when size is 0).
+static int32_t vkc_create_pipeline_cache(const vkc_device* t, size_t size, const void* data, uint64_t* out) {
+	vkc_pipeline_cache_create_info info = { 17, NULL, 0, size, size > 0 ? data : NULL }; // VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
+	return ((int32_t (*)(void*, const void*, const void*, uint64_t*))t->createPipelineCache)(t->device, &info, NULL, out);
+}
+
+// vkc_pipeline_cache_data is vkGetPipelineCacheData: with data NULL it
+// sets *size to the cache's size; otherwise it writes up to *size bytes.
+static int32_t vkc_pipeline_cache_data(const vkc_device* t, uint64_t cache, size_t* size, void* data) {
+	return ((int32_t (*)(void*, uint64_t, size_t*, void*))t->getPipelineCacheData)(t->device, cache, size, data);
 }
 
 static int32_t vkc_create_query_pool(const vkc_device* t, uint32_t count, uint64_t* out) {

@@ -15,6 +15,17 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
+// init turns the persistent pipeline cache off for every test binary
+// that uses the kit, unless VKCOMPACT_PIPELINE_CACHE says otherwise: tests
+// never write into the user's cache directory, and each keeps its
+// object counts and compile times as they were. The cache's own tests
+// point it at temporary directories.
+func init() {
+	if os.Getenv("VKCOMPACT_PIPELINE_CACHE") == "" {
+		os.Setenv("VKCOMPACT_PIPELINE_CACHE", vk.PipelineCacheOff)
+	}
+}
+
 // InCI reports whether a missing Vulkan device or validation layer is a
 // failure rather than a skip: in CI (CI set) and under the test script
 // (VKCOMPACT_REQUIRE_DEVICE=1).
