@@ -88,9 +88,12 @@ var (
 	}
 
 	// cpuTuning is a CPU device's: 8-bit digits, half the passes over
-	// memory; the rest the GPU's, unmeasured there.
+	// memory; 16 keys per lane for 32-bit keys (fewer, longer rounds:
+	// lavapipe at subgroups 4, 8 and 16 and SwiftShader, BENCHMARKS.md
+	// "Issue 37"); the scan fitted to the processors (fitScan); the rest
+	// the GPU's, unmeasured there.
 	cpuTuning = deviceTuning{
-		keys32: digitShape{8, 4}, pairs32: digitShape{8, 4}, keys64: digitShape{8, 4},
+		keys32: digitShape{8, 16}, pairs32: digitShape{8, 16}, keys64: digitShape{8, 4},
 		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
 		fusedChunkPerCounter: 16,
 		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
