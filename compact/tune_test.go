@@ -10,7 +10,8 @@ import (
 
 // TestAutoPathDecision checks PathAuto's choice as the tuning makes it, on
 // GPUs (the single pass wherever it applies), and on lavapipe and
-// SwiftShader (the three phases): selections and splits, in and out of
+// SwiftShader (the single pass up to 256 KiB of input, the three phases
+// past it): selections and splits, in and out of
 // place, at the sizes and shapes where the single pass stops
 // applying.
 func TestAutoPathDecision(t *testing.T) {
@@ -33,9 +34,10 @@ func TestAutoPathDecision(t *testing.T) {
 			n    uint64
 			want vkcompact.Path
 		}{
-			{"compaction", u32, 1000, single},
+			{"compaction", u32, 1000, vkcompact.PathSinglePass},
+			{"compaction, 2^17 (512 KiB)", u32, 1 << 17, single},
 			{"compaction, 2^27", u32, 1 << 27, single},
-			{"reversed split", reversed, 1000, single},
+			{"reversed split", reversed, 1000, vkcompact.PathSinglePass},
 			{"ordered split", split, 1000, vkcompact.PathThreePhase},
 			{"in place", inPlace, 1000, vkcompact.PathThreePhase},
 			{"no elements", u32, 0, vkcompact.PathThreePhase},

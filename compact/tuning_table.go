@@ -2,6 +2,7 @@ package compact
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -40,12 +41,17 @@ type classTuning struct {
 	// sizes, and a smaller tile is a shorter chain of loads per lane.
 	smallInputBytes                    uint64
 	smallTileWorkgroup, smallTileLoads uint32
+	// autoSinglePassBytes: on a CPU device (where tiling.AutoSinglePass
+	// takes the three phases), PathAuto takes the single pass for inputs
+	// of at most this many bytes, where it measured faster on lavapipe
+	// and SwiftShader (BENCHMARKS.md, "Issue 37").
+	autoSinglePassBytes uint64
 }
 
 // tuningTable is the measured choices by class of device.
 var tuningTable = [...]classTuning{
 	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1},
-	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane},
+	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10},
 }
 
 // defaultGroupSize is Options.GroupSize's default.
@@ -57,6 +63,12 @@ func tuningFor(info vk.DeviceInfo) *classTuning {
 		return &tuningTable[cpuClass]
 	}
 	return &tuningTable[gpuClass]
+}
+
+// autoSinglePass is PathAuto's choice of the single pass (where it
+// applies) for an input of bytes bytes.
+func (c *classTuning) autoSinglePass(info vk.DeviceInfo, bytes uint64) bool {
+	return tiling.AutoSinglePass(info) || bytes <= c.autoSinglePassBytes
 }
 
 // smallTiles returns the single pass's small tiles (workgroup size and

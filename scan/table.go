@@ -48,12 +48,17 @@ type passTuning struct {
 	// last step, or where the caller chose the workgroup size, loads.
 	smallLoads [2]loadStep
 	loads      uint32
+	// autoElems: on a CPU device (where tiling.AutoSinglePass takes the
+	// three phases), PathAuto takes the single pass for up to this many
+	// elements, where it measured faster on lavapipe and SwiftShader
+	// (BENCHMARKS.md, "Issue 37").
+	autoElems uint32
 }
 
 // passTunings is the single pass's tuning table, by device class.
 var passTunings = [deviceClasses]passTuning{
 	classGPU: {maxWorkgroup: 512, smallLoads: [2]loadStep{{1 << 17, 1}, {1 << 19, 2}}, loads: vkcompact.MaxLoadsPerLane},
-	classCPU: {maxWorkgroup: 512, loads: vkcompact.MaxLoadsPerLane},
+	classCPU: {maxWorkgroup: 512, loads: vkcompact.MaxLoadsPerLane, autoElems: 1 << 12},
 }
 
 // passLoads returns the single pass's loads per lane for n elements: the

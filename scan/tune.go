@@ -94,7 +94,7 @@ func tune(info vk.DeviceInfo, n uint64, s Sum, windowLimit uint64) (*Plan, error
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
-	if s.Path == vkcompact.PathSinglePass || (s.Path == vkcompact.PathAuto && tiling.AutoSinglePass(info)) {
+	if s.Path == vkcompact.PathSinglePass || (s.Path == vkcompact.PathAuto && (tiling.AutoSinglePass(info) || req.n <= passTunings[classOf(info)].autoElems)) {
 		pass, why := tuneSinglePass(info, req, wg, windowLimit)
 		if why == "" {
 			return &Plan{request: req, alg: pass}, nil

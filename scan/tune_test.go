@@ -10,8 +10,9 @@ import (
 
 // TestAutoPathDecision checks PathAuto's choice as the tuning makes it, on
 // GPUs (the single pass wherever it applies) and on lavapipe and
-// SwiftShader (the three phases), in and out of place, at the sizes and
-// shapes where the single pass stops applying.
+// SwiftShader (the single pass up to the table's autoElems, the three
+// phases past it), in and out of place, at the sizes and shapes where the
+// single pass stops applying.
 func TestAutoPathDecision(t *testing.T) {
 	for _, dev := range fakedev.All {
 		single := vkcompact.PathThreePhase
@@ -25,11 +26,12 @@ func TestAutoPathDecision(t *testing.T) {
 			n    uint64
 			want vkcompact.Path
 		}{
-			{"u32 sums", Sum{Type: vkcompact.Uint32}, 1000, single},
+			{"u32 sums", Sum{Type: vkcompact.Uint32}, 1000, vkcompact.PathSinglePass},
+			{"u32 sums, 2^16", Sum{Type: vkcompact.Uint32}, 1 << 16, single},
 			{"i32 inclusive sums, 2^20", Sum{Type: vkcompact.Int32, Inclusive: true}, 1 << 20, single},
 			{"f32 sums", Sum{Type: vkcompact.Float32}, 1000, vkcompact.PathThreePhase},
 			{"u32 sums in place", Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
-			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: single}[bigWG > passTunings[classOf(dev)].maxWorkgroup]},
+			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: vkcompact.PathSinglePass}[bigWG > passTunings[classOf(dev)].maxWorkgroup]},
 			{"no elements", Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
 			{"past one binding: in windows", Sum{Type: vkcompact.Uint32}, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
 		} {
