@@ -100,7 +100,9 @@ func TestPartition3BadInput(t *testing.T) {
 	with := func(args ...string) []string {
 		return append(append([]string{"-in", good}, outs...), args...)
 	}
-	tests := func(args ...string) []string { return with(append([]string{"-first", "x < 10", "-second", "x < 20"}, args...)...) }
+	tests := func(args ...string) []string {
+		return with(append([]string{"-first", "x < 10", "-second", "x < 20"}, args...)...)
+	}
 	cases := forCommand("partition3", []badCase{
 		{name: "unknown flag", args: tests("-type", "u32", "-bogus"), want: "flag provided but not defined: -bogus"},
 		{name: "compact's -keep", args: tests("-type", "u32", "-keep", "nonzero"), want: "flag provided but not defined: -keep"},
