@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -19,6 +20,33 @@ import (
 //
 // Synchronisation: as package vkcompact's "Synchronisation" section says.
 func (p *Partition3Plan) Record(r *pipeline.Recorder, b Partition3Buffers) {
+	p.record(r, b, pipeline.Stamps(r, nil))
+}
+
+// partition3Phases names the intervals RecordTimed measures.
+var partition3Phases = []string{"clear", "pass"}
+
+// Phases names the intervals RecordTimed measures, in order: "clear" (the
+// clear of the status words) and "pass".
+func (p *Partition3Plan) Phases() []string { return slices.Clone(partition3Phases) }
+
+// RecordTimed is Record with timestamps for profiling, as
+// Plan.RecordTimed: t's query 0 is written first and query i+1 after
+// Phases()[i], so t needs 3 queries; it must be reset earlier in the
+// command buffer.
+func (p *Partition3Plan) RecordTimed(r *pipeline.Recorder, b Partition3Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(invalid("compact: RecordTimed needs a timer"))
+		return
+	}
+	if need := uint32(len(partition3Phases) + 1); t.Count() < need {
+		r.Fail(invalid("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		return
+	}
+	p.record(r, b, pipeline.Stamps(r, t))
+}
+
+func (p *Partition3Plan) record(r *pipeline.Recorder, b Partition3Buffers, stamp func()) {
 	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
@@ -39,7 +67,10 @@ func (p *Partition3Plan) Record(r *pipeline.Recorder, b Partition3Buffers) {
 	push := partition3Push{N: q.n, Tiles: s.tiles, C1Lo: q.cLo, C1Hi: q.cHi, C2Lo: p.c2Lo, C2Hi: p.c2Hi, CountOn: countOn,
 		GroupSize: q.sel.GroupSize, MaxX: s.maxX, Spins: s.spins}
 	result := b.Result.Sub(0, Partition3ResultSize)
+	stamp()
 	transfer.RecordFill(r, status, 0)
+	stamp()
+	defer stamp()
 	if s.windowTiles == 0 {
 		p.onePipeline.Dispatch(r, uint64(s.tiles), push, partition3Bindings{SrcVec: src, SrcWord: src, Status: status,
 			DstFirst: first, DstSecond: second, DstRest: rest, Result: result, GpuCount: count})
