@@ -1,7 +1,6 @@
 package compact
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -276,16 +275,23 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, windowBytes u
 	if n > MaxPartition3Elements {
 		return nil, invalid("compact: a three-way partition of %d elements: at most %d", n, uint64(MaxPartition3Elements))
 	}
-	o := part.Partition3Options
-	q, err := checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First,
-		Options: Options{WorkgroupSize: o.WorkgroupSize, LoadsPerLane: o.LoadsPerLane, GroupSize: o.GroupSize}})
-	if err != nil {
-		return nil, fmt.Errorf("%w (the first predicate)", err)
+	if err := part.Elem.Check(); err != nil {
+		return nil, vk.Invalidf("%w", err)
 	}
-	p := &Partition3Plan{req: q, part: part}
+	if _, _, _, err := part.First.encode(part.Elem.Key); err != nil {
+		return nil, vk.Invalidf("%w (the first predicate)", err)
+	}
+	p := &Partition3Plan{part: part}
+	var err error
 	if p.pred2, p.c2Lo, p.c2Hi, err = part.Second.encode(part.Elem.Key); err != nil {
 		return nil, vk.Invalidf("%w (the second predicate)", err)
 	}
+	o := part.Partition3Options
+	if p.req, err = checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First,
+		Options: Options{WorkgroupSize: o.WorkgroupSize, LoadsPerLane: o.LoadsPerLane, GroupSize: o.GroupSize}}); err != nil {
+		return nil, err
+	}
+	q := p.req
 	s := partition3Pass{maxX: info.MaxWorkgroupCount[0]}
 	if s.wg, s.loads, err = partition3Tiles(info, &q); err != nil {
 		return nil, err
