@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -558,4 +559,63 @@ func FuzzPartition3(f *testing.F) {
 			t.Fatalf("%v: %v", c, err)
 		}
 	})
+}
+
+// TestPartition3NilAndZero calls the partition's entry points with nil or
+// zero handles: each returns an error matching vk.ErrInvalid that names
+// it (accessors a zero value), and none panics.
+func TestPartition3NilAndZero(t *testing.T) {
+	ctx := vktest.Shared(t)
+	var nilPlan *compact.Partition3Plan
+	var nilRec *pipeline.Recorder
+	var nilCtx *vk.Context
+	plan, err := compact.NewPartition3Plan(ctx, 16, part3Anchor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := vktest.NewPoisoned(t, ctx, 1024)
+	good := compact.Partition3Buffers{Src: buf.Range(0, 64), First: buf.Range(256, 64), Second: buf.Range(512, 64), Rest: buf.Range(768, 64)}
+	inRun := func(record func(r *pipeline.Recorder)) func() error {
+		return func() error { return pipeline.Run(ctx, record) }
+	}
+	for _, c := range []struct {
+		entry, msg string
+		call       func() error
+	}{
+		{"NewPartition3Plan, nil context", "nil context", func() error { _, err := compact.NewPartition3Plan(nilCtx, 16, part3Anchor()); return err }},
+		{"Partition3Slice, nil context", "nil context", func() error {
+			_, _, _, _, err := compact.Partition3Slice(nilCtx, []uint32{1}, part3Anchor())
+			return err
+		}},
+		{"ReadPartition3Result, zero Range", "nil buffer", func() error { _, err := compact.ReadPartition3Result(vk.Range{}); return err }},
+		{"Partition3Plan, nil", "nil Partition3Plan", func() error {
+			if nilPlan.N() != 0 || nilPlan.ScratchSize() != 0 || nilPlan.Tuning() != (compact.Tuning{}) || len(nilPlan.Phases()) != 2 {
+				return errors.New("a nil plan's accessors")
+			}
+			_, err := nilPlan.Run(compact.Partition3Buffers{})
+			return err
+		}},
+		{"Partition3Plan.Record, nil plan", "nil Partition3Plan", inRun(func(r *pipeline.Recorder) { nilPlan.Record(r, good) })},
+		{"Partition3Plan.RecordTimed, nil timer", "needs a timer", inRun(func(r *pipeline.Recorder) { plan.RecordTimed(r, good, nil) })},
+		{"Partition3Plan.Run, zero Buffers", "source", func() error { _, err := plan.Run(compact.Partition3Buffers{}); return err }},
+		{"Partition3Plan.Record, nil Recorder", "nil Recorder", func() error { plan.Record(nilRec, good); return nilRec.Err() }},
+		{"Partition3Plan.Record, zero CommandBuffer", "zero CommandBuffer", func() error {
+			r := pipeline.Record(vk.CommandBuffer{})
+			plan.Record(r, good)
+			return r.Err()
+		}},
+	} {
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("panicked: %v", p)
+				}
+			}()
+			err = c.call()
+		}()
+		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want an error matching vk.ErrInvalid naming %q", c.entry, err, c.msg)
+		}
+	}
 }
