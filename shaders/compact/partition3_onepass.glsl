@@ -319,11 +319,35 @@ void main() {
         }
     }
     uint seg = sg * EPV;
+    if (VEC_PATH) {
+        // As select_onepass.glsl does: each lane first stores its units as
+        // loaded in their own places of the stage (unit u at words
+        // 4u..4u+3, inside its segment) and ranks them one at a time, read
+        // back from there, so that only one unit is in registers while
+        // ranking (on the H100 the single pass's speed follows the
+        // workgroups that fit per processor, which registers decide). The
+        // barrier keeps the compiler from forwarding the stored values.
+        [[unroll]] for (uint k = 0; k < 4; k++) {
+            if (k < VECS) {
+                uint u = unitK(k);
+                [[unroll]] for (uint w = 0; w < 4; w++) {
+                    stage[u * 4 + w] = v[k][w];
+                }
+            }
+        }
+        subgroupBarrier();
+    }
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
             uint segBase = segK(k) * seg;
             uint pos = lane * EPV; // the unit's position in the segment
-            uvec2 g = classify(v[k], tileAt + segBase + pos, nAt, c1, c2);
+            uvec4 x = v[k];
+            if (VEC_PATH) {
+                uint u = unitK(k);
+                x = uvec4(stage[u * 4], stage[u * 4 + 1], stage[u * 4 + 2], stage[u * 4 + 3]);
+                subgroupBarrier(); // the segment's units are read before any is overwritten
+            }
+            uvec2 g = classify(x, tileAt + segBase + pos, nAt, c1, c2);
             uint own1 = 0, own2 = 0, tot1 = 0, tot2 = 0;
             [[unroll]] for (uint j = 0; j < 4; j++) {
                 if (j < EPV) {
@@ -350,7 +374,7 @@ void main() {
                     uint at = segBase + (in1 ? own1 : (in2 ? tot1 + own2 : tot1 + tot2 + (pos + j - own1 - own2)));
                     uint e = tileAt + segBase + pos + j;
                     [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                        stage[at * STRIDE + w] = VEC_PATH ? v[k][j * STRIDE + w] : srcWord[e * STRIDE + w];
+                        stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
                     }
                     own1 += in1 ? 1 : 0;
                     own2 += in2 ? 1 : 0;
