@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
@@ -135,5 +137,28 @@ func TestPartition3BadInput(t *testing.T) {
 				checkBadCase(t, tc, true)
 			}
 		})
+	}
+}
+
+// TestBenchPartition3 runs bench's partition3_u32 (which checks its three
+// outputs itself), beside select_if on the buffers the size's pool hands
+// from one operation to the next, with its phases.
+func TestBenchPartition3(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "bench", "-ops", "partition3_u32,select_if,partition3_u32", "-n", "9,14", "-keep", "0.3", "-reps", "2", "-warmup-ms", "0", "-phases")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 7 {
+		t.Fatalf("%d rows, %v:\n%s", len(rows), err, out)
+	}
+	for _, r := range rows[1:] {
+		if r[1] == "partition3_u32" && (r[3] != "1.000" || r[0] != "vkcompact") {
+			t.Errorf("row %v: want keep_ratio 1.000", r)
+		}
+	}
+	if !strings.Contains(errOut, "partition3_u32 n=512: single pass: clear ") {
+		t.Errorf("-phases: %s", errOut)
 	}
 }
