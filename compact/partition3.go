@@ -121,7 +121,7 @@ type Partition3Plan struct {
 	pred2        uint32  // and its code
 	part         Partition3
 	pass         partition3Pass
-	onePipeline  pipeline.TypedPipeline[partition3Push, partition3Bindings]
+	onePipeline  pipeline.TypedPipeline[partition3Push, partition3Bindings] // one binding; with or without the self-reset
 	widePipeline pipeline.TypedPipeline[partition3Push, partition3WideBindings]
 }
 
@@ -129,6 +129,7 @@ type Partition3Plan struct {
 type partition3Pass struct {
 	wg, loads, tile, tiles, spins uint32
 	byIndex                       bool
+	selfReset                     bool   // the pass leaves its status words zero (tiling.SelfReset)
 	windowTiles, winWords         uint32 // past one binding (0: one dispatch)
 	maxX                          uint32
 	statusBytes, scratch          uint64
@@ -183,8 +184,9 @@ type (
 )
 
 var (
-	partition3Kernel     = newKernel[partition3Push, partition3Spec, partition3Bindings]("partition3_onepass", true)
-	partition3WideKernel = newKernel[partition3Push, partition3Spec, partition3WideBindings]("partition3_onepass_wide", true)
+	partition3Kernel      = newKernel[partition3Push, partition3Spec, partition3Bindings]("partition3_onepass", true)
+	partition3ResetKernel = newKernel[partition3Push, partition3Spec, partition3Bindings]("partition3_onepass_reset", true)
+	partition3WideKernel  = newKernel[partition3Push, partition3Spec, partition3WideBindings]("partition3_onepass_wide", true)
 )
 
 // partition3Tuning is the measured choices of a three-way partition for
@@ -238,9 +240,12 @@ func newPartition3Plan(ctx *vk.Context, n uint64, part Partition3, windowBytes u
 	}
 	spec := partition3Spec{SelectSpec: q.selectSpec(s.wg, 1, s.loads), Pred2: p.pred2, StageWords: s.tile * q.words,
 		MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex}
-	if s.windowTiles > 0 {
+	switch {
+	case s.windowTiles > 0:
 		p.widePipeline, err = partition3WideKernel.Get(pipeline.For(ctx), spec)
-	} else {
+	case s.selfReset:
+		p.onePipeline, err = partition3ResetKernel.Get(pipeline.For(ctx), spec)
+	default:
 		p.onePipeline, err = partition3Kernel.Get(pipeline.For(ctx), spec)
 	}
 	if err != nil {
@@ -298,7 +303,7 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, windowBytes u
 	}
 	s.tile = s.wg * s.loads * q.epv
 	s.tiles = uint32(max(align.CeilDiv(n, uint64(s.tile)), 1)) // one tile even for none: it writes the result block
-	s.statusBytes = (1 + 3*uint64(s.tiles)) * 4
+	s.statusBytes = (2 + 3*uint64(s.tiles)) * 4                // the tile counter, 3 words a tile, the finished count
 	if s.statusBytes > uint64(info.MaxStorageBufferRange) {
 		return nil, invalid("compact: a three-way partition's tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)",
 			s.statusBytes, s.tiles, s.tile, info.MaxStorageBufferRange)
@@ -309,6 +314,7 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, windowBytes u
 	if err := s.planWindows(info, &q, bindingBytes(info, windowBytes)); err != nil {
 		return nil, err
 	}
+	s.selfReset = tiling.SelfReset(s.tiles) && s.windowTiles == 0
 	p.pass = s
 	return p, nil
 }
@@ -393,7 +399,10 @@ func (p *Partition3Plan) N() uint64 {
 }
 
 // ScratchSize returns the bytes of scratch Record needs: the tiles'
-// status words.
+// status words. Up to tiling's SelfResetMaxTiles tiles (1024) the pass
+// leaves them zero for its next run, which then records no clear (see
+// package vkcompact, "Scratch between runs"); past that the host clears
+// them before every pass.
 func (p *Partition3Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
@@ -402,14 +411,13 @@ func (p *Partition3Plan) ScratchSize() uint64 {
 }
 
 // Tuning reports the choices the plan made: always the single pass
-// (Tuning.Path PathSinglePass, Write WriteStaged); SelfReset is false
-// (the status words are cleared before every pass).
+// (Tuning.Path PathSinglePass, Write WriteStaged).
 func (p *Partition3Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
 	}
 	s := &p.pass
 	return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: s.wg, LoadsPerLane: s.loads, Write: WriteStaged,
-		SinglePassTuning: SinglePassTuning{Tile: s.tile, Tiles: s.tiles, Spins: s.spins, TilesByIndex: s.byIndex,
+		SinglePassTuning: SinglePassTuning{Tile: s.tile, Tiles: s.tiles, Spins: s.spins, TilesByIndex: s.byIndex, SelfReset: s.selfReset,
 			WindowTiles: s.windowTiles, OutWindowBytes: uint64(s.winWords) * 4}}
 }

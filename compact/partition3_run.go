@@ -14,8 +14,9 @@ import (
 )
 
 // Record records the three-way partition into r's command buffer: a clear
-// of its status words, then one dispatch (or one per window of the input
-// past one binding). Errors, such as a range too small, are kept by r and
+// of its status words where they are not known zero (the pass leaves them
+// zero up to 1024 tiles), then one dispatch (or one per window of the
+// input past one binding). Errors, such as a range too small, are kept by r and
 // returned by r.Err or pipeline.Run.
 //
 // Synchronisation: as package vkcompact's "Synchronisation" section says.
@@ -27,7 +28,7 @@ func (p *Partition3Plan) Record(r *pipeline.Recorder, b Partition3Buffers) {
 var partition3Phases = []string{"clear", "pass"}
 
 // Phases names the intervals RecordTimed measures, in order: "clear" (the
-// clear of the status words) and "pass".
+// clear of the status words, where recorded) and "pass".
 func (p *Partition3Plan) Phases() []string { return slices.Clone(partition3Phases) }
 
 // RecordTimed is Record with timestamps for profiling, as
@@ -68,12 +69,17 @@ func (p *Partition3Plan) record(r *pipeline.Recorder, b Partition3Buffers, stamp
 		GroupSize: q.sel.GroupSize, MaxX: s.maxX, Spins: s.spins}
 	result := b.Result.Sub(0, Partition3ResultSize)
 	stamp()
-	transfer.RecordFill(r, status, 0)
+	if !s.selfReset || !status.KnownZero() {
+		transfer.RecordFill(r, status, 0)
+	}
 	stamp()
 	defer stamp()
 	if s.windowTiles == 0 {
 		p.onePipeline.Dispatch(r, uint64(s.tiles), push, partition3Bindings{SrcVec: src, SrcWord: src, Status: status,
 			DstFirst: first, DstSecond: second, DstRest: rest, Result: result, GpuCount: count})
+		if s.selfReset {
+			r.LeaveZero(status)
+		}
 		return
 	}
 	// Past one binding: one dispatch per window of s.windowTiles tiles of

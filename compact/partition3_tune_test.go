@@ -15,7 +15,7 @@ import (
 // TestPartition3KernelBlocks holds the partition's Go push and
 // specialization constants and bindings to its GLSL.
 func TestPartition3KernelBlocks(t *testing.T) {
-	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("partition3_"), partition3Kernel.Interface(), partition3WideKernel.Interface())
+	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("partition3_"), partition3Kernel.Interface(), partition3ResetKernel.Interface(), partition3WideKernel.Interface())
 }
 
 // TestPartition3Tune checks the partition's tuning without a device, on
@@ -55,8 +55,9 @@ func TestPartition3Tune(t *testing.T) {
 			if (tu.WindowTiles > 0) != c.windows {
 				t.Errorf("%s: %s: %d tiles per window, want windows %v", dev.Name, c.what, tu.WindowTiles, c.windows)
 			}
-			if tu.Spins != map[bool]uint32{false: 64, true: 0}[dev.CPU()] || tu.TilesByIndex != (!dev.CPU() && tu.Tiles <= 1024) {
-				t.Errorf("%s: %s: spins %d, tiles by index %v", dev.Name, c.what, tu.Spins, tu.TilesByIndex)
+			if tu.Spins != map[bool]uint32{false: 64, true: 0}[dev.CPU()] || tu.TilesByIndex != (!dev.CPU() && tu.Tiles <= 1024) ||
+				tu.SelfReset != (tu.Tiles <= 1024 && !c.windows) {
+				t.Errorf("%s: %s: spins %d, tiles by index %v, self-reset %v", dev.Name, c.what, tu.Spins, tu.TilesByIndex, tu.SelfReset)
 			}
 		}
 		for _, c := range []struct {

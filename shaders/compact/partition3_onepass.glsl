@@ -34,10 +34,15 @@
 // when set (the aggregate is published first but may be seen later),
 // else waits or counts the tile itself (the fallback); the fallback's
 // aggregate is the same word. status[0] is the tile counter (unused with
-// TILE_BY_ID). The host clears status before every pass.
+// TILE_BY_ID), status[1 + 3 * tiles] the count of workgroups done with
+// status. Built with SELF_RESET (partition3_onepass_reset.comp, up to
+// tiling.SelfResetMaxTiles tiles) the last workgroup to finish sets them
+// all back to zero (tile_reset.glsl), so the host clears status only when
+// it does not know it zero; otherwise the host clears it before every
+// pass.
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 status
-// (1 + 3 * tiles words), 3 to 5 the first, second and rest outputs as
+// (2 + 3 * tiles words), 3 to 5 the first, second and rest outputs as
 // uint, 6 the result block (compact.Partition3ResultSize), 7 the GPU-side
 // element count. Past one binding (partition3_onepass_wide.comp, WINDOWS)
 // the host records one dispatch per input window, a barrier between
@@ -214,6 +219,11 @@ void publishAggregate(uint t, uvec2 agg) {
     publish(1 + 3 * t, AGG | agg.x | (agg.y << 15));
 }
 
+#ifdef SELF_RESET
+#define DONE_WORD (1 + 3 * pc.tiles)
+#include "../include/tile_reset.glsl"
+#endif
+
 // storeWord writes word i of output g (0 first, 1 second, 2 rest): with
 // WINDOWS, i lies in window i / pc.winWords of that output.
 void storeWord(uint g, uint i, uint v) {
@@ -269,7 +279,11 @@ void writeResults(uint first, uint second, uint n) {
     result[3] = n;
 }
 
+#ifdef SELF_RESET
+void runTile() {
+#else
 void main() {
+#endif
     uint lid = gl_LocalInvocationID.x;
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
@@ -303,6 +317,11 @@ void main() {
     uint tileEnd = pc.tiles;
 #endif
     if (tile > lastTile || tile >= tileEnd) {
+#ifdef SELF_RESET
+        if (lid == 0) {
+            countIn(); // it made no status access but the tile counter's
+        }
+#endif
         return; // past the count: no tile with elements waits on this one
     }
     uint start = tile * TILE;
@@ -405,8 +424,10 @@ void main() {
     uvec2 agg = uvec2(sAggFirst, sAggSecond);
 
     // Publish: tile 0 its inclusive prefixes at once, any other its
-    // aggregate, so successors can look past it.
-    if (lid == 0) {
+    // aggregate, so successors can look past it. Subgroup 0's elected
+    // invocation makes every status write of the workgroup (tile_reset.glsl
+    // counts it in after its last).
+    if (sgid == 0 && subgroupElect()) {
         if (tile == 0) {
             publish(2, agg.x + 1);
             publish(3, agg.y + 1);
@@ -474,6 +495,9 @@ void main() {
             }
             sPrefFirst = prefix.x;
             sPrefSecond = prefix.y;
+#ifdef SELF_RESET
+            countIn(); // done with status
+#endif
         }
     }
     barrier(); // the stage and the prefixes are complete
@@ -505,3 +529,10 @@ void main() {
         writeResults(pre1 + agg.x, pre2 + agg.y, n);
     }
 }
+
+#ifdef SELF_RESET
+void main() {
+    runTile();
+    resetIfLast();
+}
+#endif
