@@ -215,19 +215,29 @@ var partition3Table = [...]partition3Tuning{
 // NewPartition3Plan checks part for n elements on ctx, picks its tuning
 // and creates its pipeline.
 func NewPartition3Plan(ctx *vk.Context, n uint64, part Partition3) (*Partition3Plan, error) {
-	return newPartition3Plan(ctx, n, part, 0)
+	return newPartition3Plan(ctx, n, part, partition3Limits{})
 }
 
-// newPartition3Plan is NewPartition3Plan with at most windowBytes in one
-// binding (0: maxStorageBufferRange; tests make it small).
-func newPartition3Plan(ctx *vk.Context, n uint64, part Partition3, windowBytes uint64) (*Partition3Plan, error) {
+// partition3Limits are a test's overrides of the tuning: arguments, not
+// package state, so the tuning stays a pure function of its arguments.
+type partition3Limits struct {
+	// windowBytes bounds what one binding holds (0: maxStorageBufferRange).
+	windowBytes uint64
+	// tilesByIndex takes tiles by workgroup index wherever the input has
+	// one window, as GPUs do up to 1024 tiles, so that a CPU device runs
+	// that path too.
+	tilesByIndex bool
+}
+
+// newPartition3Plan is NewPartition3Plan within lim.
+func newPartition3Plan(ctx *vk.Context, n uint64, part Partition3, lim partition3Limits) (*Partition3Plan, error) {
 	if ctx == nil {
 		return nil, invalid("compact: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := tunePartition3(ctx.Info(), n, part, windowBytes)
+	p, err := tunePartition3(ctx.Info(), n, part, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -267,10 +277,9 @@ func partition3Keep(k Keep, which string) error {
 }
 
 // tunePartition3 checks part for n elements on a device with info and
-// tunes its single pass, with at most windowBytes bytes in one binding
-// (0: maxStorageBufferRange): a pure function of its arguments, which
-// creates nothing.
-func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, windowBytes uint64) (*Partition3Plan, error) {
+// tunes its single pass, within lim (the zero value for the device's own
+// limits): a pure function of its arguments, which creates nothing.
+func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, lim partition3Limits) (*Partition3Plan, error) {
 	if err := partition3Keep(part.First, "first"); err != nil {
 		return nil, err
 	}
@@ -311,9 +320,10 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, windowBytes u
 	s.scratch = align.Up(s.statusBytes, 256)
 	s.spins = tiling.Spins(info, o.Spins)
 	s.byIndex = tiling.TilesByIndex(info, true, s.tiles)
-	if err := s.planWindows(info, &q, bindingBytes(info, windowBytes)); err != nil {
+	if err := s.planWindows(info, &q, bindingBytes(info, lim.windowBytes)); err != nil {
 		return nil, err
 	}
+	s.byIndex = s.byIndex || lim.tilesByIndex && s.windowTiles == 0
 	s.selfReset = tiling.SelfReset(s.tiles) && s.windowTiles == 0
 	p.pass = s
 	return p, nil

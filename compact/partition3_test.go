@@ -27,7 +27,9 @@ type p3Case struct {
 	count    uint32
 	// windowBytes, when set, plans with NewPartition3PlanWindowLimit.
 	windowBytes uint64
-	offset      uint64 // byte offset of every range in its buffer
+	// byIndex plans with NewPartition3PlanByIndex.
+	byIndex bool
+	offset  uint64 // byte offset of every range in its buffer
 }
 
 func (c p3Case) String() string {
@@ -37,6 +39,9 @@ func (c p3Case) String() string {
 	}
 	if c.windowBytes != 0 {
 		s += fmt.Sprintf(" windows of %d bytes", c.windowBytes)
+	}
+	if c.byIndex {
+		s += " tiles by index"
 	}
 	return s
 }
@@ -92,9 +97,15 @@ func tryRunP3(ctx *vk.Context, rng *rand.Rand, c p3Case, t testing.TB) error {
 
 	var p *compact.Partition3Plan
 	var err error
-	if c.windowBytes != 0 {
+	switch {
+	case c.windowBytes != 0:
 		p, err = compact.NewPartition3PlanWindowLimit(ctx, uint64(n), c.part, c.windowBytes)
-	} else {
+	case c.byIndex:
+		p, err = compact.NewPartition3PlanByIndex(ctx, uint64(n), c.part)
+		if err == nil && !p.Tuning().TilesByIndex {
+			return fmt.Errorf("the plan takes its tiles from the counter")
+		}
+	default:
 		p, err = compact.NewPartition3Plan(ctx, uint64(n), c.part)
 	}
 	if err != nil {
@@ -228,7 +239,7 @@ func TestPartition3(t *testing.T) {
 			part, c1, c2, keys = anchor()
 			part.Elem = layouts[i%len(layouts)](typ)
 		}
-		for _, mode := range []string{"default", "fallback", "small-tiles"} {
+		for _, mode := range []string{"default", "fallback", "small-tiles", "by-index"} {
 			c := p3Case{n: n, part: part, c1: c1, c2: c2, keys: keys}
 			switch mode {
 			case "fallback":
@@ -236,6 +247,12 @@ func TestPartition3(t *testing.T) {
 			case "small-tiles":
 				c.part.Spins = -1
 				c.part.WorkgroupSize, c.part.LoadsPerLane = sgw, sgl
+			case "by-index": // the GPUs' tiles up to 1024 of them, here on any device
+				c.byIndex = true
+				c.part.WorkgroupSize, c.part.LoadsPerLane = sgw, sgl
+				if n > 1024*int(sgw) || n < 200 { // at most 1024 tiles of one element per lane, more than one
+					continue
+				}
 			}
 			if mode == "small-tiles" && (n > 100000 || vktest.Short() && n < 200) {
 				continue // too many tiles for the fallback's cost on a CPU device, or (short) one tile

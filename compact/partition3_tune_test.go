@@ -38,7 +38,7 @@ func TestPartition3Tune(t *testing.T) {
 			{"64-byte structs", Partition3{Elem: vkcompact.Struct(64, 4, vkcompact.Float32), First: KeepNonZero(), Second: KeepNonZero()}, 1 << 20, 256, 0, false},
 			{"past one binding", anchor, uint64(dev.MaxStorageBufferRange)/4 + 1, 256, 4, true},
 		} {
-			p, err := tunePartition3(dev, c.n, c.part, 0)
+			p, err := tunePartition3(dev, c.n, c.part, partition3Limits{})
 			if err != nil {
 				t.Errorf("%s: %s: %v", dev.Name, c.what, err)
 				continue
@@ -74,7 +74,7 @@ func TestPartition3Tune(t *testing.T) {
 			{"workgroup 1024 x 4 loads: past shared memory or the workgroup limit", Partition3{First: KeepNonZero(), Second: KeepNonZero(), Partition3Options: Partition3Options{WorkgroupSize: 1024, LoadsPerLane: 4}}, 10},
 			{"past four output windows", Partition3{Elem: vkcompact.Plain(vkcompact.Uint64), First: KeepNonZero(), Second: KeepNonZero()}, uint64(dev.MaxStorageBufferRange)/2 + 1},
 		} {
-			if _, err := tunePartition3(dev, c.n, c.part, 0); !errors.Is(err, vk.ErrInvalid) {
+			if _, err := tunePartition3(dev, c.n, c.part, partition3Limits{}); !errors.Is(err, vk.ErrInvalid) {
 				t.Errorf("%s: %s: %v, want ErrInvalid", dev.Name, c.what, err)
 			}
 		}
