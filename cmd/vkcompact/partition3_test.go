@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,11 +82,52 @@ func TestPartition3(t *testing.T) {
 			}
 		}
 	}
+	// A packed record array (flag u1, depth f32 at byte 1, id u2 at byte 5:
+	// records the command repacks for the GPU and back) by its field's
+	// name, to .npy outputs of the same dtype.
+	const descr = "[('flag', '|u1'), ('depth', '<f4'), ('id', '<u2')]"
+	const n, size = 999, 7
+	var recs []byte
+	var groups [3][]byte
+	for i := range n {
+		d := float32(rng.IntN(41)-20) / 4
+		if i%97 == 0 {
+			d = float32(math.NaN())
+		}
+		rec := append([]byte{byte(rng.IntN(256))}, binary.LittleEndian.AppendUint32(nil, math.Float32bits(d))...)
+		rec = binary.LittleEndian.AppendUint16(rec, uint16(i))
+		recs = append(recs, rec...)
+		g := 2
+		if d < -1 {
+			g = 0
+		} else if d != 0 {
+			g = 1
+		}
+		groups[g] = append(groups[g], rec...)
+	}
+	rdir := vktest.TempDir(t)
+	rin := filepath.Join(rdir, "parts.npy")
+	writeTestFile(t, rin, npyFile(fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': (%d,), }", descr, n), recs))
+	routs := [3]string{filepath.Join(rdir, "a.npy"), filepath.Join(rdir, "b.npy"), filepath.Join(rdir, "c.npy")}
+	code, stdout, stderr := runCLI(t, "partition3", "-in", rin, "-key", "depth", "-first", "x < -1", "-second", "x != 0",
+		"-out-first", routs[0], "-out-second", routs[1], "-out-rest", routs[2], "-json")
+	if code != 0 {
+		t.Fatalf("records: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"field":"depth"`) || !strings.Contains(stdout, fmt.Sprintf(`"second_count":%d`, len(groups[1])/size)) {
+		t.Errorf("records: JSON %s", stdout)
+	}
+	for g, out := range routs {
+		if got := readOutput(t, out, descr, len(groups[g])/size); !bytes.Equal(got, groups[g]) {
+			t.Errorf("records: group %d: %d bytes differ from the reference's %d", g, len(got), len(groups[g]))
+		}
+	}
+
 	// The text summary.
 	dir := vktest.TempDir(t)
 	in := filepath.Join(dir, "in")
 	writeTestFile(t, in, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 1), 5), 9))
-	code, stdout, stderr := runCLI(t, "partition3", "-in", in, "-type", "u32", "-first", "x < 2", "-second", "x > 6",
+	code, stdout, stderr = runCLI(t, "partition3", "-in", in, "-type", "u32", "-first", "x < 2", "-second", "x > 6",
 		"-out-first", filepath.Join(dir, "a"), "-out-second", filepath.Join(dir, "b"), "-out-rest", filepath.Join(dir, "c"))
 	if code != 0 || !bytes.HasPrefix([]byte(stdout), []byte("partitioned 3: 1 first, 1 second, 1 rest in ")) {
 		t.Errorf("summary: exit %d, %q, %s", code, stdout, stderr)
