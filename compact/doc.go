@@ -20,6 +20,11 @@
 // PathAuto takes the single pass on GPUs wherever it applies and the
 // three phases on CPU devices.
 //
+// A three-way partition (NewPartition3Plan, Partition3Slice) writes the
+// elements a first predicate keeps, then of the others those a second
+// keeps, then the rest, to three outputs, each in input order, in one such
+// pass whose tiles publish two counts.
+//
 // Element types and layouts (vkcompact.Elem) and the paths are package
 // vkcompact's; so are the synchronisation contract ("Synchronisation"),
 // GPU-side counts and the concurrency rules that every operation's Record

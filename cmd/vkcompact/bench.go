@@ -38,6 +38,7 @@ var benchOps = map[string]benchOp{
 	"copy":               benchCopy,
 	"select_if":          benchSelect(false),
 	"partition_if":       benchSelect(true),
+	"partition3_u32":     benchPartition3,
 	"scan_exclusive_u32": benchScan,
 	"sort_keys_u32":      benchSort(false),
 	"sort_pairs_u32":     benchSort(true),

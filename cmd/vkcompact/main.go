@@ -94,6 +94,7 @@ var commands = []struct {
 	{"bench", "time kernels with GPU timestamps; CSV like the CUB anchor", runBench},
 	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
 	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
+	{"partition3", "partition a file's elements three ways by two tests, each group in order, to three files", command(parsePartition3, runFileCommand)},
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
