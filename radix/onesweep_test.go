@@ -187,7 +187,15 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	// A tile status past the binding: a digit per invocation, one key per
 	// lane, so that two status words per key of n = maxStorageBufferRange/4
 	// keys take twice the binding; the widest digits that fit.
+	// PathAuto's three phases must fit them too (the single pass's shared
+	// memory, one union, can fit digits that the scatter's does not).
 	wide := widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8)
+	for ; wide.DigitBits > 2; wide.DigitBits-- {
+		three := radix.Options{Path: vkcompact.PathThreePhase, DigitBits: wide.DigitBits, KeysPerLane: 1, WorkgroupSize: max(1<<wide.DigitBits, info.MaxSubgroupSize)}
+		if _, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: vkcompact.Uint32, Options: three}); err == nil {
+			break
+		}
+	}
 	wide.WorkgroupSize = 1 << wide.DigitBits
 	if wide.WorkgroupSize%info.MaxSubgroupSize != 0 {
 		t.Fatalf("%+v: a workgroup of %d digits is not a multiple of the subgroup size %d", wide, wide.WorkgroupSize, info.MaxSubgroupSize)
