@@ -231,10 +231,9 @@ func TestOnesweepNotApplicable(t *testing.T) {
 }
 
 // TestSortAutoPath checks PathAuto's choice: on a GPU the single pass
-// with 8-bit digits for 32-bit keys below 2^20, and for pairs up to
-// radix.SmallSortKeys (larger tiles from 2^20), the three phases past it,
-// for 64-bit keys, and for keys alone past 2^21 (7-bit digits); the
-// three phases on a CPU device.
+// with 8-bit digits for 32-bit keys, alone or with values, up to
+// radix.SmallSortKeys (larger tiles from 2^20), the three phases past it
+// and for 64-bit keys; the three phases on a CPU device.
 func TestSortAutoPath(t *testing.T) {
 	ctx := vktest.Shared(t)
 	gpu := !ctx.Info().CPU()
@@ -246,7 +245,8 @@ func TestSortAutoPath(t *testing.T) {
 		{radix.Sort{Key: vkcompact.Uint32}, 100000, true},
 		{radix.Sort{Key: vkcompact.Uint32, Values: true}, radix.SmallSortKeys, true},
 		{radix.Sort{Key: vkcompact.Int32}, 1 << 21, true},
-		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, false},
+		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, true},
+		{radix.Sort{Key: vkcompact.Uint32}, radix.SmallSortKeys, true},
 		{radix.Sort{Key: vkcompact.Uint32, Values: true}, 1 << 23, true},
 		{radix.Sort{Key: vkcompact.Float32}, radix.SmallSortKeys + 1, false},
 		{radix.Sort{Key: vkcompact.Uint64}, 100000, false},
