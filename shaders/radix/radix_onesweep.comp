@@ -111,9 +111,9 @@ const uint FLAG_AGG = 1u << 30, FLAG_INCL = 2u << 30, VALUE = FLAG_AGG - 1;
 // with the status stored digit-major (24.9 ms).
 const uint LOOKBACK = 4;
 
-// pool is one union over the tile's life: first counts[s * BUCKETS + d],
-// the keys of digit d in subgroup s's piece (then, in place, the tile
-// position of that subgroup's first key of digit d); once every key has
+// pool is one union over the tile's life: first, at s * BUCKETS + d, the
+// count of digit d in subgroup s's piece (then, in place, the tile
+// position of that subgroup's first key of digit d, then its next); once every key has
 // its tile position, the stage of the tile's keys in output order (low
 // words, then the high words of 64-bit keys); once the keys are written,
 // the stage of the values (PAIRS). So only keys and ranks live in
