@@ -52,16 +52,15 @@ func (sh scatterShape) shared(w uint32, carry bool) uint32 {
 }
 
 // onesweepShared returns the single pass's shared memory in bytes for
-// digits of w bits (radix_onesweep's declarations): two counts per
-// subgroup and digit, two words per digit, the stage of one tile's keys
-// (and values; an unused stage array takes one word), three words, a word
-// per subgroup (the row scan's sums, which only self-reset allocates:
-// counted always), and block_scan's 257. The scatter's model (shared)
-// leaves out the 257, which the 8-bit digits' extra words there covered
-// but narrower digits did not.
-func (sh scatterShape) onesweepShared(w uint32) uint32 {
+// digits of w bits and keys of keyWords 32-bit words (radix_onesweep's
+// declarations): one union of a count per subgroup and digit and the
+// stage of one tile's keys (the values go through it after the keys),
+// two words per digit, three words, and two words per subgroup (the digit
+// scan's sums and the row scan's, which only self-reset allocates:
+// counted always).
+func (sh scatterShape) onesweepShared(w, keyWords uint32) uint32 {
 	b := uint32(1) << w
-	need := 2*sh.subgroups*b + 2*b + sh.wg*sh.kpl*sh.stageWords + 3 - sh.stageWords + 3 + sh.subgroups + 257
+	need := max(sh.subgroups*b, sh.wg*sh.kpl*keyWords) + 2*b + 3 + 2*sh.subgroups
 	return 4 * need
 }
 

@@ -114,6 +114,12 @@ func TestOnesweepShapes(t *testing.T) {
 		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 4, WorkgroupSize: 128}, 7), vkcompact.Uint32, 0, 0},
 		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8), vkcompact.Uint32, 8, 32},
 		{onesweepOptions(radix.Options{DigitBits: 2, WorkgroupSize: info.MaxSubgroupSize}), vkcompact.Uint64, 17, 40},
+		// Large tiles: a workgroup of 384 (not a power of two) of 64-bit
+		// keys, 8 a lane (two stage words a key: 24 KiB, which lavapipe's
+		// 32 KiB of shared memory hold beside what widestOnesweep fitted
+		// for 32-bit keys), then 30 keys per lane with values.
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 8, WorkgroupSize: 384}, 8), vkcompact.Uint64, 0, 0},
+		{widestOnesweep(t, ctx, radix.Options{KeysPerLane: 30, WorkgroupSize: 256}, 8), vkcompact.Uint32, 0, 0},
 	}
 	for i, c := range cases {
 		o := c.o
@@ -183,7 +189,15 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	// A tile status past the binding: a digit per invocation, one key per
 	// lane, so that two status words per key of n = maxStorageBufferRange/4
 	// keys take twice the binding; the widest digits that fit.
+	// PathAuto's three phases must fit them too (the single pass's shared
+	// memory, one union, can fit digits that the scatter's does not).
 	wide := widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8)
+	for ; wide.DigitBits > 2; wide.DigitBits-- {
+		three := radix.Options{Path: vkcompact.PathThreePhase, DigitBits: wide.DigitBits, KeysPerLane: 1, WorkgroupSize: max(1<<wide.DigitBits, info.MaxSubgroupSize)}
+		if _, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: vkcompact.Uint32, Options: three}); err == nil {
+			break
+		}
+	}
 	wide.WorkgroupSize = 1 << wide.DigitBits
 	if wide.WorkgroupSize%info.MaxSubgroupSize != 0 {
 		t.Fatalf("%+v: a workgroup of %d digits is not a multiple of the subgroup size %d", wide, wide.WorkgroupSize, info.MaxSubgroupSize)
@@ -219,10 +233,9 @@ func TestOnesweepNotApplicable(t *testing.T) {
 }
 
 // TestSortAutoPath checks PathAuto's choice: on a GPU the single pass
-// with 8-bit digits for 32-bit keys below 2^20, and for pairs up to
-// radix.SmallSortKeys (larger tiles from 2^20), the three phases past it,
-// for 64-bit keys, and for keys alone past 2^21 (7-bit digits); the
-// three phases on a CPU device.
+// with 8-bit digits for 32-bit keys, alone or with values, up to
+// radix.SmallSortKeys (larger tiles from 2^20), the three phases past it
+// and for 64-bit keys; the three phases on a CPU device.
 func TestSortAutoPath(t *testing.T) {
 	ctx := vktest.Shared(t)
 	gpu := !ctx.Info().CPU()
@@ -234,7 +247,8 @@ func TestSortAutoPath(t *testing.T) {
 		{radix.Sort{Key: vkcompact.Uint32}, 100000, true},
 		{radix.Sort{Key: vkcompact.Uint32, Values: true}, radix.SmallSortKeys, true},
 		{radix.Sort{Key: vkcompact.Int32}, 1 << 21, true},
-		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, false},
+		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, true},
+		{radix.Sort{Key: vkcompact.Uint32}, radix.SmallSortKeys, true},
 		{radix.Sort{Key: vkcompact.Uint32, Values: true}, 1 << 23, true},
 		{radix.Sort{Key: vkcompact.Float32}, radix.SmallSortKeys + 1, false},
 		{radix.Sort{Key: vkcompact.Uint64}, 100000, false},

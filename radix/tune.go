@@ -95,14 +95,15 @@ func newRequest(info vk.DeviceInfo, n uint64, s Sort) (request, scatterShape, er
 	stage := stageWords(s)
 	wg := o.WorkgroupSize
 	if wg == 0 {
-		wg = defaultWorkgroup(info, kpl, stage, bits, held, o.Counts == CountsFused && bits <= MaxFusedBits)
+		wg = defaultWorkgroup(info, kpl, stage, bits, held, o.Counts == CountsFused && bits <= MaxFusedBits, s)
 	}
 	if wg%info.MaxSubgroupSize != 0 {
 		return request{}, scatterShape{}, invalid("radix: workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
 	}
 	kpl = fewerRounds(info, n, o, wg, kpl)
 	sh := newScatterShape(info, wg, kpl, stage)
-	if need := sh.shared(bits, held); need > info.MaxSharedMemory {
+	// The single pass checks its own shared memory (onesweepNot).
+	if need := sh.shared(bits, held); need > info.MaxSharedMemory && o.Path != vkcompact.PathSinglePass {
 		heldText := ""
 		if held {
 			heldText = " and held tails"
@@ -189,11 +190,16 @@ func resolveDigits(info vk.DeviceInfo, s Sort) (bits, kpl uint32, err error) {
 // defaultWorkgroup is the table's workgroup, halved (down to the largest
 // subgroup size) while the scatter's shared memory does not fit: its
 // per-subgroup digit counts, its stage of one round's keys, the held
-// tails where asked, and a forced fused count's counters.
-func defaultWorkgroup(info vk.DeviceInfo, kpl, stage, bits uint32, held, forcedFused bool) uint32 {
+// tails where asked, and a forced fused count's counters; for the single
+// pass, its own shared memory (onesweepShared).
+func defaultWorkgroup(info vk.DeviceInfo, kpl, stage, bits uint32, held, forcedFused bool, s Sort) uint32 {
 	wg := tuningFor(info).workgroup
 	for ; wg > info.MaxSubgroupSize; wg /= 2 {
-		need := newScatterShape(info, wg, kpl, stage).shared(bits, held)
+		sh := newScatterShape(info, wg, kpl, stage)
+		need := sh.shared(bits, held)
+		if s.Path == vkcompact.PathSinglePass {
+			need = sh.onesweepShared(bits, uint32(s.Key.Size()/4))
+		}
 		if forcedFused {
 			need += nextCounters(bits)
 		}

@@ -75,9 +75,9 @@ func onesweepNot(info vk.DeviceInfo, n, keyBytes uint64, sh scatterShape, d digi
 	case status.bytes() > uint64(info.MaxStorageBufferRange):
 		return fmt.Sprintf("its tile status (%d bytes for %d tiles of %d-bit digits) exceeds the device's maxStorageBufferRange (%d bytes)",
 			status.bytes(), status.tiles, d.bits, info.MaxStorageBufferRange)
-	case sh.onesweepShared(d.bits) > info.MaxSharedMemory:
+	case sh.onesweepShared(d.bits, uint32(keyBytes/4)) > info.MaxSharedMemory:
 		return fmt.Sprintf("a workgroup of %d (%d subgroups) with %d-bit digits and %d keys per lane needs %d bytes of shared memory; the device has %d",
-			wg, sh.subgroups, d.bits, sh.kpl, sh.onesweepShared(d.bits), info.MaxSharedMemory)
+			wg, sh.subgroups, d.bits, sh.kpl, sh.onesweepShared(d.bits, uint32(keyBytes/4)), info.MaxSharedMemory)
 	}
 	return ""
 }

@@ -64,7 +64,7 @@ type smallShape struct {
 // SmallSortKeys is the most keys for which PathAuto on a GPU picks the
 // sort's shape for 32-bit keys by their count (BENCHMARKS.md, "Radix
 // tuning choices and the measurements behind them").
-const SmallSortKeys = 1 << 25
+const SmallSortKeys = 1 << 26
 
 var (
 	singlePass8 = smallShape{path: vkcompact.PathSinglePass, bits: 8}
@@ -75,15 +75,25 @@ var (
 		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
 		holdPairTails: true, fusedChunkPerCounter: 16,
 		selfResetTiles: struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
+		// Issue 36 (H100, one call, results/2026-11-28-h100-issue36-onesweep.csv):
+		// the single pass with tiles of 256 x 30 keys against the three
+		// phases took keys at 2^22 0.2007 vs 0.2038 ms, 2^24 0.559 vs
+		// 0.639, 2^26 1.977 vs 2.197 (at 2^28 its tiles of 256 x 16 and
+		// 384 x 20 took 10.2 vs 7.7); pairs at 256 x 16 (at 30 keys a
+		// lane 152 registers leave one workgroup an SM) 0.0948 vs 0.1046
+		// at 2^20, 0.2691 vs 0.2684 at 2^22, 0.837 vs 0.882 at 2^24, 3.122
+		// vs 3.145 at 2^26. The three-phase shapes after them are the
+		// fallback where the single pass does not fit.
 		keysSmall: []smallSortRow{
 			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
 			{most: 1 << 21, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 16}, singlePass8}},
-			{most: 1 << 22, shapes: []smallShape{{vkcompact.PathThreePhase, 7, 0}}},
-			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathThreePhase, 7, 16}}},
+			{most: 1 << 22, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 30}, {vkcompact.PathThreePhase, 7, 0}}},
+			{most: 1 << 25, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 30}, {vkcompact.PathThreePhase, 7, 16}}},
+			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 30}}},
 		},
 		pairsSmall: []smallSortRow{
 			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
-			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 14}, singlePass8}},
+			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 16}, singlePass8}},
 		},
 	}
 
