@@ -57,6 +57,7 @@ type moveSpec struct {
 	Split      uint32 `glsl:"SPLIT"`       // 1: the rejected after the kept, in order; 2: reversed from the back
 	Staged     uint32 `glsl:"STAGED"`      // 1: the staged write
 	StageWords uint32 `glsl:"STAGE_WORDS"` // the stage's words when staged
+	OutIndex   uint32 `glsl:"OUT_INDEX"`   // 1: each kept element's index (Selection.Indices)
 }
 
 // copybackPush is select_copyback's push constants.
@@ -100,6 +101,7 @@ type onepassSpec struct {
 	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	OutIndex     uint32 `glsl:"OUT_INDEX"`     // 1: each kept element's index (Selection.Indices)
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see

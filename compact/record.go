@@ -90,7 +90,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 			return invalid("compact: in place, the destination must be the source or left empty")
 		}
 	} else {
-		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.req.size, Write: true})
+		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.req.outSize(), Write: true})
 	}
 	if sel.Keep.Op == Flagged {
 		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(sel.Keep.FlagBytes)})

@@ -107,6 +107,11 @@ type Selection struct {
 	// r-th rejected element goes to slot n-1-r. The single pass needs it to
 	// split (a tile then never waits for the kept total).
 	ReverseRejected bool
+	// Indices writes each kept element's index in the input (a uint32)
+	// instead of the element: Dst then needs 4 bytes per element. It
+	// applies to a compaction out of place (not a split, not InPlace)
+	// whose input one binding holds.
+	Indices bool
 	Options
 }
 

@@ -169,7 +169,7 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 		byIndex = 1
 	}
 	spec := onepassSpec{SelectSpec: q.selectSpec(s.wg, 1, s.loads),
-		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex}
+		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex, OutIndex: q.outIndex()}
 	var err error
 	switch {
 	case s.windowTiles > 0:
@@ -195,7 +195,7 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 		count, countOn = status, 0 // bound, never read
 	}
 	n := uint64(q.n)
-	src, dst := b.Src.Sub(0, n*q.size), b.Dst.Sub(0, n*q.size)
+	src, dst := b.Src.Sub(0, n*q.size), b.Dst.Sub(0, n*q.outSize())
 	push := onepassPush{N: q.n, Tiles: s.tiles, CLo: q.cLo, CHi: q.cHi, CountOn: countOn,
 		GroupSize: q.sel.GroupSize, MaxX: s.maxX, Spins: s.spins}
 	stamp()

@@ -74,6 +74,8 @@ layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to th
 layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
 layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 11) const uint TILE_BY_ID = 0; // 1: tile = workgroup index; 0: from the tile counter
+layout(constant_id = 12) const uint OUT_INDEX = 0;  // 1: write each kept element's index (one word), not the element (no SPLIT)
+const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE;   // words per output element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -255,6 +257,7 @@ void main() {
     uint start = tile * TILE;
     uint m = min(TILE, n - min(start, n)); // elements in the tile
     uint tileAt = start - elem0, nAt = n - elem0; // the same, from the first element bound
+    selN = nAt; // the neighbour predicates' bound
 
     // Load the tile once. Each subgroup ranks the kept elements of its
     // segments, segment segK(k) being the elements of the subgroup's load
@@ -320,8 +323,13 @@ void main() {
                     if (kj || SPLIT != 0) {
                         uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
                         uint e = tileAt + segBase + pos + j;
-                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                            stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
+                        if (OUT_INDEX != 0) {
+                            // In the segment's own place: its words from segBase * STRIDE.
+                            stage[segBase * STRIDE + (at - segBase)] = elem0 + e;
+                        } else {
+                            [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                                stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
+                            }
                         }
                     }
                     if (kj) {
@@ -439,16 +447,16 @@ void main() {
         uint e2 = VECS > 2 ? sgCounts[first + 2] - before : 0;
         uint e3 = VECS > 3 ? sgCounts[first + 3] - before : 0;
         uint kept = (first + VECS < VECS * nsg ? sgCounts[first + VECS] : aggregate) - before;
-        uint runAt = (prefix + before) * STRIDE;
+        uint runAt = (prefix + before) * OSTRIDE;
         uint stageAt = first * sg * EPV * STRIDE; // the subgroup's first segment in the stage
-        for (uint t = lane; t < kept * STRIDE; t += sg) {
-            uint q = t / STRIDE;
-            uint w = t - q * STRIDE;
+        for (uint t = lane; t < kept * OSTRIDE; t += sg) {
+            uint q = t / OSTRIDE;
+            uint w = t - q * OSTRIDE;
             uint k = 0, ek = 0;
             if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
             if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
-            storeWord(runAt + t, stage[stageAt + (k * seg + q - ek) * STRIDE + w]);
+            storeWord(runAt + t, stage[stageAt + k * seg * STRIDE + (q - ek) * OSTRIDE + w]);
         }
     } else {
         // Write out, each subgroup its own segments: the kept elements to
