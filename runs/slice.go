@@ -128,4 +128,3 @@ func (s *sliceRun) lengths() ([]uint32, error) {
 	}
 	return l, nil
 }
-

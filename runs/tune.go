@@ -7,8 +7,8 @@ import (
 
 // finishTuning is the second dispatch's shape for one class of device.
 type finishTuning struct {
-	workgroup    uint32 // invocations per workgroup
-	groupsPerCU  uint32 // workgroups per compute unit, at most
+	workgroup   uint32 // invocations per workgroup
+	groupsPerCU uint32 // workgroups per compute unit, at most
 }
 
 // finishTable is runs_finish's shape by class of device: on a GPU enough
