@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
@@ -180,12 +181,42 @@ func (p *Plan) Selection() *compact.Plan {
 // then runs_finish, with a buffer barrier between them. Errors, such as a
 // range too small, are kept by r and returned by r.Err or pipeline.Run.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, pipeline.Stamps(r, nil))
+}
+
+// phases names the intervals RecordTimed measures.
+var phases = []string{"select", "finish"}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1: "select" (the selection of run starts
+// or edges) and "finish" (their lengths, keys or offsets, and the result
+// block).
+func (p *Plan) Phases() []string { return slices.Clone(phases) }
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i], so t needs 3 queries.
+// t must be reset (Timer.Reset) earlier in the command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer"))
+		return
+	}
+	if need := uint32(len(phases) + 1); t.Count() < need {
+		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		return
+	}
+	p.record(r, b, pipeline.Stamps(r, t))
+}
+
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
+	stamp()
 	selBlock := b.Scratch.Sub(p.selBlock, ResultSize)
 	idx := b.Scratch.Sub(p.selIdx, max(p.n*4, 4))
 	p.sel.Record(r, compact.Buffers{Src: b.Src, Dst: idx, Result: selBlock, Scratch: b.Scratch.Sub(0, p.sel.ScratchSize()), Count: b.Count})
+	stamp()
 	out, outSize := b.Offsets, max(p.n/2*4, 4)
 	src := idx // NonTrivial reads no elements: bound, never read
 	if p.req.Op == Encode {
@@ -195,6 +226,7 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 	p.finish.Dispatch(r, p.groups, finishPush{GroupSize: p.req.GroupSize, MaxX: p.ctx.Info().MaxWorkgroupCount[0]},
 		finishBindings{Src: src, Sel: idx, SelBlock: selBlock, Out: out.Sub(0, min(outSize, out.Size)), Lengths: b.Lengths.Sub(0, min(lenSize, b.Lengths.Size)),
 			Result: b.Result.Sub(0, ResultSize)})
+	stamp()
 }
 
 // lengths is the most runs the plan can write: n, or n/2 longer than one.
