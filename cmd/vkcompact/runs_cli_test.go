@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
@@ -169,5 +171,29 @@ func TestRunsBadInput(t *testing.T) {
 		if c.late {
 			checkBadCase(t, c, true)
 		}
+	}
+}
+
+// TestBenchRuns runs bench's unique_u32 and rle_u32, which check their
+// outputs against Go themselves, once per keep ratio, with -phases.
+func TestBenchRuns(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "bench", "-ops", "unique_u32,rle_u32", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-warmup-ms", "0", "-json", "-phases")
+	var rows []benchRow
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 12 {
+		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
+	}
+	ops := map[string]int{}
+	for _, r := range rows {
+		ops[r.Op]++
+		if r.MsMedian <= 0 || (r.N != 256 && r.N != 8192) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if ops["unique_u32"] != 6 || ops["rle_u32"] != 6 {
+		t.Errorf("rows by operation %v", ops)
+	}
+	if !strings.Contains(errOut, "# rle_u32 n=8192 keep=0.500: select ") {
+		t.Errorf("no phases of rle_u32 in %q", errOut)
 	}
 }
