@@ -214,10 +214,14 @@ func (t *threePhase) recordMove(r *pipeline.Recorder, q *request, b Buffers, out
 		for page := uint64(0); page < n; page += seg {
 			pageCount := min(seg, n-page)
 			dst := out.Sub(page*q.outSize(), pageCount*q.outSize())
+			kept := dst // the kept elements, with OutputBoth
+			if q.sel.Output == OutputBoth {
+				kept = b.Elements.Sub(page*size, pageCount*size)
+			}
 			t.move.Dispatch(r, align.CeilDiv(nc, t.perGroup),
 				movePush{C0: uint32(first / uint64(t.chunk)), NC: uint32(nc), Chunk: t.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: q.cLo, CHi: q.cHi, CountOn: countOn},
-				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count})
+				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count, DstElems: kept})
 		}
 	}
 }

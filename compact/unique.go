@@ -12,7 +12,7 @@ import (
 // more load per unit for the element before it, and for RunEdges the one
 // after it; select_load.glsl, keepNeighbours). Unique is the selection
 // FirstOfRun; package runs builds run-length encoding on FirstOfRun and
-// RunEdges with Selection.Indices.
+// RunEdges with Selection.Output.
 
 // The neighbour tests.
 const (
@@ -98,32 +98,45 @@ func (q *request) neighbours() bool {
 	return q.sel.Keep.Op == FirstOfRun || q.sel.Keep.Op == RunEdges
 }
 
-// outSize is the bytes per output element: 4 for indices, the element's
+// Output chooses what a compaction writes for each kept element
+// (Selection.Output).
+type Output uint8
+
+const (
+	// OutputElements writes the kept elements to Dst.
+	OutputElements Output = iota
+	// OutputIndices writes each kept element's index in the input, a
+	// uint32, to Dst.
+	OutputIndices
+	// OutputBoth writes the indices to Dst and the elements to
+	// Buffers.Elements, in the same pass (each element re-read at its
+	// index while the tile is still in cache).
+	OutputBoth
+)
+
+// outSize is the bytes per element of Dst: 4 for indices, the element's
 // size otherwise.
 func (q *request) outSize() uint64 {
-	if q.sel.Indices {
+	if q.sel.Output != OutputElements {
 		return 4
 	}
 	return q.size
 }
 
 // outIndex is select_move's and select_onepass's OUT_INDEX.
-func (q *request) outIndex() uint32 {
-	if q.sel.Indices {
-		return 1
-	}
-	return 0
-}
+func (q *request) outIndex() uint32 { return uint32(q.sel.Output) }
 
-// checkIndices refuses Indices where it does not apply.
+// checkIndices refuses an Output where it does not apply.
 func checkIndices(sel Selection) error {
 	switch {
-	case !sel.Indices:
+	case sel.Output == OutputElements:
 		return nil
+	case sel.Output > OutputBoth:
+		return invalid("compact: unknown output %d", sel.Output)
 	case sel.Split:
-		return invalid("compact: Indices applies to a compaction, not a split")
+		return invalid("compact: indices (Selection.Output) apply to a compaction, not a split")
 	case sel.InPlace:
-		return invalid("compact: Indices writes uint32 indices, not elements: it cannot run in place")
+		return invalid("compact: indices (Selection.Output) are uint32s, not elements: they cannot be written in place")
 	}
 	return nil
 }
@@ -133,7 +146,7 @@ func checkIndices(sel Selection) error {
 // element's neighbour would lie in another binding, and an index is
 // counted from the binding's start.
 func checkOneBinding(q *request, alg algorithm) error {
-	if !q.neighbours() && !q.sel.Indices {
+	if !q.neighbours() && q.sel.Output == OutputElements {
 		return nil
 	}
 	cut := false
@@ -153,7 +166,8 @@ func checkOneBinding(q *request, alg algorithm) error {
 	return invalid("compact: %s needs the input in one binding; %d elements of %d bytes exceed it (maxStorageBufferRange)", what, q.n, q.size)
 }
 
-// SliceIndices runs sel over data on the GPU with sel.Indices set and
+// SliceIndices runs sel over data on the GPU with sel.Output
+// OutputIndices and
 // returns the kept elements' indices. T and sel.Elem are as Slice takes
 // them; a flagged selection is refused (Flags are not taken here).
 func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Result, error) {
@@ -164,7 +178,7 @@ func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Re
 	if err != nil {
 		return nil, Result{}, err
 	}
-	sel.Elem, sel.Indices = elem, true
+	sel.Elem, sel.Output = elem, OutputIndices
 	n := uint64(len(data))
 	p, err := NewPlan(ctx, n, sel)
 	if err != nil {

@@ -23,7 +23,7 @@ func TestUniqueBadInput(t *testing.T) {
 		return func() error { _, err := compact.NewPlan(ctx, n, sel); return err }
 	}
 	unique := compact.Selection{Keep: compact.KeepUnique()}
-	indices := compact.Selection{Keep: compact.KeepUnique(), Indices: true}
+	indices := compact.Selection{Keep: compact.KeepUnique(), Output: compact.OutputIndices}
 	p, err := compact.NewPlan(ctx, n, indices)
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +32,10 @@ func TestUniqueBadInput(t *testing.T) {
 	cases := []badinput.Case{
 		{Entry: "NewPlan", Input: "an unknown equality", Want: vk.ErrInvalid, Msg: "unknown equality 7",
 			Call: plan(compact.Selection{Keep: compact.Keep{Op: compact.FirstOfRun, Equal: 7}})},
-		{Entry: "NewPlan", Input: "Indices with a split", Want: vk.ErrInvalid, Msg: "Indices applies to a compaction",
-			Call: plan(compact.Selection{Keep: compact.KeepUnique(), Indices: true, Split: true})},
-		{Entry: "NewPlan", Input: "Indices in place", Want: vk.ErrInvalid, Msg: "it cannot run in place",
-			Call: plan(compact.Selection{Keep: compact.KeepUnique(), Indices: true, InPlace: true})},
+		{Entry: "NewPlan", Input: "Indices with a split", Want: vk.ErrInvalid, Msg: "apply to a compaction, not a split",
+			Call: plan(compact.Selection{Keep: compact.KeepUnique(), Output: compact.OutputIndices, Split: true})},
+		{Entry: "NewPlan", Input: "Indices in place", Want: vk.ErrInvalid, Msg: "they cannot be written in place",
+			Call: plan(compact.Selection{Keep: compact.KeepUnique(), Output: compact.OutputIndices, InPlace: true})},
 		{Entry: "NewPlanSegmentLimit", Input: "unique past one segment", Want: vk.ErrInvalid, Msg: "needs the input in one binding",
 			Call: func() error {
 				sel := unique
@@ -45,13 +45,20 @@ func TestUniqueBadInput(t *testing.T) {
 			}},
 		{Entry: "NewPlanWindowLimit", Input: "indices past one window", Want: vk.ErrInvalid, Msg: "needs the input in one binding",
 			Call: func() error {
-				sel := compact.Selection{Keep: compact.KeepNonZero(), Indices: true, Options: compact.Options{Path: vkcompact.PathSinglePass}}
+				sel := compact.Selection{Keep: compact.KeepNonZero(), Output: compact.OutputIndices, Options: compact.Options{Path: vkcompact.PathSinglePass}}
 				_, err := compact.NewPlanWindowLimit(ctx, 1<<16, sel, 64<<10)
 				return err
 			}},
 		{Entry: "Record", Input: "indices to a destination too small", Want: vk.ErrInvalid, Msg: "destination range of 3996 bytes: 4000 needed",
 			Call: func() error {
 				b := compact.Buffers{Src: src.All(), Dst: dst.Range(0, n*4-4), Result: res.All(), Scratch: scratch.All()}
+				return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+			}},
+		{Entry: "NewPlan", Input: "an unknown output", Want: vk.ErrInvalid, Msg: "unknown output 3",
+			Call: plan(compact.Selection{Keep: compact.KeepUnique(), Output: 3})},
+		{Entry: "Record", Input: "Elements without OutputBoth", Want: vk.ErrInvalid, Msg: "Elements is for Selection.Output OutputBoth",
+			Call: func() error {
+				b := compact.Buffers{Src: src.All(), Dst: dst.All(), Result: res.All(), Scratch: scratch.All(), Elements: dst.All()}
 				return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 			}},
 		{Entry: "Slice", Input: "Indices", Want: vk.ErrInvalid, Msg: "use SliceIndices",

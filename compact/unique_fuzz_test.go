@@ -13,7 +13,7 @@ import (
 // stride, mode), against the Go reference: repeat/255 is the chance that
 // an element repeats the one before it. mode's bits choose: 0-1 the
 // equality (keys, key bits, elements); 2 RunEdges rather than FirstOfRun;
-// 3-4 the output (elements, indices, a split with the rejected reversed,
+// 3-4 the output (elements, indices with or without the elements, a split with the rejected reversed,
 // in place); 5 the three phases rather than the single pass; 6 a count
 // taken on the GPU (0, half, all or past n). The seeds below run as plain
 // tests; `go test -fuzz FuzzUnique ./compact` explores.
@@ -38,7 +38,7 @@ func FuzzUnique(f *testing.F) {
 		sel := compact.Selection{Elem: vkcompact.Struct(size, off, key), Keep: keep, Options: compact.Options{Path: vkcompact.PathSinglePass}}
 		switch (mode >> 3) & 3 {
 		case 1:
-			sel.Indices = true
+			sel.Output = compact.Output(1 + rng.IntN(2)) // indices, or indices and elements
 		case 2:
 			sel.Split, sel.ReverseRejected = true, true
 		case 3:

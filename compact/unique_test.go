@@ -17,7 +17,7 @@ import (
 )
 
 // The neighbour selections (FirstOfRun: unique; RunEdges) and
-// Selection.Indices, checked against a Go reference written from their
+// Selection.Output, checked against a Go reference written from their
 // definitions with Go's own comparisons.
 
 // runData returns n elements of layout e in runs: each element repeats
@@ -101,7 +101,7 @@ type nbCase struct {
 
 func (c nbCase) String() string {
 	s := fmt.Sprintf("n=%d %v keep=%v path=%v split=%v reversed=%v inplace=%v indices=%v repeat=%v", c.n, c.sel.Elem, c.sel.Keep,
-		c.sel.Path, c.sel.Split, c.sel.ReverseRejected, c.sel.InPlace, c.sel.Indices, c.repeat)
+		c.sel.Path, c.sel.Split, c.sel.ReverseRejected, c.sel.InPlace, c.sel.Output, c.repeat)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
 	}
@@ -128,12 +128,16 @@ func tryNeighbours(t *testing.T, ctx *vk.Context, rng *rand.Rand, c nbCase) erro
 		nEff = min(c.n, int(c.count))
 	}
 	keep := refNeighbours(data, e, c.sel.Keep, nEff)
-	var want, rejected []byte
+	var want, rejected, wantElems []byte
 	kept := 0
+	indices := c.sel.Output != compact.OutputElements
 	for i, k := range keep {
 		el := data[i*size : (i+1)*size]
+		if k {
+			wantElems = append(wantElems, el...)
+		}
 		switch {
-		case k && c.sel.Indices:
+		case k && indices:
 			want = binary.LittleEndian.AppendUint32(want, uint32(i))
 		case k:
 			want = append(want, el...)
@@ -160,7 +164,7 @@ func tryNeighbours(t *testing.T, ctx *vk.Context, rng *rand.Rand, c nbCase) erro
 	const guard = 64
 	nb := uint64(c.n * size)
 	outBytes := nb
-	if c.sel.Indices {
+	if indices {
 		outBytes = uint64(c.n) * 4
 	}
 	src := vktest.NewPoisoned(t, ctx, nb+guard)
@@ -172,6 +176,11 @@ func tryNeighbours(t *testing.T, ctx *vk.Context, rng *rand.Rand, c nbCase) erro
 	if !c.sel.InPlace {
 		dst = vktest.NewPoisoned(t, ctx, outBytes+guard)
 		b.Dst = dst.Range(0, outBytes)
+	}
+	var elems *vk.Buffer
+	if c.sel.Output == compact.OutputBoth {
+		elems = vktest.NewPoisoned(t, ctx, nb+guard)
+		b.Elements = elems.Range(0, nb)
 	}
 	b.Result = vktest.NewPoisoned(t, ctx, compact.ResultSize).Range(0, compact.ResultSize)
 	b.Scratch = vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())
@@ -196,8 +205,20 @@ func tryNeighbours(t *testing.T, ctx *vk.Context, rng *rand.Rand, c nbCase) erro
 	if err := vk.Download(dst.All(), got); err != nil {
 		return err
 	}
+	if elems != nil {
+		gotElems := make([]byte, elems.Size())
+		if err := vk.Download(elems.All(), gotElems); err != nil {
+			return err
+		}
+		if !bytes.Equal(gotElems[:len(wantElems)], wantElems) {
+			return fmt.Errorf("the kept elements (OutputBoth) differ from the reference's %d", kept)
+		}
+		if !bytes.Equal(gotElems[len(wantElems):], vktest.PoisonBytes(uint64(len(gotElems)))[len(wantElems):]) {
+			return errors.New("bytes after the kept elements (OutputBoth) were written")
+		}
+	}
 	osize := size
-	if c.sel.Indices {
+	if indices {
 		osize = 4
 	}
 	if out := got[:len(want)]; !bytes.Equal(out, want) {
@@ -253,6 +274,9 @@ func TestUniqueTypes(t *testing.T) {
 				}
 				for _, k := range []compact.Keep{compact.KeepFirstOfRun(eq), compact.KeepRunEdges(eq)} {
 					sel := compact.Selection{Elem: e, Keep: k, Options: compact.Options{Path: path}}
+					if k.Op == compact.FirstOfRun && i == 1 {
+						sel.Output = compact.OutputBoth // as runs.Encode takes it
+					}
 					runNeighbours(t, ctx, rng, nbCase{n: n + rng.IntN(100), sel: sel, repeat: []float64{0.5, 0.9, 0.1}[i]})
 				}
 			}
@@ -281,10 +305,10 @@ func TestUniqueSizes(t *testing.T) {
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: sel, repeat: repeat})
 				edges := sel
 				edges.Keep = compact.KeepRunEdges(compact.EqualKeys)
-				edges.Indices = true
+				edges.Output = compact.OutputIndices
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: edges, repeat: repeat})
 			}
-			modes := []compact.Selection{{Split: true}, {Split: true, ReverseRejected: true}, {InPlace: true}, {Split: true, InPlace: true}, {Indices: true}}
+			modes := []compact.Selection{{Split: true}, {Split: true, ReverseRejected: true}, {InPlace: true}, {Split: true, InPlace: true}, {Output: compact.OutputIndices}, {Output: compact.OutputBoth}}
 			for _, m := range modes {
 				sel := m
 				sel.Keep, sel.Path = compact.KeepUnique(), path
@@ -294,7 +318,7 @@ func TestUniqueSizes(t *testing.T) {
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: sel, repeat: 0.6})
 			}
 			for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n), uint32(n) + 5} {
-				sel := compact.Selection{Keep: compact.KeepRunEdges(compact.EqualKeys), Indices: true, Options: compact.Options{Path: path}}
+				sel := compact.Selection{Keep: compact.KeepRunEdges(compact.EqualKeys), Output: compact.OutputIndices, Options: compact.Options{Path: path}}
 				if n == 0 && path == vkcompact.PathSinglePass {
 					sel.Path = vkcompact.PathAuto
 				}
@@ -330,7 +354,7 @@ func TestUniqueTunings(t *testing.T) {
 				for _, k := range []compact.Keep{compact.KeepUnique(), compact.KeepRunEdges(compact.EqualKeys)} {
 					sel := compact.Selection{Elem: e, Keep: k, Options: o}
 					runNeighbours(t, ctx, rng, nbCase{n: 3000 + rng.IntN(2000), sel: sel, repeat: 0.8})
-					sel.Indices = true
+					sel.Output = compact.OutputBoth
 					runNeighbours(t, ctx, rng, nbCase{n: 3000 + rng.IntN(2000), sel: sel, repeat: 0.3})
 				}
 			}
@@ -365,7 +389,7 @@ func TestUniqueSlice(t *testing.T) {
 	if want := []uint32{0, 1, 3, 5}; fmt.Sprint(idx) != fmt.Sprint(want) {
 		t.Errorf("run edges by Cell: %v, want %v", idx, want)
 	}
-	if _, _, err := compact.Slice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique(), Indices: true}); !errors.Is(err, vk.ErrInvalid) {
+	if _, _, err := compact.Slice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique(), Output: compact.OutputIndices}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("Slice with Indices: %v, want ErrInvalid", err)
 	}
 }

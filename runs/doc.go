@@ -7,19 +7,23 @@
 // (compact.Equality), as package compact's selections take them.
 //
 // Each is two dispatches. The first is one of package compact's
-// selections, made with compact.Selection.Indices so that it writes
-// indices rather than elements, in one pass over the input on a GPU
-// (PathAuto's single pass): for Encode the index of each run's first
-// element (compact.FirstOfRun), for NonTrivial the first and the last
-// index of each run longer than one (compact.RunEdges), which come in
-// pairs in order. The second (shaders/runs/runs_finish.comp) turns them
-// into lengths (Encode: the next run's start less this one's, the last
-// one's end being the elements covered; NonTrivial: last - first + 1),
-// gathers each run's first element (Encode) or writes its offset
-// (NonTrivial), and writes the result block with the runs' count. The
-// indices and the selection's own result block live in the scratch; the
-// count stays on the GPU, in Buffers.Result, for a next pass to read or
-// to dispatch by (ResultDispatchOffset).
+// selections, in one pass over the input on a GPU (PathAuto's single
+// pass), made with compact.Selection.Output so that it writes indices:
+// for Encode the index of each run's first element (compact.FirstOfRun)
+// to the scratch and the element itself, the run's key, to Buffers.Keys
+// (compact.OutputBoth: re-read at its index while the tile is still in
+// cache); for NonTrivial the first and the last index of each run longer
+// than one (compact.RunEdges), which come in pairs in order. The second
+// (shaders/runs/runs_finish.comp) turns the indices into lengths (Encode:
+// the next run's start less this one's, the last one's end being the
+// elements covered; NonTrivial: last - first + 1) and offsets
+// (NonTrivial), and writes the result block with the runs' count. It is
+// one dispatch of a fixed grid whose invocations stride over the runs
+// (the count is only known on the GPU), so that the result block is
+// written even when there are none. The indices and the selection's own
+// result block live in the scratch; the count stays on the GPU, in
+// Buffers.Result, for a next pass to read or to dispatch by
+// (ResultDispatchOffset).
 //
 // A typical use, on sorted uint32 cell indices whose count a previous
 // compaction left on the GPU:

@@ -15,15 +15,14 @@ type finishPush struct {
 // finishSpec is runs_finish's specialization constants.
 type finishSpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"`
-	Stride        uint32 `glsl:"STRIDE"` // words per element
 	Encode        uint32 `glsl:"ENCODE"` // 1: Encode; 0: NonTrivial
 }
 
 // finishBindings is runs_finish's storage buffers: field i is binding i.
 type finishBindings struct {
-	Src, Sel, SelBlock vk.Range `use:"read"`
-	Out, Lengths       vk.Range `use:"write"`
-	Result             vk.Range `use:"write"`
+	Sel, SelBlock    vk.Range `use:"read"`
+	Offsets, Lengths vk.Range `use:"write"` // Encode: Offsets bound to Lengths, unused
+	Result           vk.Range `use:"write"`
 }
 
 // finishKernel turns the selected indices into runs. Any subgroup size

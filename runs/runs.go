@@ -132,20 +132,24 @@ func NewPlan(ctx *vk.Context, n uint64, req Request) (*Plan, error) {
 	if req.Op == NonTrivial {
 		keep = compact.KeepRunEdges(req.Equal)
 	}
-	sel, err := compact.NewPlan(ctx, n, compact.Selection{Elem: req.Elem, Keep: keep, Indices: true, Options: req.Options})
+	sel := compact.Selection{Elem: req.Elem, Keep: keep, Output: compact.OutputIndices, Options: req.Options}
+	if req.Op == Encode {
+		sel.Output = compact.OutputBoth // the runs' first elements, the keys, in the same pass
+	}
+	selPlan, err := compact.NewPlan(ctx, n, sel)
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	p := &Plan{ctx: ctx, req: req, n: n, size: uint64(req.Elem.Size()), sel: sel}
+	p := &Plan{ctx: ctx, req: req, n: n, size: uint64(req.Elem.Size()), sel: selPlan}
 	p.wg, p.groups = finishGrid(ctx.Info(), n)
-	p.selBlock = align.Up(sel.ScratchSize(), 256)
+	p.selBlock = align.Up(selPlan.ScratchSize(), 256)
 	p.selIdx = p.selBlock + 256
 	p.scratch = p.selIdx + align.Up(max(n*4, 4), 256)
 	encode := uint32(0)
 	if req.Op == Encode {
 		encode = 1
 	}
-	p.finish, err = finishKernel.Get(pipeline.For(ctx), finishSpec{WorkgroupSize: p.wg, Stride: uint32(p.size / 4), Encode: encode})
+	p.finish, err = finishKernel.Get(pipeline.For(ctx), finishSpec{WorkgroupSize: p.wg, Encode: encode})
 	if err != nil {
 		return nil, err
 	}
@@ -215,17 +219,19 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	stamp()
 	selBlock := b.Scratch.Sub(p.selBlock, ResultSize)
 	idx := b.Scratch.Sub(p.selIdx, max(p.n*4, 4))
-	p.sel.Record(r, compact.Buffers{Src: b.Src, Dst: idx, Result: selBlock, Scratch: b.Scratch.Sub(0, p.sel.ScratchSize()), Count: b.Count})
-	stamp()
-	out, outSize := b.Offsets, max(p.n/2*4, 4)
-	src := idx // NonTrivial reads no elements: bound, never read
+	sb := compact.Buffers{Src: b.Src, Dst: idx, Result: selBlock, Scratch: b.Scratch.Sub(0, p.sel.ScratchSize()), Count: b.Count}
 	if p.req.Op == Encode {
-		out, outSize, src = b.Keys, max(p.n*p.size, 4), b.Src
+		sb.Elements = b.Keys // the runs' first elements, written by the selection
 	}
-	lenSize := max(p.lengths()*4, 4)
+	p.sel.Record(r, sb)
+	stamp()
+	lengths := b.Lengths.Sub(0, min(max(p.lengths()*4, 4), b.Lengths.Size))
+	offsets := lengths // Encode: bound, never written
+	if p.req.Op == NonTrivial {
+		offsets = b.Offsets.Sub(0, min(max(p.lengths()*4, 4), b.Offsets.Size))
+	}
 	p.finish.Dispatch(r, p.groups, finishPush{GroupSize: p.req.GroupSize, MaxX: p.ctx.Info().MaxWorkgroupCount[0]},
-		finishBindings{Src: src, Sel: idx, SelBlock: selBlock, Out: out.Sub(0, min(outSize, out.Size)), Lengths: b.Lengths.Sub(0, min(lenSize, b.Lengths.Size)),
-			Result: b.Result.Sub(0, ResultSize)})
+		finishBindings{Sel: idx, SelBlock: selBlock, Offsets: offsets, Lengths: lengths, Result: b.Result.Sub(0, ResultSize)})
 	stamp()
 }
 

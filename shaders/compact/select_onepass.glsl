@@ -57,7 +57,12 @@
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
 // 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
-// as uint, 6 the result block (12 words), 7 the GPU-side element count.
+// as uint, 6 the result block (12 words), 7 the GPU-side element count,
+// 8 (11 with WINDOWS) with OUT_INDEX 2 the elements.
+//
+// OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
+// their indices in the input instead (one word each, staged as such); 2
+// the indices, and the elements to binding 8.
 //
 // Past one binding (select_onepass_wide.comp, WINDOWS): the host records
 // one dispatch per input window (the tiles whose elements and flags one
@@ -74,7 +79,7 @@ layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to th
 layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
 layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 11) const uint TILE_BY_ID = 0; // 1: tile = workgroup index; 0: from the tile counter
-layout(constant_id = 12) const uint OUT_INDEX = 0;  // 1: write each kept element's index (one word), not the element (no SPLIT)
+layout(constant_id = 12) const uint OUT_INDEX = 0;  // 1: write each kept element's index (one word), not the element; 2: and the element to dstElems (no SPLIT)
 const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE;   // words per output element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
@@ -85,6 +90,11 @@ layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
 layout(std430, binding = 6) writeonly buffer Result { uint result[]; };
 layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
+#ifdef WINDOWS
+layout(std430, binding = 11) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements (unused: the host refuses windows)
+#else
+layout(std430, binding = 8) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements
+#endif
 #ifdef WINDOWS
 layout(std430, binding = 8) writeonly buffer DstWord1 { uint dstWord1[]; };
 layout(std430, binding = 9) writeonly buffer DstWord2 { uint dstWord2[]; };
@@ -457,6 +467,20 @@ void main() {
             if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
             storeWord(runAt + t, stage[stageAt + k * seg * STRIDE + (q - ek) * OSTRIDE + w]);
+        }
+        if (OUT_INDEX == 2) {
+            // The kept elements themselves, each re-read at its index
+            // (this workgroup loaded them just now: a cache hit).
+            for (uint t = lane; t < kept * STRIDE; t += sg) {
+                uint q = t / STRIDE;
+                uint w = t - q * STRIDE;
+                uint k = 0, ek = 0;
+                if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
+                if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
+                if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
+                uint e = stage[stageAt + k * seg * STRIDE + (q - ek)] - elem0;
+                dstElems[(prefix + before + q) * STRIDE + w] = srcWord[e * STRIDE + w];
+            }
         }
     } else {
         // Write out, each subgroup its own segments: the kept elements to

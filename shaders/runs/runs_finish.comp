@@ -1,34 +1,31 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // runs_finish: the second of run-length encoding's two dispatches. The
-// first (package compact, Selection.Indices) left the indices of the
+// first (package compact, Selection.Output) left the indices of the
 // selected elements in sel[] and its result block in selBlock[]: for
-// ENCODE the first element of each run (FirstOfRun), so run j spans
+// ENCODE the first element of each run (FirstOfRun; that pass also wrote
+// the elements themselves, the runs' keys), so run j spans
 // [sel[j], sel[j + 1]) and the last one ends at the elements covered,
 // selBlock[2]; for the non-trivial runs the first and the last element of
 // each run longer than one (RunEdges), in pairs, so run j spans
 // [sel[2j], sel[2j + 1]]. Each invocation takes runs gid, gid + grid, ..
 // (a grid-stride loop over a grid the host sizes once, for any count),
-// and writes run j's first element (ENCODE: keys, STRIDE words) or its
-// offset (one word), and its length. Invocation 0 writes the result block
-// with the runs' count.
+// and writes run j's length and (non-trivial runs) its offset.
+// Invocation 0 writes the result block with the runs' count.
 //
-// Bindings: 0 the elements as uint (read by ENCODE alone), 1 sel, 2
-// selBlock, 3 the keys (ENCODE) or offsets, 4 the lengths, 5 the result
-// block (12 words).
+// Bindings: 0 sel, 1 selBlock, 2 the offsets (unused by ENCODE), 3 the
+// lengths, 4 the result block (12 words).
 
 #include "../include/common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint STRIDE = 1; // words per element
-layout(constant_id = 2) const uint ENCODE = 1; // 1: Encode; 0: non-trivial runs
+layout(constant_id = 1) const uint ENCODE = 1; // 1: Encode; 0: non-trivial runs
 
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) readonly buffer Sel { uint sel[]; };
-layout(std430, binding = 2) readonly buffer SelBlock { uint selBlock[]; };
-layout(std430, binding = 3) writeonly buffer Out { uint outWords[]; };
-layout(std430, binding = 4) writeonly buffer Lengths { uint lengths[]; };
-layout(std430, binding = 5) writeonly buffer Result { uint result[]; };
+layout(std430, binding = 0) readonly buffer Sel { uint sel[]; };
+layout(std430, binding = 1) readonly buffer SelBlock { uint selBlock[]; };
+layout(std430, binding = 2) writeonly buffer Offsets { uint offsets[]; };
+layout(std430, binding = 3) writeonly buffer Lengths { uint lengths[]; };
+layout(std430, binding = 4) writeonly buffer Result { uint result[]; };
 
 layout(push_constant) uniform Push {
     uint groupSize; // the caller's next pass's workgroup size, for the result block
@@ -51,12 +48,9 @@ void main() {
             uint first = sel[j];
             uint end = j + 1 < runs ? sel[j + 1] : total;
             lengths[j] = end - first;
-            for (uint w = 0; w < STRIDE; w++) {
-                outWords[j * STRIDE + w] = src[first * STRIDE + w];
-            }
         } else {
             uint first = sel[2 * j];
-            outWords[j] = first;
+            offsets[j] = first;
             lengths[j] = sel[2 * j + 1] - first + 1;
         }
     }
