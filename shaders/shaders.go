@@ -1,5 +1,5 @@
 // Package shaders holds vkcompact's GLSL compute shaders and their SPIR-V,
-// a folder per operation (compact, scan, radix, and transfer for the copy
+// a folder per operation (compact, scan, radix, runs, and transfer for the copy
 // and the fill) and the includes they share in include/. A kernel is
 // known by its name alone ("copy" for transfer/copy.comp), unique across
 // the folders.
