@@ -107,10 +107,11 @@ type Plan struct {
 	sel    *compact.Plan // the first dispatch: indices of run starts or edges
 	wg     uint32        // runs_finish's workgroup size
 	groups uint64        // and workgroups
-	// The scratch: the selection's own, its result block, and the
-	// selected indices, each at a multiple of 256 bytes.
-	selScratch, selBlock, selIdx, scratch uint64
-	finish                                pipeline.TypedPipeline[finishPush, finishBindings]
+	// The scratch: the selection's own from 0, then its result block at
+	// selBlock and the selected indices at selIdx, each at a multiple of
+	// 256 bytes; scratch bytes in all.
+	selBlock, selIdx, scratch uint64
+	finish                    pipeline.TypedPipeline[finishPush, finishBindings]
 }
 
 // NewPlan checks req for n elements on ctx, plans its selection and
