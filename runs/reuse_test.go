@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -20,6 +21,9 @@ func TestFrameLoop(t *testing.T) {
 	rng := vktest.Rand(t)
 	const n, frames = 3000, 3
 	for _, path := range paths {
+		if vktest.Short() && path != vkcompact.PathSinglePass {
+			continue // short: the path a GPU takes
+		}
 		enc, err := runs.NewPlan(ctx, n, runs.Request{Options: compact.Options{Path: path}})
 		if err != nil {
 			t.Fatal(err)
