@@ -26,6 +26,7 @@ import (
 // with probability repeat, and otherwise draws a key from a small pool
 // (so that equal keys also meet by chance) or at random. Float keys
 // include NaNs and both zeros, and a repeated zero may change its sign.
+// A negative repeat gives distinct keys, 1, 2, 3, ... (integer keys).
 func runData(rng *rand.Rand, e vkcompact.Elem, n int, repeat float64) []byte {
 	size := int(e.Size())
 	data := make([]byte, n*size)
@@ -34,6 +35,10 @@ func runData(rng *rand.Rand, e vkcompact.Elem, n int, repeat float64) []byte {
 	}
 	pool := specialKeys(e.Key, refConst{u: 7, i: -7, f: 1.5})
 	for i := 0; i < n; i++ {
+		if repeat < 0 {
+			setKey(data, e, i, uint64(i+1))
+			continue
+		}
 		if i > 0 && rng.Float64() < repeat {
 			prev := keyAt(data, e, i-1)
 			if rng.IntN(2) == 0 {
@@ -315,7 +320,7 @@ func TestUniqueSizes(t *testing.T) {
 	}
 	for _, n := range sizes {
 		for pi, path := range nbPaths {
-			for ri, repeat := range []float64{0, 0.7, 0.999, 1} {
+			for ri, repeat := range []float64{-1, 0.7, 0.999, 1} { // all distinct, runs, long runs, all equal
 				if lean(ctx) && pi == 1 && ri > 1 {
 					continue // SwiftShader: the three phases on two patterns
 				}

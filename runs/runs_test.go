@@ -42,7 +42,9 @@ func keyPool(rng *rand.Rand, t vkcompact.Type) uint64 {
 }
 
 // runsData returns n elements of layout e, each repeating the one before
-// it (wholly, or its key alone) with probability repeat.
+// it (wholly, or its key alone) with probability repeat; a negative
+// repeat gives distinct keys 1, 2, 3, ... (integer keys): no run longer
+// than one.
 func runsData(rng *rand.Rand, e vkcompact.Elem, n int, repeat float64) []byte {
 	size := int(e.Size())
 	data := make([]byte, n*size)
@@ -51,7 +53,9 @@ func runsData(rng *rand.Rand, e vkcompact.Elem, n int, repeat float64) []byte {
 	}
 	for i := 0; i < n; i++ {
 		bits := keyPool(rng, e.Key)
-		if i > 0 && rng.Float64() < repeat {
+		if repeat < 0 {
+			bits = uint64(i + 1)
+		} else if i > 0 && rng.Float64() < repeat {
 			if rng.IntN(2) == 0 {
 				copy(data[i*size:], data[(i-1)*size:i*size])
 			}
@@ -297,7 +301,7 @@ func TestSizes(t *testing.T) {
 				if lean(ctx) && pi == 1 && oi == 1 {
 					continue // SwiftShader: NonTrivial on the single pass
 				}
-				for _, repeat := range []float64{0, 0.5, 0.999, 1} {
+				for _, repeat := range []float64{-1, 0, 0.5, 0.999, 1} { // distinct, from a pool, runs, long runs, all equal
 					req := runs.Request{Op: op, Options: compact.Options{Path: path}}
 					runCase(t, ctx, rng, rlCase{n: n, req: req, repeat: repeat})
 				}
