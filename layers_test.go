@@ -22,8 +22,10 @@ const module = "github.com/vkcompact/vkcompact"
 // table is the layering's one statement (the README's Layout section says
 // what each package holds). The operations (compact, scan, radix) share
 // their vocabulary through the root package and the helpers below them,
-// never through each other; the test kits sit above the library, which
-// never imports them; the command, its demos and the examples on top.
+// never through each other; runs is built on compact's plans (a
+// selection of indices, then its own kernel); the test kits sit above the
+// library, which never imports them; the command, its demos and the
+// examples on top.
 var layers = []struct {
 	name    string
 	folders []string
@@ -37,6 +39,7 @@ var layers = []struct {
 	{"copy and fill", []string{"transfer"}, false},
 	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype"}, false},
 	{"operations", []string{"compact", "scan", "radix"}, false},
+	{"operations built on an operation's plans", []string{"runs"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},
 	{"applications", []string{"cmd", "examples"}, true},
 }
@@ -58,7 +61,7 @@ func layerOf(dir string) int {
 // library lists the packages a program using vkcompact imports: neither
 // they nor anything they import may link Go's testing or flag, which
 // belong to the tests and the commands.
-var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix"}
+var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix", "runs"}
 
 // moduleImports returns, for every package directory of the module, the
 // module packages (as directories, "." for the root) and the other

@@ -30,7 +30,7 @@ const (
 	Flagged                // flag[i] != 0, from a separate flag array
 )
 
-var opNames = [...]string{"nonzero", "==", "!=", "<", "<=", ">", ">=", "&", "flagged"}
+var opNames = [...]string{"nonzero", "==", "!=", "<", "<=", ">", ">=", "&", "flagged", "first-of-run", "run-edges"}
 
 // String returns the operator as the command line writes it.
 func (o Op) String() string {
@@ -80,9 +80,10 @@ func (v Value) String() string {
 
 // Keep is a keep-if predicate.
 type Keep struct {
-	Op        Op     // the test
-	Value     Value  // the constant of a comparison, or the mask of MaskAny
-	FlagBytes uint32 // Flagged: bytes per flag, 1 (uint8) or 4 (uint32)
+	Op        Op       // the test
+	Value     Value    // the constant of a comparison, or the mask of MaskAny
+	FlagBytes uint32   // Flagged: bytes per flag, 1 (uint8) or 4 (uint32)
+	Equal     Equality // FirstOfRun and RunEdges: when neighbours are equal
 }
 
 // KeepNonZero keeps elements whose key is not zero.
@@ -107,6 +108,8 @@ func (k Keep) String() string {
 		return fmt.Sprintf("flagged (%d-byte flags)", k.FlagBytes)
 	case MaskAny:
 		return "x & " + k.Value.String()
+	case FirstOfRun, RunEdges:
+		return k.neighbourString()
 	}
 	return "x " + k.Op.String() + " " + k.Value.String()
 }
@@ -139,6 +142,8 @@ func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 			return 0, 0, 0, vk.Invalidf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
 		}
 		return predFlagged, 0, 0, nil
+	case FirstOfRun, RunEdges:
+		return k.encodeNeighbours()
 	case MaskAny:
 		if isFloat(t) {
 			return 0, 0, 0, vk.Invalidf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)

@@ -57,6 +57,7 @@ type moveSpec struct {
 	Split      uint32 `glsl:"SPLIT"`       // 1: the rejected after the kept, in order; 2: reversed from the back
 	Staged     uint32 `glsl:"STAGED"`      // 1: the staged write
 	StageWords uint32 `glsl:"STAGE_WORDS"` // the stage's words when staged
+	OutIndex   uint32 `glsl:"OUT_INDEX"`   // Selection.Output: 1 indices, 2 indices and elements
 }
 
 // copybackPush is select_copyback's push constants.
@@ -100,6 +101,7 @@ type onepassSpec struct {
 	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	OutIndex     uint32 `glsl:"OUT_INDEX"`     // Selection.Output: 1 indices, 2 indices and elements
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see
@@ -119,6 +121,7 @@ type (
 		SrcVec, SrcWord, Flags, Counts vk.Range `use:"read"`
 		DstVec, DstWord                vk.Range `use:"write"`
 		GpuCount                       vk.Range `use:"read"`
+		DstElems                       vk.Range `use:"write"` // OutputBoth: the elements
 	}
 	copybackBindings struct {
 		SrcVec  vk.Range `use:"read"`
@@ -132,6 +135,7 @@ type (
 		Status                  vk.Range `use:"readwrite"`
 		DstVec, DstWord, Result vk.Range `use:"write"`
 		GpuCount                vk.Range `use:"read"`
+		DstElems                vk.Range `use:"write"` // OutputBoth: the elements
 	}
 	// onepassWideBindings adds output windows 1 to 3.
 	onepassWideBindings struct {
@@ -140,6 +144,7 @@ type (
 		DstVec, DstWord, Result      vk.Range `use:"write"`
 		GpuCount                     vk.Range `use:"read"`
 		DstWord1, DstWord2, DstWord3 vk.Range `use:"write"`
+		DstElems                     vk.Range `use:"write"` // bound to DstWord: windows refuse Selection.Output
 	}
 )
 

@@ -90,10 +90,15 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 			return invalid("compact: in place, the destination must be the source or left empty")
 		}
 	} else {
-		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.req.size, Write: true})
+		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.req.outSize(), Write: true})
 	}
 	if sel.Keep.Op == Flagged {
 		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(sel.Keep.FlagBytes)})
+	}
+	if sel.Output == OutputBoth {
+		list = append(list, bufcheck.Range{Name: "elements", Range: b.Elements, Need: n * p.req.size, Write: true})
+	} else if b.Elements.Buffer != nil {
+		return invalid("compact: Elements is for Selection.Output OutputBoth: leave it empty")
 	}
 	if b.Count.Buffer != nil {
 		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})

@@ -99,6 +99,9 @@ func SliceFlagged[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F,
 }
 
 func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
+	if sel.Output != OutputElements {
+		return nil, Result{}, invalid("compact: a selection of indices returns uint32s: use SliceIndices")
+	}
 	var zero T
 	size := uint32(unsafe.Sizeof(zero))
 	elem, err := elemFor[T](sel.Elem)

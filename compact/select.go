@@ -107,6 +107,12 @@ type Selection struct {
 	// r-th rejected element goes to slot n-1-r. The single pass needs it to
 	// split (a tile then never waits for the kept total).
 	ReverseRejected bool
+	// Output chooses what a compaction writes for each kept element: the
+	// element (the default), or its index in the input (a uint32) to Dst
+	// and, with OutputBoth, the element to Buffers.Elements. Indices apply
+	// to a compaction out of place (not a split, not InPlace) whose input
+	// one binding holds.
+	Output Output
 	Options
 }
 
@@ -123,6 +129,9 @@ type Buffers struct {
 	// status words there zero for its next run: see package vkcompact,
 	// "Scratch between runs".
 	Scratch vk.Range
+	// Elements (Selection.Output OutputBoth) has room for n elements: the
+	// kept elements, while Dst gets their indices.
+	Elements vk.Range
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU: for instance the kept count a previous
 	// operation left in its result block (Result.Sub(ResultKeptOffset,

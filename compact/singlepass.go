@@ -169,7 +169,7 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 		byIndex = 1
 	}
 	spec := onepassSpec{SelectSpec: q.selectSpec(s.wg, 1, s.loads),
-		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex}
+		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex, OutIndex: q.outIndex()}
 	var err error
 	switch {
 	case s.windowTiles > 0:
@@ -195,7 +195,7 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 		count, countOn = status, 0 // bound, never read
 	}
 	n := uint64(q.n)
-	src, dst := b.Src.Sub(0, n*q.size), b.Dst.Sub(0, n*q.size)
+	src, dst := b.Src.Sub(0, n*q.size), b.Dst.Sub(0, n*q.outSize())
 	push := onepassPush{N: q.n, Tiles: s.tiles, CLo: q.cLo, CHi: q.cHi, CountOn: countOn,
 		GroupSize: q.sel.GroupSize, MaxX: s.maxX, Spins: s.spins}
 	stamp()
@@ -206,8 +206,12 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 	if s.windowTiles > 0 {
 		s.recordWindows(r, q, b, push, status, count)
 	} else {
+		elems := dst
+		if q.sel.Output == OutputBoth {
+			elems = b.Elements.Sub(0, n*q.size)
+		}
 		s.pass.Dispatch(r, uint64(s.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: q.flagsFor(b, src, 0, n), Status: status,
-			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count})
+			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstElems: elems})
 	}
 	if s.selfReset {
 		r.LeaveZero(status)
@@ -240,7 +244,7 @@ func (s *singlePass) recordWindows(r *pipeline.Recorder, q *request, b Buffers, 
 		src := b.Src.Sub(first*q.size, elems*q.size)
 		push.Tile0, push.TileEnd = t0, t0+tiles
 		s.wide.Dispatch(r, uint64(tiles), push, onepassWideBindings{SrcVec: src, SrcWord: src, Flags: q.flagsFor(b, src, first, elems), Status: status,
-			DstVec: out[0], DstWord: out[0], Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstWord1: out[1], DstWord2: out[2], DstWord3: out[3]})
+			DstVec: out[0], DstWord: out[0], Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstWord1: out[1], DstWord2: out[2], DstWord3: out[3], DstElems: out[0]})
 		grid, err := pipeline.GridFor(info, uint64(tiles))
 		if err != nil {
 			r.Fail(err)

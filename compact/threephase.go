@@ -129,7 +129,7 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 	if t.count, err = countKernel.Get(cache, common); err != nil {
 		return err
 	}
-	if t.move, err = moveKernel.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords)}); err != nil {
+	if t.move, err = moveKernel.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}); err != nil {
 		return err
 	}
 	if t.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(ctx.Info()), t.procs, q.words)); err != nil {
@@ -213,11 +213,15 @@ func (t *threePhase) recordMove(r *pipeline.Recorder, q *request, b Buffers, out
 		flags := q.flagsFor(b, src, first, elems)
 		for page := uint64(0); page < n; page += seg {
 			pageCount := min(seg, n-page)
-			dst := out.Sub(page*size, pageCount*size)
+			dst := out.Sub(page*q.outSize(), pageCount*q.outSize())
+			kept := dst // the kept elements, with OutputBoth
+			if q.sel.Output == OutputBoth {
+				kept = b.Elements.Sub(page*size, pageCount*size)
+			}
 			t.move.Dispatch(r, align.CeilDiv(nc, t.perGroup),
 				movePush{C0: uint32(first / uint64(t.chunk)), NC: uint32(nc), Chunk: t.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: q.cLo, CHi: q.cHi, CountOn: countOn},
-				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count})
+				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count, DstElems: kept})
 		}
 	}
 }

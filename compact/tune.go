@@ -69,6 +69,9 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection, lim limits) (*Plan, e
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOneBinding(&q, alg); err != nil {
+		return nil, err
+	}
 	return &Plan{req: q, alg: alg}, nil
 }
 
@@ -128,6 +131,9 @@ func checkRequest(info vk.DeviceInfo, n uint64, sel Selection) (request, error) 
 	}
 	if sel.ReverseRejected && !sel.Split {
 		return request{}, invalid("compact: ReverseRejected applies to a split only")
+	}
+	if err := checkIndices(sel); err != nil {
+		return request{}, err
 	}
 	return q, nil
 }

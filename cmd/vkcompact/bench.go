@@ -43,6 +43,8 @@ var benchOps = map[string]benchOp{
 	"sort_keys_u32":      benchSort(false),
 	"sort_pairs_u32":     benchSort(true),
 	"sort_keys_u64":      timeSort64,
+	"unique_u32":         benchUnique,
+	"rle_u32":            benchRLE,
 	// The floors every operation stands on (n is ignored): one dispatch
 	// of one workgroup, and two with the barrier the second needs.
 	"floor_dispatch":                  benchFloor(1),
@@ -50,7 +52,9 @@ var benchOps = map[string]benchOp{
 }
 
 // keeps reports whether an operation runs once per keep ratio.
-func keeps(op string) bool { return op == "select_if" || op == "partition_if" }
+func keeps(op string) bool {
+	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32"
+}
 
 // benchConfig is how bench measures: the runs, the options each
 // operation's plan takes from the flags, and where its buffers and phase

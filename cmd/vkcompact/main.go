@@ -5,6 +5,8 @@
 //	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
 //	vkcompact compact -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact split -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace] [-device D] [-json]
+//	vkcompact rle -in FILE -out FILE -lengths FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-nontrivial] [-device D] [-json]
 //	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
@@ -30,6 +32,15 @@
 // type's, '|VS' for raw structs, the records' own) when its name ends in
 // .npy, raw otherwise; it is written to a temporary file and renamed once
 // complete, so that a failed run leaves none.
+//
+// unique writes the first element of each run of equal elements of the
+// input, in order: equal keys by default (-equal keys: as the type
+// compares them, -0 equals 0 and a NaN equals nothing), their bits
+// (-equal bits) or the whole elements (-equal elements). rle writes each
+// run's first element to -out and its length (uint32) to -lengths; with
+// -nontrivial, the runs longer than one only, their offsets (uint32) to
+// -out. Inputs and outputs are as compact's; both of rle's outputs are
+// renamed once both are complete.
 //
 // scan writes the prefix sums of the input: exclusive (element i is the
 // sum of elements 0 to i-1, element 0 is zero) or, with -inclusive, of 0
@@ -95,6 +106,8 @@ var commands = []struct {
 	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
 	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
 	{"partition3", "partition a file's elements three ways by two tests, each group in order, to three files", command(parsePartition3, runFileCommand)},
+	{"unique", "keep the first element of each run of equal elements of a file", command(parseUnique, runFileCommand)},
+	{"rle", "run-length encode a file: each run's first element and length, or the runs longer than one", command(parseRLE, runFileCommand)},
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},

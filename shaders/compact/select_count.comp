@@ -55,6 +55,7 @@ void main() {
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
     uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
+    selN = n; // the neighbour predicates' bound
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
         uint len = start < n ? min(pc.chunk, n - start) : 0;

@@ -26,7 +26,12 @@
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint, 2 the
 // segment's flags, 3 counts (scanned: each chunk's first slot; the total
 // at PROCS), 4 the page as uvec4, 5 the same as uint, 6 the GPU-side
-// element count (common.glsl: countedElems).
+// element count (common.glsl: countedElems), 7 with OUT_INDEX 2 the page
+// of the elements (the page of indices being 5).
+//
+// OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
+// their indices in the input instead (one word each); 2 the indices, and
+// the elements to binding 7.
 
 #include "../include/common.glsl"
 #include "../include/select.glsl"
@@ -35,6 +40,8 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0; // 1: rejected after the kept, in order; 2: reversed from the back
 layout(constant_id = 9) const uint STAGED = 0;
 layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged; VECS <= 4
+layout(constant_id = 11) const uint OUT_INDEX = 0; // 1: write each kept element's index (one word), not the element; 2: and the element to dstElems (no SPLIT)
+const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE; // words per output element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -43,6 +50,7 @@ layout(std430, binding = 3) readonly buffer Counts { uint counts[]; };
 layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
 layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
+layout(std430, binding = 7) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the page's elements
 
 layout(push_constant) uniform Push {
     uint c0;        // the segment's first chunk
@@ -84,7 +92,14 @@ void store(uint slot, uvec4 v, uint j, uint e) {
         return;
     }
     uint d = slot - pc.pageFirst;
-    if (STRIDE == 4 && VEC_PATH) {
+    if (OUT_INDEX != 0) {
+        dstWord[d] = pc.segFirst + e;
+        if (OUT_INDEX == 2) {
+            for (uint w = 0; w < STRIDE; w++) {
+                dstElems[d * STRIDE + w] = word(v, j, e, w);
+            }
+        }
+    } else if (STRIDE == 4 && VEC_PATH) {
         dstVec[d] = v;
     } else if (STRIDE % 4 == 0) {
         [[unroll]] for (uint t = 0; t < STRIDE / 4; t++) {
@@ -133,8 +148,12 @@ void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec
                 uint p = first + j - s; // position in the step
                 uint at = keep[j] ? own - kbStep : m - 1 - (p - (own - kbStep));
                 uint stageBase = gl_SubgroupID * gl_SubgroupSize * VECS * EPV * STRIDE;
-                [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                    stage[stageBase + at * STRIDE + w] = word(v, j, e, w);
+                if (OUT_INDEX != 0) {
+                    stage[stageBase + at] = pc.segFirst + e;
+                } else {
+                    [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                        stage[stageBase + at * STRIDE + w] = word(v, j, e, w);
+                    }
                 }
             }
             if (keep[j]) {
@@ -154,6 +173,7 @@ void main() {
     uint total = counts[PROCS];
     uint nAll = counts[PROCS + 1];
     uint n = countedElems(pc.n, pc.segFirst, pc.countOn, gpuCount[0]);
+    selN = n; // the neighbour predicates' bound
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
         uint len = start < n ? min(pc.chunk, n - start) : 0;
@@ -197,15 +217,27 @@ void main() {
                 subgroupBarrier(); // the stage is written
                 uint stepKept = kb - kbStep;
                 uint rejBefore = (q0 + s) - kbStep; // rejected elements before the step
-                uint words = (SPLIT != 0 ? m : stepKept) * STRIDE;
+                uint words = (SPLIT != 0 ? m : stepKept) * OSTRIDE;
                 for (uint t = lane; t < words; t += sg) {
-                    uint i = t / STRIDE;
-                    uint w = t - i * STRIDE;
+                    uint i = t / OSTRIDE;
+                    uint w = t - i * OSTRIDE;
                     uint r = rejBefore + (i - stepKept);
                     uint slot = i < stepKept ? kbStep + i : (SPLIT == 2 ? nAll - 1 - r : total + r);
                     uint at = i < stepKept ? i : m - 1 - (i - stepKept);
                     if (inPage(slot)) {
-                        dstWord[(slot - pc.pageFirst) * STRIDE + w] = stage[stageBase + at * STRIDE + w];
+                        dstWord[(slot - pc.pageFirst) * OSTRIDE + w] = stage[stageBase + at * OSTRIDE + w];
+                    }
+                }
+                if (OUT_INDEX == 2) {
+                    // The kept elements themselves, each re-read at its
+                    // index (the subgroup loaded them just now: a cache hit).
+                    for (uint t = lane; t < stepKept * STRIDE; t += sg) {
+                        uint i = t / STRIDE;
+                        uint w = t - i * STRIDE;
+                        uint slot = kbStep + i;
+                        if (inPage(slot)) {
+                            dstElems[(slot - pc.pageFirst) * STRIDE + w] = srcWord[(stage[stageBase + i] - pc.segFirst) * STRIDE + w];
+                        }
                     }
                 }
                 subgroupBarrier(); // the stage is read before the next step overwrites it

@@ -57,7 +57,12 @@
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
 // 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
-// as uint, 6 the result block (12 words), 7 the GPU-side element count.
+// as uint, 6 the result block (12 words), 7 the GPU-side element count,
+// 8 (11 with WINDOWS) with OUT_INDEX 2 the elements.
+//
+// OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
+// their indices in the input instead (one word each, staged as such); 2
+// the indices, and the elements to binding 8.
 //
 // Past one binding (select_onepass_wide.comp, WINDOWS): the host records
 // one dispatch per input window (the tiles whose elements and flags one
@@ -74,6 +79,8 @@ layout(constant_id = 8) const uint SPLIT = 0;      // 1: rejected elements to th
 layout(constant_id = 9) const uint STAGE_WORDS = 1; // TILE * STRIDE
 layout(constant_id = 10) const uint MAX_SUBGROUPS = 64; // workgroup size / smallest subgroup size
 layout(constant_id = 11) const uint TILE_BY_ID = 0; // 1: tile = workgroup index; 0: from the tile counter
+layout(constant_id = 12) const uint OUT_INDEX = 0;  // 1: write each kept element's index (one word), not the element; 2: and the element to dstElems (no SPLIT)
+const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE;   // words per output element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -83,6 +90,11 @@ layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
 layout(std430, binding = 6) writeonly buffer Result { uint result[]; };
 layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
+#ifdef WINDOWS
+layout(std430, binding = 11) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements (unused: the host refuses windows)
+#else
+layout(std430, binding = 8) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements
+#endif
 #ifdef WINDOWS
 layout(std430, binding = 8) writeonly buffer DstWord1 { uint dstWord1[]; };
 layout(std430, binding = 9) writeonly buffer DstWord2 { uint dstWord2[]; };
@@ -255,6 +267,7 @@ void main() {
     uint start = tile * TILE;
     uint m = min(TILE, n - min(start, n)); // elements in the tile
     uint tileAt = start - elem0, nAt = n - elem0; // the same, from the first element bound
+    selN = nAt; // the neighbour predicates' bound
 
     // Load the tile once. Each subgroup ranks the kept elements of its
     // segments, segment segK(k) being the elements of the subgroup's load
@@ -320,8 +333,13 @@ void main() {
                     if (kj || SPLIT != 0) {
                         uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
                         uint e = tileAt + segBase + pos + j;
-                        [[unroll]] for (uint w = 0; w < STRIDE; w++) {
-                            stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
+                        if (OUT_INDEX != 0) {
+                            // In the segment's own place: its words from segBase * STRIDE.
+                            stage[segBase * STRIDE + (at - segBase)] = elem0 + e;
+                        } else {
+                            [[unroll]] for (uint w = 0; w < STRIDE; w++) {
+                                stage[at * STRIDE + w] = VEC_PATH ? x[j * STRIDE + w] : srcWord[e * STRIDE + w];
+                            }
                         }
                     }
                     if (kj) {
@@ -439,16 +457,30 @@ void main() {
         uint e2 = VECS > 2 ? sgCounts[first + 2] - before : 0;
         uint e3 = VECS > 3 ? sgCounts[first + 3] - before : 0;
         uint kept = (first + VECS < VECS * nsg ? sgCounts[first + VECS] : aggregate) - before;
-        uint runAt = (prefix + before) * STRIDE;
+        uint runAt = (prefix + before) * OSTRIDE;
         uint stageAt = first * sg * EPV * STRIDE; // the subgroup's first segment in the stage
-        for (uint t = lane; t < kept * STRIDE; t += sg) {
-            uint q = t / STRIDE;
-            uint w = t - q * STRIDE;
+        for (uint t = lane; t < kept * OSTRIDE; t += sg) {
+            uint q = t / OSTRIDE;
+            uint w = t - q * OSTRIDE;
             uint k = 0, ek = 0;
             if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
             if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
-            storeWord(runAt + t, stage[stageAt + (k * seg + q - ek) * STRIDE + w]);
+            storeWord(runAt + t, stage[stageAt + k * seg * STRIDE + (q - ek) * OSTRIDE + w]);
+        }
+        if (OUT_INDEX == 2) {
+            // The kept elements themselves, each re-read at its index
+            // (this workgroup loaded them just now: a cache hit).
+            for (uint t = lane; t < kept * STRIDE; t += sg) {
+                uint q = t / STRIDE;
+                uint w = t - q * STRIDE;
+                uint k = 0, ek = 0;
+                if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
+                if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
+                if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
+                uint e = stage[stageAt + k * seg * STRIDE + (q - ek)] - elem0;
+                dstElems[(prefix + before + q) * STRIDE + w] = srcWord[e * STRIDE + w];
+            }
         }
     } else {
         // Write out, each subgroup its own segments: the kept elements to

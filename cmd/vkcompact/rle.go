@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/runs"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// rleJob is a checked invocation of rle.
+type rleJob struct {
+	fileJob
+	req    runs.Request
+	in     *inputFile
+	layout elemLayout
+	res    runs.Result
+	gpuMs  *float64
+}
+
+// u32Dtype is the .npy dtype of the offsets and lengths.
+const u32Dtype = "'<u4'"
+
+// parseRLE parses and checks an invocation of rle.
+func parseRLE(args []string, stderr io.Writer) (*rleJob, error) {
+	fs := newFileFlags("rle", stderr, "input `FILE`: raw little-endian elements, or a .npy array (plain, or records of a structured dtype)",
+		"output `FILE` of each run's first element (of the input's dtype), or with -nontrivial each run's offset (uint32): .npy when the name ends in .npy, raw otherwise")
+	rf := addRunsFlags(fs)
+	lengths := fs.String("lengths", "", "output `FILE` of each run's length (uint32): .npy when the name ends in .npy, raw otherwise")
+	nonTrivial := fs.Bool("nontrivial", false, "the runs longer than one only: -out gets their offsets (uint32), -lengths their lengths")
+	files, err := fs.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case *lengths == "":
+		return nil, usagef("missing -lengths FILE: the runs' lengths")
+	case sameFile(*fs.out, *lengths):
+		return nil, usagef("-out and -lengths name the same file %s", *fs.out)
+	}
+	j := &rleJob{fileJob: files}
+	j.outputs = append(j.outputs, outputName{"-lengths", *lengths})
+	var err2 error
+	if j.in, j.layout, j.req.Equal, err2 = rf.open("rle", fs, &j.fileJob); err2 != nil {
+		j.close()
+		return nil, err2
+	}
+	j.req.Elem = j.layout.elem
+	if *nonTrivial {
+		j.req.Op = runs.NonTrivial
+	}
+	return j, nil
+}
+
+// run runs the encoding on the device and returns the keys or offsets,
+// and the lengths.
+func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+	n := j.layout.n
+	plan, err := runs.NewPlan(ctx, n, j.req)
+	if err != nil {
+		return nil, err
+	}
+	size := n * uint64(j.req.Elem.Size())
+	most := n // runs at most
+	if j.req.Op == runs.NonTrivial {
+		most = n / 2
+	}
+	b := runs.Buffers{Src: a.alloc(max(size, 4)), Lengths: a.alloc(max(most*4, 4)), Result: a.alloc(runs.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
+	if j.req.Op == runs.Encode {
+		b.Keys = a.alloc(max(size, 4))
+	} else {
+		b.Offsets = a.alloc(max(most*4, 4))
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	data, err := j.layout.upload(j.in, b.Src)
+	if err != nil {
+		return nil, err
+	}
+	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+		return nil, err
+	}
+	if j.res, err = runs.ReadResult(b.Result); err != nil {
+		return nil, err
+	}
+	r := j.res
+	if uint64(r.Total) != n || uint64(r.Runs) > most || (n > 0 && j.req.Op == runs.Encode && r.Runs == 0) {
+		return nil, fmt.Errorf("the GPU reported %d runs of %d elements for %d", r.Runs, r.Total, n)
+	}
+	m := uint64(r.Runs)
+	lens := make([]byte, m*4)
+	if err := vk.Download(b.Lengths.Sub(0, m*4), lens); err != nil {
+		return nil, err
+	}
+	first := outputData{dtype: u32Dtype, n: m}
+	if j.req.Op == runs.Encode {
+		first.dtype = j.layout.dtype
+		first.data, err = j.layout.download(b.Keys, data, m)
+	} else {
+		first.data = make([]byte, m*4)
+		err = vk.Download(b.Offsets.Sub(0, m*4), first.data)
+	}
+	return []outputData{first, {data: lens, dtype: u32Dtype, n: m}}, err
+}
+
+// report prints the runs' count and the GPU time.
+func (j *rleJob) report(stdout io.Writer, device string) error {
+	r := j.res
+	op, what := "rle", "runs"
+	if j.req.Op == runs.NonTrivial {
+		op, what = "rle-nontrivial", "runs longer than one"
+	}
+	if j.asJSON {
+		l := j.layout
+		return encodeJSON(stdout, runsOutput{Op: op, Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			Equal: j.req.Equal.String(), Runs: r.Runs, Total: r.Total, GPUms: j.gpuMs, Device: device})
+	}
+	sep := " "
+	if j.gpuMs == nil {
+		sep = ", "
+	}
+	fmt.Fprintf(stdout, "%d %s in %d elements%s%s\n", r.Runs, what, r.Total, sep, gpuTimeText(j.gpuMs, device))
+	return nil
+}

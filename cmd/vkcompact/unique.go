@@ -1,0 +1,165 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// runsOutput is the JSON of `vkcompact unique -json` and `rle -json`.
+type runsOutput struct {
+	Op        string   `json:"op"`              // "unique", "rle" or "rle-nontrivial"
+	Type      string   `json:"type"`            // the key type
+	Stride    uint32   `json:"stride"`          // bytes per element
+	KeyOffset uint32   `json:"key_offset"`      // the key's byte offset in the element
+	Field     string   `json:"field,omitempty"` // a record's key field, by name
+	Equal     string   `json:"equal"`           // -equal: "keys", "key bits" or "elements"
+	InPlace   bool     `json:"in_place"`        // -inplace (unique)
+	Runs      uint32   `json:"runs"`            // unique: the elements kept; rle: the runs written
+	Total     uint32   `json:"total"`
+	GPUms     *float64 `json:"gpu_ms"` // null where the device has no timestamps
+	Device    string   `json:"device"`
+}
+
+// runsTypes are the key types unique and rle take.
+var runsTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}
+
+// runsFlags are the flags unique and rle share besides the file flags.
+type runsFlags struct {
+	typ, key, equal *string
+	stride          *uint
+}
+
+func addRunsFlags(fs *fileFlags) runsFlags {
+	return runsFlags{
+		typ:    fs.String("type", "", "element type `T`: u32, i32, f32, u64, i64 or f64 (a .npy file's dtype gives it)"),
+		stride: fs.Uint("stride", 0, "struct elements of `BYTES` bytes, a multiple of 4 up to 256 (with -key; a record array's dtype gives it)"),
+		key:    fs.String("key", "", "the key: `OFFSET:T|FIELD`, its byte offset and type in a struct (e.g. 0:u32), or its field's name in a .npy record array"),
+		equal: fs.String("equal", "keys", "when neighbours are equal: `EQ` keys (as their type compares: -0 == 0, NaN equals nothing), "+
+			"bits (the keys' bits) or elements (every byte of the element)"),
+	}
+}
+
+// parseEqual parses -equal.
+func parseEqual(s string) (compact.Equality, error) {
+	switch s {
+	case "keys":
+		return compact.EqualKeys, nil
+	case "bits":
+		return compact.EqualKeyBits, nil
+	case "elements":
+		return compact.EqualElements, nil
+	}
+	return 0, usagef("-equal: unknown equality %q (want keys, bits or elements)", s)
+}
+
+// open parses -equal, opens -in and resolves its layout.
+func (rf runsFlags) open(op string, fs *fileFlags, j *fileJob) (*inputFile, elemLayout, compact.Equality, error) {
+	eq, err := parseEqual(*rf.equal)
+	if err != nil {
+		return nil, elemLayout{}, 0, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	ef := elemFlags{op: op, set: set, typ: *rf.typ, stride: *rf.stride, key: *rf.key, structs: true, types: runsTypes,
+		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
+	if set["type"] && !set["stride"] && !set["key"] {
+		if _, err := ef.parseType(); err != nil {
+			return nil, elemLayout{}, 0, err
+		}
+	}
+	in, err := j.open("-in", *fs.in)
+	if err != nil {
+		return nil, elemLayout{}, 0, err
+	}
+	l, err := ef.resolve(in)
+	return in, l, eq, err
+}
+
+// uniqueJob is a checked invocation of unique.
+type uniqueJob struct {
+	fileJob
+	sel    compact.Selection
+	in     *inputFile
+	layout elemLayout
+	res    compact.Result
+	gpuMs  *float64
+}
+
+// parseUnique parses and checks an invocation of unique.
+func parseUnique(args []string, stderr io.Writer) (*uniqueJob, error) {
+	fs := newFileFlags("unique", stderr, "input `FILE`: raw little-endian elements, or a .npy array (plain, or records of a structured dtype)",
+		"output `FILE` of the first element of each run of equal ones: .npy when the name ends in .npy (of the input's dtype), raw otherwise")
+	rf := addRunsFlags(fs)
+	inPlace := fs.Bool("inplace", false, "run in place on the GPU: the source buffer is the destination")
+	files, err := fs.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	j := &uniqueJob{fileJob: files}
+	var eq compact.Equality
+	if j.in, j.layout, eq, err = rf.open("unique", fs, &j.fileJob); err != nil {
+		j.close()
+		return nil, err
+	}
+	j.sel = compact.Selection{Elem: j.layout.elem, Keep: compact.KeepFirstOfRun(eq), InPlace: *inPlace}
+	return j, nil
+}
+
+// run runs unique on the device and returns the kept elements.
+func (j *uniqueJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+	n := j.layout.n
+	plan, err := compact.NewPlan(ctx, n, j.sel)
+	if err != nil {
+		return nil, err
+	}
+	size := n * uint64(j.sel.Elem.Size())
+	b := compact.Buffers{Src: a.alloc(size), Result: a.alloc(compact.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
+	if !j.sel.InPlace {
+		b.Dst = a.alloc(size)
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	data, err := j.layout.upload(j.in, b.Src)
+	if err != nil {
+		return nil, err
+	}
+	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+		return nil, err
+	}
+	if j.res, err = compact.ReadResult(b.Result); err != nil {
+		return nil, err
+	}
+	if r := j.res; uint64(r.Total) != n || r.Kept > r.Total || (n > 0 && r.Kept == 0) {
+		return nil, fmt.Errorf("the GPU reported %d kept of %d for %d elements", r.Kept, r.Total, n)
+	}
+	dst := b.Dst
+	if j.sel.InPlace {
+		dst = b.Src
+	}
+	out := outputData{dtype: j.layout.dtype, n: uint64(j.res.Kept)}
+	out.data, err = j.layout.download(dst, data, out.n)
+	return []outputData{out}, err
+}
+
+// report prints the counts and the GPU time.
+func (j *uniqueJob) report(stdout io.Writer, device string) error {
+	r := j.res
+	if j.asJSON {
+		l := j.layout
+		return encodeJSON(stdout, runsOutput{Op: "unique", Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			Equal: j.sel.Keep.Equal.String(), InPlace: j.sel.InPlace, Runs: r.Kept, Total: r.Total, GPUms: j.gpuMs, Device: device})
+	}
+	sep := " "
+	if j.gpuMs == nil {
+		sep = ", "
+	}
+	fmt.Fprintf(stdout, "kept %d unique of %d%s%s\n", r.Kept, r.Total, sep, gpuTimeText(j.gpuMs, device))
+	return nil
+}

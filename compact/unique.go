@@ -1,0 +1,223 @@
+package compact
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The neighbour selections: an element is kept or not by comparing it with
+// the elements beside it, in the same pass that ranks and moves it (one
+// more load per unit for the element before it, and for RunEdges the one
+// after it; select_load.glsl, keepNeighbours). Unique is the selection
+// FirstOfRun; package runs builds run-length encoding on FirstOfRun and
+// RunEdges with Selection.Output.
+
+// The neighbour tests.
+const (
+	// FirstOfRun keeps the first element of each run of equal elements
+	// (Keep.Equal says when two are equal): unique, as CUB's
+	// DeviceSelect::Unique. The first element is always kept.
+	FirstOfRun Op = 9
+	// RunEdges keeps the first and the last element of each run longer
+	// than one, so the kept elements come in (first, last) pairs in
+	// order; an element of a run of one is not kept.
+	RunEdges Op = 10
+)
+
+// Equality says when two neighbouring elements are equal, for FirstOfRun
+// and RunEdges.
+type Equality uint8
+
+const (
+	// EqualKeys compares the keys as their type does: integers by value,
+	// floats by IEEE 754, so that -0.0 equals 0.0 and a NaN equals nothing
+	// (each NaN is a run of its own), as CUB's Unique with operator==.
+	EqualKeys Equality = iota
+	// EqualKeyBits compares the keys' bits: -0.0 differs from 0.0, and
+	// NaNs with the same bits are equal.
+	EqualKeyBits
+	// EqualElements compares every 32-bit word of the elements, the key
+	// and every other field, padding included (a struct's padding must
+	// then be zero, or compare as the caller means).
+	EqualElements
+)
+
+var equalityNames = [...]string{"keys", "key bits", "elements"}
+
+// String names the equality.
+func (e Equality) String() string {
+	if int(e) < len(equalityNames) {
+		return equalityNames[e]
+	}
+	return fmt.Sprintf("Equality(%d)", uint8(e))
+}
+
+// KeepUnique keeps the first element of each run of equal keys
+// (EqualKeys): the selection that CUB's DeviceSelect::Unique makes.
+func KeepUnique() Keep { return KeepFirstOfRun(EqualKeys) }
+
+// KeepFirstOfRun keeps the first element of each run of elements equal
+// under eq.
+func KeepFirstOfRun(eq Equality) Keep { return Keep{Op: FirstOfRun, Equal: eq} }
+
+// KeepRunEdges keeps the first and the last element of each run longer
+// than one of elements equal under eq.
+func KeepRunEdges(eq Equality) Keep { return Keep{Op: RunEdges, Equal: eq} }
+
+// The neighbour predicates' codes (select_load.glsl): the first of a run
+// and a run's edges, each plus the equality.
+const (
+	predFirst uint32 = 11
+	predEdge  uint32 = 14
+)
+
+// neighbourString writes a neighbour test.
+func (k Keep) neighbourString() string {
+	if k.Op == FirstOfRun {
+		return "first of each run (" + k.Equal.String() + " equal)"
+	}
+	return "edges of runs longer than one (" + k.Equal.String() + " equal)"
+}
+
+// encodeNeighbours returns a neighbour test's predicate code.
+func (k Keep) encodeNeighbours() (pred uint32, lo, hi uint32, err error) {
+	if k.Equal > EqualElements {
+		return 0, 0, 0, vk.Invalidf("compact: unknown equality %d: want EqualKeys, EqualKeyBits or EqualElements", k.Equal)
+	}
+	base := predFirst
+	if k.Op == RunEdges {
+		base = predEdge
+	}
+	return base + uint32(k.Equal), 0, 0, nil
+}
+
+// neighbours says whether q's test compares neighbours.
+func (q *request) neighbours() bool {
+	return q.sel.Keep.Op == FirstOfRun || q.sel.Keep.Op == RunEdges
+}
+
+// Output chooses what a compaction writes for each kept element
+// (Selection.Output).
+type Output uint8
+
+const (
+	// OutputElements writes the kept elements to Dst.
+	OutputElements Output = iota
+	// OutputIndices writes each kept element's index in the input, a
+	// uint32, to Dst.
+	OutputIndices
+	// OutputBoth writes the indices to Dst and the elements to
+	// Buffers.Elements, in the same pass (each element re-read at its
+	// index while the tile is still in cache).
+	OutputBoth
+)
+
+// outSize is the bytes per element of Dst: 4 for indices, the element's
+// size otherwise.
+func (q *request) outSize() uint64 {
+	if q.sel.Output != OutputElements {
+		return 4
+	}
+	return q.size
+}
+
+// outIndex is select_move's and select_onepass's OUT_INDEX.
+func (q *request) outIndex() uint32 { return uint32(q.sel.Output) }
+
+// checkIndices refuses an Output where it does not apply.
+func checkIndices(sel Selection) error {
+	switch {
+	case sel.Output == OutputElements:
+		return nil
+	case sel.Output > OutputBoth:
+		return invalid("compact: unknown output %d", sel.Output)
+	case sel.Split:
+		return invalid("compact: indices (Selection.Output) apply to a compaction, not a split")
+	case sel.InPlace:
+		return invalid("compact: indices (Selection.Output) are uint32s, not elements: they cannot be written in place")
+	}
+	return nil
+}
+
+// checkOneBinding refuses a neighbour test or indices whose input the
+// plan's algorithm cuts into several bindings (segments or windows): an
+// element's neighbour would lie in another binding, and an index is
+// counted from the binding's start.
+func checkOneBinding(q *request, alg algorithm) error {
+	if !q.neighbours() && q.sel.Output == OutputElements {
+		return nil
+	}
+	cut := false
+	switch a := alg.(type) {
+	case *threePhase:
+		cut = uint64(a.segElems) < uint64(q.n)
+	case *singlePass:
+		cut = a.windowTiles > 0
+	}
+	if !cut {
+		return nil
+	}
+	what := "indices"
+	if q.neighbours() {
+		what = "a " + q.sel.Keep.Op.String() + " selection"
+	}
+	return invalid("compact: %s needs the input in one binding; %d elements of %d bytes exceed it (maxStorageBufferRange)", what, q.n, q.size)
+}
+
+// SliceIndices runs sel over data on the GPU with sel.Output
+// OutputIndices and
+// returns the kept elements' indices. T and sel.Elem are as Slice takes
+// them; a flagged selection is refused (Flags are not taken here).
+func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Result, error) {
+	if sel.Keep.Op == Flagged {
+		return nil, Result{}, invalid("compact: SliceIndices takes no flags")
+	}
+	elem, err := elemFor[T](sel.Elem)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	sel.Elem, sel.Output = elem, OutputIndices
+	n := uint64(len(data))
+	p, err := NewPlan(ctx, n, sel)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	var bufs []*vk.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	newBuf := func(size uint64) (vk.Range, error) {
+		b, err := ctx.NewBuffer(max(align.Up(size, 4), 16), vk.DeviceLocal)
+		if err != nil {
+			return vk.Range{}, err
+		}
+		bufs = append(bufs, b)
+		return b.Range(0, size), nil
+	}
+	var b Buffers
+	if b.Src, err = newBuf(n * uint64(elem.Size())); err != nil {
+		return nil, Result{}, err
+	}
+	if err := vk.Upload(b.Src, data); err != nil {
+		return nil, Result{}, err
+	}
+	if b.Dst, err = newBuf(n * 4); err != nil {
+		return nil, Result{}, err
+	}
+	res, err := p.Run(b)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	if res.Total != uint32(n) || uint64(res.Kept) > n {
+		return nil, res, fmt.Errorf("compact: the GPU reported %d kept of %d for %d elements", res.Kept, res.Total, n)
+	}
+	out := make([]uint32, res.Kept)
+	if err := vk.Download(b.Dst.Sub(0, uint64(res.Kept)*4), out); err != nil {
+		return nil, res, err
+	}
+	return out, res, nil
+}

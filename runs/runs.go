@@ -1,0 +1,321 @@
+package runs
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Op is what a plan finds.
+type Op uint8
+
+const (
+	// Encode writes each run's first element and its length.
+	Encode Op = iota
+	// NonTrivial writes the offset and the length of each run longer
+	// than one.
+	NonTrivial
+)
+
+// String names the operation.
+func (o Op) String() string {
+	switch o {
+	case Encode:
+		return "encode"
+	case NonTrivial:
+		return "non-trivial runs"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// Result block layout: Record writes ResultSize bytes to Buffers.Result,
+// as package compact lays out its own (compact.ResultSize).
+const (
+	ResultSize = compact.ResultSize
+	// ResultRunsOffset holds the runs' count (uint32), followed by the
+	// elements covered less the runs (uint32) and the elements covered
+	// (uint32: n, or the GPU count).
+	ResultRunsOffset = compact.ResultKeptOffset
+	// ResultDispatchOffset holds a VkDispatchIndirectCommand covering the
+	// runs with Request.GroupSize invocations per workgroup (x*y
+	// workgroups past maxComputeWorkGroupCount[0], as compact's).
+	ResultDispatchOffset = compact.ResultDispatchOffset
+	// ResultDrawOffset holds a VkDrawIndirectCommand with vertexCount the
+	// runs' count.
+	ResultDrawOffset = compact.ResultDrawOffset
+)
+
+// Request describes an encoding.
+type Request struct {
+	Op Op
+	// Elem is the elements' layout (a zero Elem is plain uint32 keys; the
+	// Slice helpers take it from their type).
+	Elem vkcompact.Elem
+	// Equal says when neighbours are equal: their keys by default
+	// (compact.EqualKeys: IEEE 754 for floats, so a NaN is a run of its
+	// own and -0.0 equals 0.0).
+	Equal compact.Equality
+	// GroupSize is the invocations per workgroup of the caller's next
+	// pass, for the dispatch arguments in the result block. Default 64.
+	GroupSize uint32
+	// Options tunes the selection of the first dispatch (its GroupSize is
+	// unused).
+	Options compact.Options
+}
+
+// Buffers are the ranges a recorded plan uses. Every offset must be a
+// multiple of the device's minStorageBufferOffsetAlignment.
+type Buffers struct {
+	Src vk.Range // n elements, read
+	// Keys (Encode) has room for n elements: each run's first element.
+	Keys vk.Range
+	// Offsets (NonTrivial) has room for n/2 uint32s: each run's first
+	// index.
+	Offsets vk.Range
+	// Lengths has room for n (Encode) or n/2 (NonTrivial) uint32s.
+	Lengths vk.Range
+	Result  vk.Range // ResultSize bytes, written
+	// Scratch is Plan.ScratchSize bytes, read and written, as a
+	// compact.Buffers' scratch (including its "Scratch between runs").
+	Scratch vk.Range
+	// Count, when set, is a 4-byte range holding the element count as a
+	// uint32 written on the GPU, as compact.Buffers.Count: the plan's n is
+	// then a capacity, and the runs are those of the first min(count, n)
+	// elements.
+	Count vk.Range
+}
+
+// Result is the result block as read back.
+type Result struct {
+	Runs  uint32 // the runs found (all of them, or those longer than one)
+	Total uint32 // the elements covered: n, or the GPU count
+}
+
+// Plan is an encoding of n elements checked, tuned and sized for one
+// context. It is immutable and safe for concurrent use.
+type Plan struct {
+	ctx    *vk.Context
+	req    Request
+	n      uint64
+	size   uint64        // bytes per element
+	sel    *compact.Plan // the first dispatch: indices of run starts or edges
+	wg     uint32        // runs_finish's workgroup size
+	groups uint64        // and workgroups
+	// The scratch: the selection's own from 0, then its result block at
+	// selBlock and the selected indices at selIdx, each at a multiple of
+	// 256 bytes; scratch bytes in all.
+	selBlock, selIdx, scratch uint64
+	finish                    pipeline.TypedPipeline[finishPush, finishBindings]
+}
+
+// NewPlan checks req for n elements on ctx, plans its selection and
+// creates its pipelines.
+func NewPlan(ctx *vk.Context, n uint64, req Request) (*Plan, error) {
+	if ctx == nil {
+		return nil, vk.Invalidf("runs: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.Op > NonTrivial {
+		return nil, vk.Invalidf("runs: unknown operation %d", req.Op)
+	}
+	if req.GroupSize == 0 {
+		req.GroupSize = 64
+	}
+	keep := compact.KeepFirstOfRun(req.Equal)
+	if req.Op == NonTrivial {
+		keep = compact.KeepRunEdges(req.Equal)
+	}
+	sel := compact.Selection{Elem: req.Elem, Keep: keep, Output: compact.OutputIndices, Options: req.Options}
+	if req.Op == Encode {
+		sel.Output = compact.OutputBoth // the runs' first elements, the keys, in the same pass
+	}
+	selPlan, err := compact.NewPlan(ctx, n, sel)
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
+	}
+	p := &Plan{ctx: ctx, req: req, n: n, size: uint64(req.Elem.Size()), sel: selPlan}
+	p.wg, p.groups = finishGrid(ctx.Info(), n)
+	p.selBlock = align.Up(selPlan.ScratchSize(), 256)
+	p.selIdx = p.selBlock + 256
+	p.scratch = p.selIdx + align.Up(max(n*4, 4), 256)
+	encode := uint32(0)
+	if req.Op == Encode {
+		encode = 1
+	}
+	p.finish, err = finishKernel.Get(pipeline.For(ctx), finishSpec{WorkgroupSize: p.wg, Encode: encode})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// N returns the element count the plan was made for.
+func (p *Plan) N() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.n
+}
+
+// ScratchSize returns the bytes of scratch Record needs: the selection's
+// (compact.Plan.ScratchSize), its result block and n indices.
+func (p *Plan) ScratchSize() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.scratch
+}
+
+// Selection returns the plan's first dispatch, for its tuning.
+func (p *Plan) Selection() *compact.Plan {
+	if p == nil {
+		return nil
+	}
+	return p.sel
+}
+
+// Record records the encoding into r's command buffer: the selection,
+// then runs_finish, with a buffer barrier between them. Errors, such as a
+// range too small, are kept by r and returned by r.Err or pipeline.Run.
+func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
+	p.record(r, b, pipeline.Stamps(r, nil))
+}
+
+// phases names the intervals RecordTimed measures.
+var phases = []string{"select", "finish"}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1: "select" (the selection of run starts
+// or edges) and "finish" (their lengths, keys or offsets, and the result
+// block).
+func (p *Plan) Phases() []string { return slices.Clone(phases) }
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i], so t needs 3 queries.
+// t must be reset (Timer.Reset) earlier in the command buffer.
+func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
+	if t == nil {
+		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer"))
+		return
+	}
+	if need := uint32(len(phases) + 1); t.Count() < need {
+		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		return
+	}
+	p.record(r, b, pipeline.Stamps(r, t))
+}
+
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+	if !r.Begin(func() error { return p.check(r, &b) }) {
+		return
+	}
+	stamp()
+	selBlock := b.Scratch.Sub(p.selBlock, ResultSize)
+	idx := b.Scratch.Sub(p.selIdx, max(p.n*4, 4))
+	sb := compact.Buffers{Src: b.Src, Dst: idx, Result: selBlock, Scratch: b.Scratch.Sub(0, p.sel.ScratchSize()), Count: b.Count}
+	if p.req.Op == Encode {
+		sb.Elements = b.Keys // the runs' first elements, written by the selection
+	}
+	p.sel.Record(r, sb)
+	stamp()
+	lengths := b.Lengths.Sub(0, min(max(p.lengths()*4, 4), b.Lengths.Size))
+	offsets := lengths // Encode: bound, never written
+	if p.req.Op == NonTrivial {
+		offsets = b.Offsets.Sub(0, min(max(p.lengths()*4, 4), b.Offsets.Size))
+	}
+	p.finish.Dispatch(r, p.groups, finishPush{GroupSize: p.req.GroupSize, MaxX: p.ctx.Info().MaxWorkgroupCount[0]},
+		finishBindings{Sel: idx, SelBlock: selBlock, Offsets: offsets, Lengths: lengths, Result: b.Result.Sub(0, ResultSize)})
+	stamp()
+}
+
+// lengths is the most runs the plan can write: n, or n/2 longer than one.
+func (p *Plan) lengths() uint64 {
+	if p.req.Op == NonTrivial {
+		return p.n / 2
+	}
+	return p.n
+}
+
+// check validates the buffers against the plan.
+func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
+	if p == nil {
+		return vk.Invalidf("runs: nil Plan")
+	}
+	if r.CommandBuffer().Context() != p.ctx {
+		return vk.Invalidf("runs: the plan was made for another context")
+	}
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: p.n * p.size},
+		{Name: "lengths", Range: b.Lengths, Need: p.lengths() * 4, Write: true},
+		{Name: "result", Range: b.Result, Need: ResultSize, Write: true},
+		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
+	if p.req.Op == Encode {
+		if b.Offsets.Buffer != nil {
+			return vk.Invalidf("runs: Encode writes keys, not offsets: leave Offsets empty")
+		}
+		list = append(list, bufcheck.Range{Name: "keys", Range: b.Keys, Need: p.n * p.size, Write: true})
+	} else {
+		if b.Keys.Buffer != nil {
+			return vk.Invalidf("runs: NonTrivial writes offsets, not keys: leave Keys empty")
+		}
+		list = append(list, bufcheck.Range{Name: "offsets", Range: b.Offsets, Need: p.lengths() * 4, Write: true})
+	}
+	if b.Count.Buffer != nil {
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+	}
+	return bufcheck.Check("runs", p.ctx, list)
+}
+
+// ReadResult reads the result block at r (ResultSize bytes, written by a
+// recorded plan whose submission has completed).
+func ReadResult(r vk.Range) (Result, error) {
+	c, err := compact.ReadResult(r)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Runs: c.Kept, Total: c.Total}, nil
+}
+
+// Run records the plan on the context's own queue, waits, and reads the
+// result block back. A zero Result or Scratch range is allocated for the
+// call and released after it.
+func (p *Plan) Run(b Buffers) (Result, error) {
+	if p == nil {
+		return Result{}, vk.Invalidf("runs: nil Plan")
+	}
+	var temps []*vk.Buffer
+	defer func() {
+		for _, t := range temps {
+			t.Release()
+		}
+	}()
+	alloc := func(r *vk.Range, size uint64) error {
+		if r.Buffer != nil {
+			return nil
+		}
+		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, buf)
+		*r = buf.Range(0, size)
+		return nil
+	}
+	if err := alloc(&b.Result, ResultSize); err != nil {
+		return Result{}, err
+	}
+	if err := alloc(&b.Scratch, p.ScratchSize()); err != nil {
+		return Result{}, err
+	}
+	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+		return Result{}, err
+	}
+	return ReadResult(b.Result)
+}
