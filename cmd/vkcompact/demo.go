@@ -43,6 +43,13 @@ type demoOutput struct {
 	GPUmsFrames   []float64 `json:"gpu_ms_frames"`
 	GPUms         *float64  `json:"gpu_ms"`
 	Device        string    `json:"device"`
+	// With -grid: the grid's stages (particles.GridStages) and the mean
+	// GPU time of each per frame, ms, in the same order (null without
+	// timestamps); the occupied cells after each frame, and at the end.
+	Grid          bool      `json:"grid,omitempty"`
+	GridStages    []string  `json:"grid_stages,omitempty"`
+	GridStageMs   []float64 `json:"grid_stage_ms,omitempty"`
+	OccupiedCells []uint32  `json:"occupied_cells_per_frame,omitempty"`
 	// Mismatch describes the first difference from the Go simulation when
 	// Verified is false.
 	Mismatch string `json:"mismatch,omitempty"`
@@ -73,6 +80,10 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 	o := demoOutput{
 		Op: "demo", Verified: mismatch == nil, Frames: j.params.Frames, Particles: j.params.Capacity,
 		Spawn: j.params.Spawn, Seed: j.params.Seed, LivePerFrame: got.Live, Device: device, PNG: j.png,
+		Grid: j.params.Grid, OccupiedCells: got.Occupied,
+	}
+	if j.params.Grid {
+		o.GridStages = particles.GridStages
 	}
 	if n := len(got.Live); n > 0 {
 		o.Live = got.Live[n-1]
@@ -85,6 +96,13 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 		}
 		mean := total / float64(len(timing.FrameMs))
 		o.GPUms, o.GPUmsPerFrame = &total, &mean
+		for _, stage := range timing.StageMs {
+			sum := 0.0
+			for _, ms := range stage {
+				sum += ms
+			}
+			o.GridStageMs = append(o.GridStageMs, sum/float64(len(stage)))
+		}
 	}
 	var failed error
 	if mismatch != nil {
@@ -101,6 +119,7 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	frames := fs.Int64("frames", demoDefaultFrames, "simulate `F` frames")
 	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, at least 1)")
 	seed := fs.Int64("seed", demoDefaultSeed, "`SEED` of the spawn hash, 0 to 4294967295")
+	grid := fs.Bool("grid", false, "after each frame build the uniform grid of the live particles on the GPU (cell, sort by cell, run-length encoding into cell starts and counts, neighbour counts through the 27 adjacent cells), verified against Go")
 	drawing := drawingFlags(fs, "draw the final particles to `FILE` (PNG)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
@@ -125,7 +144,7 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 		*spawn = max(*n/64, 1)
 	}
 	return &demoJob{
-		params:     particles.Params{Capacity: uint32(*n), Frames: int(*frames), Spawn: uint32(*spawn), Seed: uint32(*seed)},
+		params:     particles.Params{Capacity: uint32(*n), Frames: int(*frames), Spawn: uint32(*spawn), Seed: uint32(*seed), Grid: *grid},
 		drawingJob: drawing(),
 	}, nil
 }
@@ -159,6 +178,9 @@ func (o demoOutput) printText(w io.Writer) error {
 		fmt.Fprintf(&b, "%6d %10d %12s\n", f, live, ms)
 	}
 	check := "verified bit for bit against the Go simulation"
+	if o.Grid {
+		check += " and its grid"
+	}
 	if !o.Verified {
 		check = "NOT verified: " + o.Mismatch
 	}
@@ -168,6 +190,21 @@ func (o demoOutput) printText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "demo: %d frames, up to %d particles (%d spawned per frame), %d live at the end; %s; %s on %s\n",
 		o.Frames, o.Particles, o.Spawn, o.Live, check, per, o.Device)
+	if o.Grid {
+		cells := uint32(0)
+		if k := len(o.OccupiedCells); k > 0 {
+			cells = o.OccupiedCells[k-1]
+		}
+		fmt.Fprintf(&b, "demo: grid of %d cells, %d occupied at the end", particles.GridCells, cells)
+		for k, ms := range o.GridStageMs {
+			sep := "; GPU ms per frame: "
+			if k > 0 {
+				sep = ", "
+			}
+			fmt.Fprintf(&b, "%s%s %.3f", sep, o.GridStages[k], ms)
+		}
+		fmt.Fprintln(&b)
+	}
 	if o.PNG != "" {
 		fmt.Fprintf(&b, "demo: drew the final particles to %s\n", o.PNG)
 	}

@@ -98,7 +98,19 @@ func TestDemoTextAndPNG(t *testing.T) {
 func TestDemoDetectsCorruption(t *testing.T) {
 	requireDevice(t)
 	defer func() { demoTamper = nil }()
+	grid := func(st *particles.State) *particles.Grid {
+		if st.Grid == nil || len(st.Grid.Neighbours) < 2 {
+			t.Fatalf("no grid to change: %+v", st.Grid)
+		}
+		return st.Grid
+	}
 	for name, tamper := range map[string]func(*particles.State){
+		"grid: neighbour count": func(st *particles.State) { grid(st).Neighbours[1]++ },
+		"grid: sorted ids": func(st *particles.State) {
+			g := grid(st)
+			g.Ids[0], g.Ids[1] = g.Ids[1], g.Ids[0]
+		},
+		"grid: occupied cells": func(st *particles.State) { st.Occupied[3]++ },
 		"particle": func(st *particles.State) {
 			p := &st.Particles[len(st.Particles)/2]
 			p.Vel[1] = math.Float32frombits(math.Float32bits(p.Vel[1]) ^ 1) // one ulp
@@ -110,10 +122,44 @@ func TestDemoDetectsCorruption(t *testing.T) {
 	} {
 		demoTamper = tamper
 		var out, errOut bytes.Buffer
-		code := run([]string{"demo", "-particles", "2000", "-frames", "12", "-json"}, &out, &errOut)
+		args := []string{"demo", "-particles", "2000", "-frames", "12", "-json"}
+		if strings.HasPrefix(name, "grid") {
+			args = append(args, "-grid")
+		}
+		code := run(args, &out, &errOut)
 		d := decodeLastLine[demoJSON](t, out.String())
 		if code != 1 || d.Verified || d.Mismatch == "" || !strings.HasPrefix(errOut.String(), "vkcompact: demo: the GPU's particles differ") {
 			t.Errorf("%s changed: exit %d, verified %v, mismatch %q, stderr %q", name, code, d.Verified, d.Mismatch, errOut.String())
+		}
+	}
+}
+
+// TestDemoGridJSON runs the demo with its grid: verified, the stages named
+// and timed, and the occupied cells of every frame as the Go simulation
+// counts them.
+func TestDemoGridJSON(t *testing.T) {
+	requireDevice(t)
+	p := particles.Params{Capacity: 3001, Frames: 15, Spawn: 250, Seed: 6, Grid: true}
+	args := []string{"demo", "-json", "-grid", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-particles", "3001", "-frames", "15", "-spawn", "250", "-seed", "6"}
+	out := runJSON(t, args, "verified", "grid", "grid_stages", "grid_stage_ms", "occupied_cells_per_frame")
+	type gridJSON struct {
+		demoJSON
+		Grid          bool      `json:"grid"`
+		GridStages    []string  `json:"grid_stages"`
+		GridStageMs   []float64 `json:"grid_stage_ms"`
+		OccupiedCells []uint32  `json:"occupied_cells_per_frame"`
+	}
+	d := decodeLastLine[gridJSON](t, out)
+	want := particles.Simulate(p)
+	if !d.Verified || !d.Grid || !slices.Equal(d.GridStages, particles.GridStages) || !slices.Equal(d.OccupiedCells, want.Occupied) {
+		t.Errorf("JSON %+v; want occupied cells %v", d, want.Occupied)
+	}
+	if len(d.GridStageMs) != len(particles.GridStages) {
+		t.Errorf("%d stage times for %d stages", len(d.GridStageMs), len(particles.GridStages))
+	}
+	for k, ms := range d.GridStageMs {
+		if !(ms > 0) {
+			t.Errorf("stage %s: %g ms", d.GridStages[k], ms)
 		}
 	}
 }

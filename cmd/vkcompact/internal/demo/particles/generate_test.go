@@ -15,37 +15,41 @@ func TestGenerated(t *testing.T) {
 }
 
 // TestValid runs spirv-val on the embedded modules.
-func TestValid(t *testing.T) { spvtest.Valid(t, "setup", "update") }
+func TestValid(t *testing.T) {
+	spvtest.Valid(t, "setup", "update", "grid_cells", "grid_table", "grid_neighbours")
+}
 
-// TestPrecise checks that the update's float arithmetic is marked
-// NoContraction, which keeps a driver from fusing it into FMAs that the Go
-// reference does not do.
+// TestPrecise checks that the float arithmetic of the update and of the
+// grid's cells and neighbour distances is marked NoContraction, which
+// keeps a driver from fusing it into FMAs that the Go reference does not do.
 func TestPrecise(t *testing.T) {
 	spvtest.RequireTool(t, "spirv-dis")
-	msg, err := exec.Command("spirv-dis", "update.spv").CombinedOutput()
-	if err != nil {
-		t.Fatalf("spirv-dis: %v\n%s", err, msg)
-	}
-	decorated := map[string]bool{}
-	for _, line := range bytes.Split(msg, []byte("\n")) {
-		f := bytes.Fields(line)
-		if len(f) == 3 && string(f[0]) == "OpDecorate" && string(f[2]) == "NoContraction" {
-			decorated[string(f[1])] = true
+	for _, module := range []string{"update", "grid_cells", "grid_neighbours"} {
+		msg, err := exec.Command("spirv-dis", module+".spv").CombinedOutput()
+		if err != nil {
+			t.Fatalf("spirv-dis: %v\n%s", err, msg)
 		}
-	}
-	ops := 0
-	for _, line := range bytes.Split(msg, []byte("\n")) {
-		f := bytes.Fields(line)
-		// %id = OpFAdd %float %a %b: additions and subtractions are what a
-		// contraction would fuse a product into.
-		if len(f) >= 3 && (string(f[2]) == "OpFAdd" || string(f[2]) == "OpFSub") {
-			ops++
-			if !decorated[string(f[0])] {
-				t.Errorf("%s is not NoContraction: mark its operands precise", bytes.TrimSpace(line))
+		decorated := map[string]bool{}
+		for _, line := range bytes.Split(msg, []byte("\n")) {
+			f := bytes.Fields(line)
+			if len(f) == 3 && string(f[0]) == "OpDecorate" && string(f[2]) == "NoContraction" {
+				decorated[string(f[1])] = true
 			}
 		}
-	}
-	if ops == 0 {
-		t.Error("no float additions found in update.spv")
+		ops := 0
+		for _, line := range bytes.Split(msg, []byte("\n")) {
+			f := bytes.Fields(line)
+			// %id = OpFAdd %float %a %b: additions and subtractions are what a
+			// contraction would fuse a product into.
+			if len(f) >= 3 && (string(f[2]) == "OpFAdd" || string(f[2]) == "OpFSub") {
+				ops++
+				if !decorated[string(f[0])] {
+					t.Errorf("%s: %s is not NoContraction: mark its operands precise", module, bytes.TrimSpace(line))
+				}
+			}
+		}
+		if ops == 0 {
+			t.Errorf("no float additions found in %s.spv", module)
+		}
 	}
 }

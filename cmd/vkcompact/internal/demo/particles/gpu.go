@@ -58,6 +58,7 @@ type Sim struct {
 	// count at each frame boundary (Frames+1 words).
 	particles                              [2]*vk.Buffer
 	flags, result, frame, history, scratch *vk.Buffer
+	grid                                   *grid // with Params.Grid
 }
 
 // NewSim checks p for ctx and creates the system's buffers and pipelines.
@@ -79,6 +80,11 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 			s.Release()
 		}
 	}()
+	if p.Grid {
+		if s.grid, err = newGrid(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	s.plan, err = compact.NewPlan(ctx, uint64(p.Capacity), compact.Selection{
 		Elem:    vkcompact.Struct(Size, 0, vkcompact.Float32), // the key is unused: flags decide
 		Keep:    compact.KeepFlagged(4),
@@ -121,6 +127,8 @@ func (s *Sim) Release() {
 	if s == nil {
 		return
 	}
+	s.grid.release()
+	s.grid = nil
 	for _, b := range []**vk.Buffer{&s.particles[0], &s.particles[1], &s.flags, &s.result, &s.frame, &s.history, &s.scratch} {
 		if *b != nil {
 			(*b).Release()
@@ -137,9 +145,11 @@ func (s *Sim) Release() {
 // frame block and history), which the caller orders before its reads.
 func (s *Sim) Record(r *pipeline.Recorder) { s.record(r, nil) }
 
-// RecordTimed is Record with a timestamp at every frame boundary: t's
-// query f is written before frame f, query Frames after the last. t needs
-// Frames+1 queries, reset earlier in the command buffer.
+// RecordTimed is Record with timestamps: without the grid, t's query f
+// is written before frame f, query Frames after the last; with it, query
+// f*S+k before stage k of frame f (S = len(GridStages)), and query
+// Frames*S after the last. t needs Stamps() queries, reset earlier in the
+// command buffer.
 func (s *Sim) RecordTimed(r *pipeline.Recorder, t *vk.Timer) {
 	s.record(r, func(i uint32) {
 		if r.Err() == nil {
@@ -148,17 +158,30 @@ func (s *Sim) RecordTimed(r *pipeline.Recorder, t *vk.Timer) {
 	})
 }
 
+// stagesPerFrame is the timed intervals of a frame: the whole frame, or
+// each of GridStages.
+func (s *Sim) stagesPerFrame() uint32 {
+	if s.grid != nil {
+		return uint32(len(GridStages))
+	}
+	return 1
+}
+
+// Stamps is the timestamps RecordTimed writes.
+func (s *Sim) Stamps() uint32 { return uint32(s.params.Frames)*s.stagesPerFrame() + 1 }
+
 func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 	if stamp == nil {
 		stamp = func(uint32) {}
 	}
+	per := s.stagesPerFrame()
 	p := s.params
 	block := s.frame.All()
 	setup := func(f uint32) {
 		r.Dispatch(s.setup, 1, []uint32{f, p.Spawn, p.Capacity, s.gridX}, s.result.All(), block, s.history.All())
 	}
 	for f := range uint32(p.Frames) {
-		stamp(f)
+		stamp(f * per)
 		setup(f)
 		cur, next := s.particles[f%2], s.particles[(f+1)%2]
 		r.DispatchIndirect(s.update, block.Sub(frameArgsOffset, 12), []uint32{f, p.Seed},
@@ -171,9 +194,13 @@ func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 			Scratch: s.scratch.Range(0, s.plan.ScratchSize()),
 			Count:   block.Sub(0, 4),
 		})
+		if s.grid != nil {
+			k := f * per
+			s.grid.record(r, f, next, s.result, func() { k++; stamp(k) })
+		}
 	}
 	setup(uint32(p.Frames))
-	stamp(uint32(p.Frames))
+	stamp(uint32(p.Frames) * per)
 }
 
 // Poison fills the particles with NaNs and the flags with ones (keep), so
@@ -184,12 +211,18 @@ func (s *Sim) Poison(cb vk.CommandBuffer) {
 	cb.FillBuffer(s.particles[0].All(), 0xffffffff)
 	cb.FillBuffer(s.particles[1].All(), 0xffffffff)
 	cb.FillBuffer(s.flags.All(), 1)
+	if s.grid != nil {
+		s.grid.poison(cb)
+	}
 	cb.MemoryBarrier(vk.StageTransfer, vk.StageComputeShader, vk.AccessTransferWrite, vk.AccessShaderRead|vk.AccessShaderWrite)
 }
 
 // Timing is a run's GPU time per frame.
 type Timing struct {
 	FrameMs []float64 // FrameMs[f] is frame f's time, ms; the last includes the final setup
+	// StageMs[k][f], with the grid, is stage k's (GridStages[k]) time in
+	// frame f, ms; the first stage's includes the frame's setup.
+	StageMs [][]float64
 }
 
 // Run records the poisoned buffers and every frame into one command
@@ -200,7 +233,7 @@ func (s *Sim) Run() (*Timing, error) {
 	var timer *vk.Timer
 	if s.ctx.Info().TimestampValidBits > 0 {
 		var err error
-		if timer, err = s.ctx.NewTimer(uint32(s.params.Frames + 1)); err != nil {
+		if timer, err = s.ctx.NewTimer(s.Stamps()); err != nil {
 			return nil, err
 		}
 		defer timer.Release()
@@ -224,13 +257,27 @@ func (s *Sim) Run() (*Timing, error) {
 	if err != nil || timer == nil {
 		return nil, err
 	}
+	per := s.stagesPerFrame()
 	t := &Timing{FrameMs: make([]float64, s.params.Frames)}
+	if s.grid != nil {
+		t.StageMs = make([][]float64, per)
+		for k := range t.StageMs {
+			t.StageMs[k] = make([]float64, s.params.Frames)
+		}
+	}
 	for f := range t.FrameMs {
-		ns, err := timer.Nanoseconds(uint32(f), uint32(f+1))
+		first := uint32(f) * per
+		ns, err := timer.Nanoseconds(first, first+per)
 		if err != nil {
 			return nil, err
 		}
 		t.FrameMs[f] = ns / 1e6
+		for k := range t.StageMs {
+			if ns, err = timer.Nanoseconds(first+uint32(k), first+uint32(k)+1); err != nil {
+				return nil, err
+			}
+			t.StageMs[k][f] = ns / 1e6
+		}
 	}
 	return t, nil
 }
@@ -253,5 +300,13 @@ func (s *Sim) Read() (State, error) {
 			return State{}, err
 		}
 	}
-	return State{Particles: ps, Live: live}, nil
+	st := State{Particles: ps, Live: live}
+	if s.grid != nil {
+		g, occupied, err := s.grid.read(n, s.params.Frames)
+		if err != nil {
+			return State{}, err
+		}
+		st.Grid, st.Occupied = &g, occupied
+	}
+	return st, nil
 }

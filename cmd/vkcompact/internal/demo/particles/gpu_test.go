@@ -62,6 +62,14 @@ func checkRun(t *testing.T, sim *Sim) State {
 				t.Errorf("frame %d: %g ms", f, ms)
 			}
 		}
+		if stages := len(timing.StageMs); p.Grid && stages != len(GridStages) || !p.Grid && stages != 0 {
+			t.Errorf("%d stage timings with grid %v", stages, p.Grid)
+		}
+		for k, stage := range timing.StageMs {
+			if len(stage) != p.Frames {
+				t.Errorf("stage %s: %d frames", GridStages[k], len(stage))
+			}
+		}
 	}
 	got, err := sim.Read()
 	if err != nil {

@@ -74,6 +74,11 @@ type Params struct {
 	// Path is the compaction's (compact.Options.Path); the zero value,
 	// PathAuto, takes the single pass on GPUs.
 	Path vkcompact.Path
+	// Grid builds the uniform grid of the live particles after every
+	// frame's compaction (grid.go): cells, a sort by cell, the
+	// run-length encoding into each cell's start and count, and each
+	// particle's neighbour count.
+	Grid bool
 }
 
 // Check reports parameters that describe no run.
@@ -94,6 +99,10 @@ func (p Params) Check() error {
 type State struct {
 	Particles []Particle
 	Live      []uint32 // len Frames: Live[f] is the count kept by frame f
+	// With Params.Grid: the last frame's grid, and the occupied cells of
+	// every frame.
+	Grid     *Grid
+	Occupied []uint32
 }
 
 // Spawn returns the j-th particle spawned in the given frame: near the
@@ -152,7 +161,24 @@ func (p *Particle) Alive() bool { return p.Age < p.Lifetime }
 // Simulate runs the frames of p in Go, as the GPU does: the kept particles
 // step, the new ones spawn after them, and a stable compaction keeps the
 // live ones in order.
+// With p.Grid it builds the last frame's grid too (BuildGrid), and counts
+// the occupied cells of every frame.
 func Simulate(p Params) State {
+	if !p.Grid {
+		return SimulateEach(p, nil)
+	}
+	seen := make([]uint32, GridCells)
+	occupied := make([]uint32, p.Frames)
+	st := SimulateEach(p, func(f int, live []Particle) { occupied[f] = occupiedCells(live, seen, uint32(f)+1) })
+	g := BuildGrid(st.Particles)
+	st.Grid, st.Occupied = &g, occupied
+	return st
+}
+
+// SimulateEach is Simulate calling each, when not nil, with every frame's
+// live particles after its compaction (the slice is reused: copy what is
+// kept).
+func SimulateEach(p Params, each func(frame int, live []Particle)) State {
 	ps := make([]Particle, 0, p.Capacity)
 	live := make([]uint32, p.Frames)
 	for f := range p.Frames {
@@ -171,6 +197,9 @@ func Simulate(p Params) State {
 		}
 		ps = out
 		live[f] = uint32(len(ps))
+		if each != nil {
+			each(f, ps)
+		}
 	}
 	return State{Particles: ps, Live: live}
 }
@@ -204,6 +233,12 @@ func Compare(got, want State) error {
 				fieldValue(&got.Particles[i], field), fieldValue(&want.Particles[i], field),
 				got.Particles[i], want.Particles[i])
 		}
+	}
+	if diffs == 0 && want.Grid != nil {
+		if got.Grid == nil {
+			return fmt.Errorf("no grid read back")
+		}
+		return CompareGrid(*got.Grid, *want.Grid, got.Occupied, want.Occupied)
 	}
 	if diffs == 0 {
 		return nil

@@ -1,0 +1,201 @@
+package particles
+
+import (
+	"fmt"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/runs"
+	"github.com/vkcompact/vkcompact/scan"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// The grid's stages, after each frame's compaction, all on the GPU and
+// all sized by the kept count the compaction left in its result block:
+//
+//  1. grid_cells.comp: the cell of each live particle, and its index;
+//  2. radix.Plan: the pairs (cell, index) sorted by cell, on the 21 bits
+//     a cell takes; stable, so a cell's particles keep their order;
+//  3. runs.Plan (runs.Encode): the run-length encoding of the sorted cells: each
+//     occupied cell and its particle count, the number of occupied cells
+//     on the GPU;
+//  4. scan.Plan: the exclusive prefix sum of the counts: each occupied
+//     cell's first slot in the sorted order;
+//  5. grid_table.comp: the lookup table, three words per cell (start,
+//     count, the frame that wrote them: a cell with an older stamp is
+//     empty, so nothing clears the table between frames);
+//  6. grid_neighbours.comp: each particle's neighbours (closer than a
+//     cell's width) counted through the 27 cells around its own.
+var GridStages = []string{"update+compact", "cells", "sort", "rle", "starts", "table", "neighbours"}
+
+var (
+	gridCellsKernel = &pipeline.Kernel{
+		Name:     "particles_grid_cells",
+		SPIRV:    shaders.MustSPIRVFrom(spirvFiles, "grid_cells"),
+		Bindings: []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+	}
+	gridTableKernel = &pipeline.Kernel{
+		Name:      "particles_grid_table",
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_table"),
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords: 2,
+	}
+	gridNeighboursKernel = &pipeline.Kernel{
+		Name:      "particles_grid_neighbours",
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_neighbours"),
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write},
+		PushWords: 1,
+	}
+)
+
+// grid is the grid's plans, pipelines and buffers.
+type grid struct {
+	sort                                    *radix.Plan
+	encode                                  *runs.Plan
+	starts                                  *scan.Plan
+	cells, table, nbrs                      *pipeline.Pipeline
+	keys, ids                               *vk.Buffer // grid_cells' output, the sort's input
+	sortedKeys, sortedIds                   *vk.Buffer
+	unique, lengths, first                  *vk.Buffer // the encoding and its prefix sum
+	runsResult, total                       *vk.Buffer
+	lookup                                  *vk.Buffer // GridCells x (start, count, stamp)
+	neighbours                              *vk.Buffer
+	history                                 *vk.Buffer // occupied cells per frame
+	sortScratch, encodeScratch, scanScratch *vk.Buffer
+}
+
+// newGrid creates the grid's plans, pipelines and buffers for capacity
+// particles.
+func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
+	g = &grid{}
+	defer func() {
+		if err != nil {
+			g.release()
+		}
+	}()
+	n := uint64(p.Capacity)
+	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: gridCellBits}); err != nil {
+		return nil, fmt.Errorf("particles: the grid's sort: %w", err)
+	}
+	if g.encode, err = runs.NewPlan(ctx, n, runs.Request{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
+		return nil, fmt.Errorf("particles: the grid's run-length encoding: %w", err)
+	}
+	if g.starts, err = scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32}); err != nil {
+		return nil, fmt.Errorf("particles: the grid's prefix sum: %w", err)
+	}
+	cache := pipeline.For(ctx)
+	if g.cells, err = cache.Get(gridCellsKernel, UpdateGroup); err != nil {
+		return nil, err
+	}
+	if g.table, err = cache.Get(gridTableKernel, UpdateGroup); err != nil {
+		return nil, err
+	}
+	if g.nbrs, err = cache.Get(gridNeighboursKernel, UpdateGroup); err != nil {
+		return nil, err
+	}
+	words := n * 4
+	for _, b := range []struct {
+		buf  **vk.Buffer
+		size uint64
+	}{
+		{&g.keys, words}, {&g.ids, words}, {&g.sortedKeys, words}, {&g.sortedIds, words},
+		{&g.unique, words}, {&g.lengths, words}, {&g.first, words}, {&g.neighbours, words},
+		{&g.runsResult, runs.ResultSize}, {&g.total, scan.TotalSize},
+		{&g.lookup, GridCells * 3 * 4},
+		{&g.history, uint64(p.Frames) * 4},
+		{&g.sortScratch, max(g.sort.ScratchSize(), 4)},
+		{&g.encodeScratch, max(g.encode.ScratchSize(), 4)},
+		{&g.scanScratch, max(g.starts.ScratchSize(), 4)},
+	} {
+		if *b.buf, err = ctx.NewBuffer(b.size, vk.DeviceLocal); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+func (g *grid) release() {
+	if g == nil {
+		return
+	}
+	for _, b := range []**vk.Buffer{&g.keys, &g.ids, &g.sortedKeys, &g.sortedIds, &g.unique, &g.lengths, &g.first,
+		&g.neighbours, &g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch} {
+		if *b != nil {
+			(*b).Release()
+			*b = nil
+		}
+	}
+}
+
+// poison fills the grid's outputs with ones, and the table's stamps with
+// a frame no run reaches, so that an unwritten slot cannot pass.
+func (g *grid) poison(cb vk.CommandBuffer) {
+	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.unique, g.lengths, g.first, g.neighbours, g.lookup, g.history} {
+		cb.FillBuffer(b.All(), 0xffffffff)
+	}
+}
+
+// record records the grid's stages of frame f over the particles the
+// frame's compaction kept into live (its result block: result), calling
+// stamp before each stage: the frame's next stamp ends the last.
+func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, stamp func()) {
+	kept := result.Range(compact.ResultKeptOffset, 4)
+	dispatch := result.Range(compact.ResultDispatchOffset, 12)
+	stamp()
+	r.DispatchIndirect(g.cells, dispatch, nil, live.All(), result.All(), g.keys.All(), g.ids.All())
+	stamp()
+	g.sort.Record(r, radix.Buffers{
+		Keys: g.keys.All(), Values: g.ids.All(), KeysOut: g.sortedKeys.All(), ValuesOut: g.sortedIds.All(),
+		Scratch: g.sortScratch.Range(0, g.sort.ScratchSize()), Count: kept,
+	})
+	stamp()
+	g.encode.Record(r, runs.Buffers{
+		Src: g.sortedKeys.All(), Keys: g.unique.All(), Lengths: g.lengths.All(), Result: g.runsResult.All(),
+		Scratch: g.encodeScratch.Range(0, g.encode.ScratchSize()), Count: kept,
+	})
+	stamp()
+	g.starts.Record(r, scan.Buffers{
+		Src: g.lengths.All(), Dst: g.first.All(), Total: g.total.All(),
+		Scratch: g.scanScratch.Range(0, g.starts.ScratchSize()), Count: g.runsResult.Range(runs.ResultRunsOffset, 4),
+	})
+	stamp()
+	groups := (uint64(g.keys.Size()/4) + UpdateGroup - 1) / UpdateGroup
+	r.Dispatch(g.table, groups, []uint32{f, runs.ResultRunsOffset / 4}, g.runsResult.All(), g.unique.All(), g.lengths.All(), g.first.All(), g.lookup.All(), g.history.All())
+	stamp()
+	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f}, live.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All())
+}
+
+// read downloads the last frame's grid over live particles, and the
+// occupied cells of every frame.
+func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
+	hist := make([]uint32, frames)
+	if err := vk.Download(g.history.All(), hist); err != nil {
+		return Grid{}, nil, err
+	}
+	occupied := hist[frames-1]
+	if occupied > live {
+		return Grid{}, nil, fmt.Errorf("particles: the GPU reports %d occupied cells for %d particles", occupied, live)
+	}
+	out := Grid{
+		Cells: make([]uint32, live), Ids: make([]uint32, live), Neighbours: make([]uint32, live),
+		Unique: make([]uint32, occupied), Lengths: make([]uint32, occupied), Starts: make([]uint32, occupied),
+	}
+	for _, d := range []struct {
+		buf *vk.Buffer
+		dst []uint32
+	}{
+		{g.sortedKeys, out.Cells}, {g.sortedIds, out.Ids}, {g.neighbours, out.Neighbours},
+		{g.unique, out.Unique}, {g.lengths, out.Lengths}, {g.first, out.Starts},
+	} {
+		if len(d.dst) == 0 {
+			continue
+		}
+		if err := vk.Download(d.buf.Range(0, uint64(len(d.dst))*4), d.dst); err != nil {
+			return Grid{}, nil, err
+		}
+	}
+	return out, hist, nil
+}
