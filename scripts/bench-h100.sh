@@ -2,7 +2,7 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-extra] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
@@ -36,7 +36,11 @@
 # radix sort's digit bits and keys per lane at 2^28; -tests
 # runs the test binaries under the validation layer first; -demo N runs
 # the particle demo with N particles (120 frames) and writes its JSON and
-# PNG.
+# PNG; -grid N the same with the uniform grid (vkcompact demo -grid: cells,
+# sort by cell, run-length encoding, neighbour counts), its stage times in
+# grid.json. -extra adds the selection family's rows to -ops and runs the
+# CUB anchor with -extra 1: unique_u32 and rle_u32 (once per keep ratio),
+# partition3_u32, segsort_keys_u32 and sort_keys_u64.
 set -euo pipefail
 sizes=20,24,26,28
 keeps=0.1,0.5,0.9
@@ -48,6 +52,8 @@ selsweep=0
 stress=0
 tests=0
 demo=0
+grid=0
+extra=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) sizes=$2; shift 2 ;;
@@ -58,11 +64,16 @@ while [ $# -gt 0 ]; do
 	-selsweep) selsweep=1; shift ;;
 	-stress) stress=$2; shift 2 ;;
 	-tests) tests=1; shift ;;
+	-extra) extra=1; shift ;;
+	-grid) grid=$2; shift 2 ;;
 	-sortsweep) sortsweep=1; shift ;;
 	-demo) demo=$2; shift 2 ;;
-	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-extra] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]" >&2; exit 2 ;;
 	esac
 done
+if [ "$extra" = 1 ]; then
+	ops=$ops,unique_u32,rle_u32,partition3_u32,segsort_keys_u32,sort_keys_u64
+fi
 out=${OUT:-results/run-$(date -u +%Y-%m-%d)-$(git rev-parse --short HEAD 2>/dev/null || echo nogit)}
 mkdir -p "$out"
 bin=.bench
@@ -117,6 +128,12 @@ if [ "$demo" != 0 ]; then
 	cat "$out/demo.json"
 fi
 
+if [ "$grid" != 0 ]; then
+	echo "== the particle demo with its grid, $grid particles, 120 frames"
+	"$vkc" demo -grid -particles "$grid" -frames 120 -json | tail -n 1 >"$out/grid.json"
+	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print("verified", o["verified"], "ms/frame", o["gpu_ms_per_frame"], dict(zip(o["grid_stages"], o["grid_stage_ms"])))' "$out/grid.json" || cat "$out/grid.json"
+fi
+
 echo "== building the CUB anchor"
 nvcc -O3 -arch=sm_90 -o "$bin/cub_anchor" "$bin/cub_anchor.cu"
 
@@ -132,7 +149,7 @@ done
 echo "== registers per invocation of each kernel (the last size's run; bench -kernel-stats)"
 grep -E 'Register Count' "$out/kernel-stats.csv" | cut -d, -f1,2,6 || true
 grep -v '^# device' "$out/phases.txt" || true
-"$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" >"$out/cub.csv"
+"$bin/cub_anchor" -n "$sizes" -keep "$keeps" -reps "$reps" -extra "$extra" >"$out/cub.csv"
 { cat "$out/vkcompact.csv"; tail -n +2 "$out/cub.csv"; } >"$out/bench.csv"
 # The Vulkan peer, when carried (.bench/vrdx_anchor, built as
 # ../shared/anchors/README.md says): its sort rows join the same CSV, at
