@@ -19,7 +19,7 @@
 # the inputs past one binding (lavapipe's 128 MiB), whose Go references
 # take minutes under the race detector; each fuzz target briefly
 # (VKCOMPACT_FUZZTIME, default a count of inputs per target); then the main
-# job's particle demo and the path tracer, on lavapipe and on SwiftShader,
+# job's particle demo, its grid (demo -grid) and the path tracer, on lavapipe and on SwiftShader,
 # which must report "verified":true; then the Windows leg
 # (scripts/wine.sh): the short form of the GPU packages, the engines and the
 # command cross-built for windows/amd64 and run under Wine on lavapipe,
@@ -53,11 +53,11 @@ LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list 
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages, the engines (their soak included) and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./scan/... ./radix/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
+VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
 echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./scan/... ./radix/... ./internal/... ./cmd/vkcompact/internal/...
+	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./internal/... ./cmd/vkcompact/internal/...
 echo "== go test, SwiftShader: the command on NumPy record arrays, checked by NumPy"
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -count=1 -timeout 5m -run '^(TestNumPyRecords|TestStructCommands)$' ./cmd/vkcompact
@@ -75,18 +75,24 @@ fuzz ./cmd/vkcompact FuzzParseBits 20000x
 fuzz ./cmd/vkcompact FuzzNpyRecord 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x
+fuzz ./compact FuzzUnique 100x
+fuzz ./compact FuzzPartition3 100x
 fuzz ./scan FuzzScan 1000x
 fuzz ./radix FuzzSort 100x
 echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"
 echo "$demo" | grep -q '"verified":true'
+echo "== the particle grid on lavapipe: vkcompact demo -grid -json must be verified"
+grid=$(LP_NATIVE_VECTOR_WIDTH=256 go run ./cmd/vkcompact demo -grid -particles 65536 -frames 30 -json | tail -n 1)
+echo "$grid" | cut -c1-400
+echo "$grid" | grep -q '"verified":true'
 echo "== the ray streams on lavapipe: vkcompact raytrace -json must be verified"
 raytrace=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact raytrace -json | tail -n 1)
 echo "$raytrace"
 echo "$raytrace" | grep -q '"verified":true'
-echo "== the demo and the ray streams on SwiftShader: both must be verified"
-for job in demo raytrace; do
+echo "== the demo, its grid and the ray streams on SwiftShader: all must be verified"
+for job in demo "demo -grid -particles 16384 -frames 30" raytrace; do
 	out=$(VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader go run ./cmd/vkcompact $job -json | tail -n 1)
 	echo "$out"
 	echo "$out" | grep -q '"verified":true'
