@@ -41,6 +41,7 @@ var benchOps = map[string]benchOp{
 	"scan_exclusive_u32": benchScan,
 	"sort_keys_u32":      benchSort(false),
 	"sort_pairs_u32":     benchSort(true),
+	"segsort_keys_u32":   benchSegsort,
 	// The floors every operation stands on (n is ignored): one dispatch
 	// of one workgroup, and two with the barrier the second needs.
 	"floor_dispatch":                  benchFloor(1),
