@@ -115,12 +115,12 @@ func segStageWords(s SegmentedSort) uint32 {
 
 // segBlockShared is segsort_block's shared memory in bytes: the stage of
 // wg*kpl keys (and values; an unused array takes one word) and the
-// 2^segDigitBits counters per invocation, both padded by a word in 32,
-// and a word per subgroup.
+// 2^segDigitBits 16-bit counters per invocation, both padded by a word
+// in 32, a word per subgroup and one more.
 func segBlockShared(info vk.DeviceInfo, wg, kpl, stage uint32) uint32 {
 	pad := func(w uint32) uint32 { return w + w/32 }
-	counters := wg << segDigitBits
-	return 4 * (pad(wg*kpl)*stage + 3 - stage + pad(counters) + wg/max(info.MinSubgroupSize, 1))
+	counters := wg << (segDigitBits - 1)
+	return 4 * (pad(wg*kpl)*stage + 3 - stage + pad(counters) + wg/max(info.MinSubgroupSize, 1) + 1)
 }
 
 // segBlockShape returns the block path's workgroup and keys per
@@ -145,7 +145,7 @@ func segBlockShape(info vk.DeviceInfo, maxSeg, stage uint32) (wg, kpl uint32, ok
 	}
 	for ; wg >= sg; wg /= 2 {
 		kpl = uint32(align.CeilDiv(uint64(maxSeg), uint64(wg)))
-		if kpl > segMaxKeysPerLane {
+		if kpl > segMaxKeysPerLane || maxSeg > segMaxCapacity {
 			return 0, 0, false
 		}
 		if wg%sg == 0 && segBlockShared(info, wg, kpl, stage) <= info.MaxSharedMemory {
@@ -157,21 +157,24 @@ func segBlockShape(info vk.DeviceInfo, maxSeg, stage uint32) (wg, kpl uint32, ok
 
 // SegmentCapacity returns the longest segment the block path sorts for s
 // on a device with info (s.MaxSegment is ignored): a SegmentedSort whose
-// MaxSegment is at most this takes the block path.
+// MaxSegment is from 1 to this takes the block path.
 func SegmentCapacity(info vk.DeviceInfo, s SegmentedSort) uint32 {
 	s.Key = s.Key.OrUint32()
 	if _, ok := keyCode(s.Key); !ok {
 		return 0
 	}
 	stage := segStageWords(s)
-	lo, hi := uint32(0), uint32(1)<<20 // no device holds 2^20 keys in shared memory
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if _, _, ok := segBlockShape(info, mid, stage); ok {
-			lo = mid
-		} else {
-			hi = mid - 1
+	// Linear, not a bisection: the shapes need not fit monotonically.
+	m := uint32(0)
+	for m < segMaxCapacity {
+		if _, _, ok := segBlockShape(info, m+1, stage); !ok {
+			break
 		}
+		m++
 	}
-	return lo
+	return m
 }
+
+// segMaxCapacity bounds the block path's segments: no half of its 16-bit
+// counter words may reach 2^16.
+const segMaxCapacity = 1 << 15

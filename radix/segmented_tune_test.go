@@ -30,22 +30,23 @@ func TestSegmentedTuning(t *testing.T) {
 		max  uint32
 		want string
 	}{
-		{h100, u32, 1024, "block wg=256 kpl=4 cap=1024"},
+		{h100, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 		{h100, u32, 1, "block wg=32 kpl=1 cap=32"},
 		{h100, u32, 100, "block wg=32 kpl=4 cap=128"},
-		{h100, u32, 2048, "block wg=256 kpl=8 cap=2048"},
-		{h100, u32, 4096, "block wg=256 kpl=16 cap=4096"},
+		{h100, u32, 2048, "block wg=64 kpl=32 cap=2048"},
+		{h100, u32, 4096, "block wg=128 kpl=32 cap=4096"},
 		{h100, pairs, 4096, "block wg=128 kpl=32 cap=4096"},
-		{h100, u32, 6144, "block wg=256 kpl=24 cap=6144"},
-		{h100, u32, 8192, "general"},
-		{h100, u64pairs, 2048, "block wg=256 kpl=8 cap=2048"},
+		{h100, u32, 8192, "block wg=256 kpl=32 cap=8192"},
+		{h100, pairs, 32768, "general"},
+		{h100, u32, 32768, "general"},
+		{h100, u64pairs, 2048, "block wg=64 kpl=32 cap=2048"},
 		{h100, u32, 0, "general"},
 		{lavapipe8, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 		{lavapipe4, u32, 30, "block wg=4 kpl=8 cap=32"},
 		{lavapipe16, pairs, 1024, "block wg=64 kpl=16 cap=1024"},
 		{swiftshader, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 		{swiftshader, u64pairs, 2048, "block wg=64 kpl=32 cap=2048"},
-		{amdLike, u32, 1024, "block wg=256 kpl=4 cap=1024"},
+		{amdLike, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 	} {
 		c.s.MaxSegment = c.max
 		cfg, err := tuneSegmented(c.info, 1<<20, 1024, c.s)
@@ -65,6 +66,18 @@ func TestSegmentedTuning(t *testing.T) {
 		}
 		if capacity := SegmentCapacity(c.info, c.s); (c.max > 0 && c.max <= capacity) != cfg.block {
 			t.Errorf("%s %+v: capacity %d, block path %v", c.info.Name, c.s, capacity, cfg.block)
+		}
+	}
+	for _, c := range []struct {
+		info vk.DeviceInfo
+		s    SegmentedSort
+		want uint32
+	}{
+		{h100, u32, 8192}, {h100, pairs, 4864}, {h100, u64pairs, 3584},
+		{lavapipe8, u32, 5632}, {swiftshader, u32, 5632}, {swiftshader, u64pairs, 2176},
+	} {
+		if got := SegmentCapacity(c.info, c.s); got != c.want {
+			t.Errorf("%s %+v: capacity %d, want %d", c.info.Name, c.s, got, c.want)
 		}
 	}
 	for _, c := range []struct {

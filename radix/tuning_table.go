@@ -91,7 +91,7 @@ var (
 			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
 			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 14}, singlePass8}},
 		},
-		segBlock: segBlockTuning{workgroup: 256, keysPerLane: 4},
+		segBlock: segBlockTuning{workgroup: 64, keysPerLane: 16},
 	}
 
 	// cpuTuning is a CPU device's: 8-bit digits, half the passes over

@@ -10,19 +10,27 @@
 // segment is copied through unsorted (the caller promised none).
 //
 // The sort is a least-significant-digit radix sort of RADIX_BITS-bit
-// digits over bits [begin, end) of the order-mapped key (radix.glsl),
-// each pass a stable rank as CUB's BlockRadixRank computes it: invocation
-// t holds the keys at positions [t * KPL, t * KPL + KPL) of the stage
-// (a blocked arrangement, so that input order is (t, k) order); it counts
-// its keys per digit in its own column of counters[digit][t], remembering
-// each key's count before it; one exclusive scan of the counters in
-// digit-major order (each invocation sums BUCKETS consecutive counters,
-// then a workgroup scan of those sums) gives every (digit, invocation)
-// its first position, and a key's new position is that plus its count
-// before it. Equal digits keep their order: the sort is stable. Stage
-// positions past the segment's length hold no key; they always count as
-// the largest digit and, being last, stay last.
+// digits (RADIX_BITS must be 4) over bits [begin, end) of the
+// order-mapped key (radix.glsl), each pass a stable rank as CUB's
+// BlockRadixRank computes it: invocation t holds the keys at positions
+// [t * KPL, t * KPL + KPL) of the stage (a blocked arrangement, so that
+// input order is (t, k) order); it counts its keys per digit in its own
+// column of counters, remembering each key's count before it; one
+// exclusive scan of the counters in digit-major order (each invocation
+// sums its row of consecutive counters, then a workgroup scan of those
+// sums) gives every (digit, invocation) its first position, and a key's
+// new position is that plus its count before it. Equal digits keep their
+// order: the sort is stable. Stage positions past the segment's length
+// hold no key; they always count as the largest digit and, being last,
+// stay last.
 //
+// The counters are 16-bit, two to a word (CUB's packed counters): digit
+// d counts in the (d / HALF)-th half of word (d % HALF, t). One scan of
+// the words scans both halves at once, each in digit-major order (no
+// half's sum reaches 2^16: a segment holds at most 32768 keys); the
+// upper half's digits then come after all the lower half's, whose total
+// is the low half of the scan's total.
+
 // Workgroup 0 also copies the keys before offsets[0], and the last
 // workgroup those from offsets[nSeg] on, to the same positions of the
 // outputs. With offsets that decrease, segments may overlap: their
@@ -62,12 +70,14 @@ uint pad(uint i) {
 }
 
 const uint STAGE = CAP + CAP / 32;
-const uint COUNTERS = BUCKETS * gl_WorkGroupSize.x;
+const uint HALF = BUCKETS / 2; // digits per half of the counter words
+const uint COUNTERS = HALF * gl_WorkGroupSize.x;
 shared uint stageLo[STAGE];
 shared uint stageHi[WIDE ? STAGE : 1];
 shared uint stageVal[PAIRS ? STAGE : 1];
 shared uint counters[COUNTERS + COUNTERS / 32];
 shared uint sgSums[MAX_SUBGROUPS];
+shared uint lowTotal; // the scan's total of the lower half's digits
 
 uvec2 loadKey(uint i) {
     return WIDE ? uvec2(keysIn[2 * i], keysIn[2 * i + 1]) : uvec2(keysIn[i], 0);
@@ -92,15 +102,15 @@ void copyThrough(uint first, uint last) {
     }
 }
 
-// scanCounters replaces counters by their exclusive prefix sum in
-// digit-major order. All invocations call it; it starts and ends with a
-// barrier.
+// scanCounters replaces the counter words by their exclusive prefix sum
+// in (word row, invocation) order, and sets lowTotal. All invocations
+// call it; it starts and ends with a barrier.
 void scanCounters() {
     uint lid = gl_LocalInvocationID.x;
-    uint base = lid * BUCKETS;
+    uint base = lid * HALF;
     barrier();
     uint sum = 0;
-    [[unroll]] for (uint j = 0; j < BUCKETS; j++) {
+    [[unroll]] for (uint j = 0; j < HALF; j++) {
         sum += counters[pad(base + j)];
     }
     uint incl = subgroupInclusiveAdd(sum);
@@ -119,15 +129,28 @@ void scanCounters() {
             }
             run += subgroupAdd(v);
         }
+        if (gl_SubgroupInvocationID == 0) {
+            lowTotal = run & 0xffffu;
+        }
     }
     barrier();
     uint first = sgSums[gl_SubgroupID] + incl - sum;
-    [[unroll]] for (uint j = 0; j < BUCKETS; j++) {
+    [[unroll]] for (uint j = 0; j < HALF; j++) {
         uint c = counters[pad(base + j)];
         counters[pad(base + j)] = first;
         first += c;
     }
     barrier();
+}
+
+// counterWord is the counter word of digit d and invocation t; halfShift
+// the bit of d's half in it.
+uint counterWord(uint d, uint t) {
+    return pad((d % HALF) * gl_WorkGroupSize.x + t);
+}
+
+uint halfShift(uint d) {
+    return 16 * (d / HALF);
 }
 
 void main() {
@@ -166,12 +189,13 @@ void main() {
 
     uvec2 key[KPL];
     uint val[KPL];
-    uint before[KPL]; // the key's count of its digit among the invocation's earlier keys
-    uint digit[KPL];
+    // meta[k]: the key's digit (bits 16 and up) and its count among the
+    // invocation's earlier keys of that digit (the low 16 bits).
+    uint meta[KPL];
     for (uint shift = pc.begin; shift < pc.end; shift += RADIX_BITS) {
         uint width = min(RADIX_BITS, pc.end - shift);
-        [[unroll]] for (uint d = 0; d < BUCKETS; d++) {
-            counters[pad(d * wg + lid)] = 0;
+        [[unroll]] for (uint w = 0; w < HALF; w++) {
+            counters[pad(w * wg + lid)] = 0;
         }
         [[unroll]] for (uint k = 0; k < KPL; k++) {
             uint i = lid * KPL + k;
@@ -179,14 +203,18 @@ void main() {
             if (PAIRS) {
                 val[k] = stageVal[pad(i)];
             }
-            digit[k] = i < len ? digitOf(sortKey(key[k]), shift, width) : BUCKETS - 1;
-            uint c = pad(digit[k] * wg + lid);
-            before[k] = counters[c];
-            counters[c] = before[k] + 1;
+            uint d = i < len ? digitOf(sortKey(key[k]), shift, width) : BUCKETS - 1;
+            uint c = counterWord(d, lid);
+            uint word = counters[c];
+            meta[k] = d << 16 | ((word >> halfShift(d)) & 0xffffu);
+            counters[c] = word + (1u << halfShift(d));
         }
         scanCounters();
         [[unroll]] for (uint k = 0; k < KPL; k++) {
-            uint to = pad(counters[pad(digit[k] * wg + lid)] + before[k]);
+            uint d = meta[k] >> 16;
+            uint word = counters[counterWord(d, lid)];
+            uint first = d < HALF ? word & 0xffffu : (word >> 16) + lowTotal;
+            uint to = pad(first + (meta[k] & 0xffffu));
             stageLo[to] = key[k].x;
             if (WIDE) {
                 stageHi[to] = key[k].y;
