@@ -124,7 +124,11 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 		BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit, InPlace: true}); err != nil {
 		return nil, fmt.Errorf("radix: segmented sort: %w", err)
 	}
-	if p.byHead, err = NewPlan(ctx, n, Sort{Key: vkcompact.Uint32, Values: true, EndBit: c.headBits, InPlace: true}); err != nil {
+	heads := Sort{Key: vkcompact.Uint32, Values: true, EndBit: c.headBits, InPlace: true}
+	if c.headBits == 0 {
+		heads.BeginBit, heads.EndBit = 32, 32 // no bits (an EndBit of 0 is the key's width)
+	}
+	if p.byHead, err = NewPlan(ctx, n, heads); err != nil {
 		return nil, fmt.Errorf("radix: segmented sort: %w", err)
 	}
 	p.scratchN = c.sortOff + max(p.byKey.ScratchSize(), p.byHead.ScratchSize())
@@ -243,14 +247,15 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 	sortScratch := func(q *Plan) vk.Range { return b.Scratch.Sub(c.sortOff, q.ScratchSize()) }
 	groups := align.CeilDiv(n, uint64(c.wg))
 	push := structPush{N: c.n}
-	p.extract.Dispatch(r, groups, push, structKeysBindings{Structs: keys, Keys: tmpKeys, Indices: idx, GpuCount: idx})
+	// No GPU-side count: GpuCount is bound to the keys, never read.
+	p.extract.Dispatch(r, groups, push, structKeysBindings{Structs: keys, Keys: tmpKeys, Indices: idx, GpuCount: keys})
 	p.byKey.Record(r, Buffers{Keys: tmpKeys, Values: idx, Scratch: sortScratch(p.byKey)})
 	p.heads.Dispatch(r, groups, segHeadsPush{N: c.n, Segments: c.segments}, segHeadsBindings{Indices: idx, Offsets: offsets, Heads: heads})
 	p.byHead.Record(r, Buffers{Keys: heads, Values: idx, Scratch: sortScratch(p.byHead)})
 	p.gatherK.Dispatch(r, align.CeilDiv(n*uint64(c.keyBytes/4), uint64(c.wg)), push,
-		structGatherBindings{Src: keys, Dst: keysOut, Indices: idx, GpuCount: idx})
+		structGatherBindings{Src: keys, Dst: keysOut, Indices: idx, GpuCount: keys})
 	if c.sort.Values {
-		p.gatherV.Dispatch(r, groups, push, structGatherBindings{Src: vals, Dst: valsOut, Indices: idx, GpuCount: idx})
+		p.gatherV.Dispatch(r, groups, push, structGatherBindings{Src: vals, Dst: valsOut, Indices: idx, GpuCount: keys})
 	}
 }
 
