@@ -70,6 +70,9 @@ type SegmentedBuffers struct {
 // The block path (segsort_block) runs one workgroup per segment, which
 // stages its segment in shared memory and sorts it there with a stable
 // LSD radix sort of 4-bit digits, reading and writing each key once.
+// Short segments (at most a quarter of the workgroup's keys) share a
+// workgroup: it stages all its segments' keys with each one's segment
+// index and sorts by key, then by that index.
 //
 // The general path sorts all the keys with the package's radix sort,
 // stably, with their indices as values; gives every sorted key the start
@@ -114,7 +117,9 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 		p.block, err = segBlockKernel.Get(cache, segBlockSpec{WorkgroupSize: c.wg,
 			keySpec:      keySpec{KeyType: c.code, Descending: c.sort.Descending, RadixBits: segDigitBits, KPL: c.kpl},
 			Pairs:        c.sort.Values,
-			MaxSubgroups: c.subgroups})
+			MaxSubgroups: c.subgroups,
+			Segs:         c.segs,
+			SegBits:      c.segBits})
 		return p, err
 	}
 	if n == 0 || segments == 0 {
@@ -175,12 +180,16 @@ func (p *SegmentedPlan) ScratchSize() uint64 {
 
 // SegmentedTuning is what a SegmentedPlan chose.
 type SegmentedTuning struct {
-	// Block: one workgroup sorts each segment in shared memory, of
-	// WorkgroupSize invocations holding KeysPerLane keys each, so
-	// segments of up to Capacity keys. Otherwise the general path.
-	Block                   bool
-	WorkgroupSize           uint32
-	KeysPerLane, Capacity   uint32
+	// Block: one workgroup sorts each SegmentsPerWorkgroup segments in
+	// shared memory, of WorkgroupSize invocations holding KeysPerLane keys
+	// each, so up to Capacity keys. Otherwise the general path.
+	Block                 bool
+	WorkgroupSize         uint32
+	KeysPerLane, Capacity uint32
+	// SegmentsPerWorkgroup: 1, or for segments of at most a quarter of
+	// the capacity several, sorted together by key and then by their
+	// index in the group (a pass more per 4 bits of it).
+	SegmentsPerWorkgroup    uint32
 	HeadBits, SortedKeyBits uint32 // the general path: the bits of its second sort (the heads)
 }
 
@@ -237,7 +246,7 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 		return
 	}
 	if c.block {
-		p.block.Dispatch(r, uint64(c.segments), segBlockPush{N: c.n, Segments: c.segments, Begin: c.begin, End: c.end},
+		p.block.Dispatch(r, align.CeilDiv(uint64(c.segments), uint64(c.segs)), segBlockPush{N: c.n, Segments: c.segments, Begin: c.begin, End: c.end},
 			segBlockBindings{KeysIn: keys, ValsIn: vals, Offsets: offsets, KeysOut: keysOut, ValsOut: valsOut})
 		return
 	}

@@ -440,3 +440,33 @@ func TestSortSegments(t *testing.T) {
 		t.Errorf("int32 keys as float32: got %v, want ErrInvalid", err)
 	}
 }
+
+// TestSegmentedGroups: segments short enough that several share a
+// workgroup, keys and pairs of 32- and 64-bit keys, and broken promises
+// inside a group: a longer segment whose group still fits (sorted), and
+// one past the capacity (its group sorts segment by segment, and it is
+// copied through).
+func TestSegmentedGroups(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	for i, s := range []radix.SegmentedSort{
+		{Key: vkcompact.Uint32, MaxSegment: 20},
+		{Key: vkcompact.Float32, Values: true, Descending: true, MaxSegment: 7},
+		{Key: vkcompact.Uint64, Values: true, MaxSegment: 60},
+	} {
+		p, err := radix.NewSegmentedPlan(ctx, 1, 1, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tu := p.Tuning()
+		if !tu.Block || tu.SegmentsPerWorkgroup < 4 {
+			t.Fatalf("%+v: %+v, want several segments per workgroup", s, tu)
+		}
+		lengths := randomLengths(rng, 1500, int(s.MaxSegment))
+		if i > 0 {
+			lengths[rng.IntN(len(lengths))] = 3 * int(s.MaxSegment)
+			lengths[rng.IntN(len(lengths))] = int(tu.Capacity) + 1 + rng.IntN(100)
+		}
+		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, 5+sum(lengths)), offsets: offsetsOf(5, lengths...)})
+	}
+}

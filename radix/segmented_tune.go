@@ -1,6 +1,8 @@
 package radix
 
 import (
+	"math/bits"
+
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -17,6 +19,8 @@ type segBlockSpec struct {
 	keySpec
 	Pairs        bool   `glsl:"PAIRS"`
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup, at the smallest subgroup size
+	Segs         uint32 `glsl:"SEGS"`          // segments per workgroup
+	SegBits      uint32 `glsl:"SEG_BITS"`      // bits of Segs-1
 }
 
 // segBlockPush is segsort_block's push constants.
@@ -64,6 +68,7 @@ type segConfig struct {
 	begin, end         uint32
 	block              bool
 	wg, kpl, subgroups uint32 // the block path's (wg also the general path's small kernels')
+	segs, segBits      uint32 // the block path's segments per workgroup and the bits of segs-1
 	headBits           uint32
 	// The general path's scratch (SegmentedPlan's diagram).
 	idxOff, headsOff, sortOff uint64
@@ -71,7 +76,7 @@ type segConfig struct {
 
 func (c *segConfig) tuning() SegmentedTuning {
 	if c.block {
-		return SegmentedTuning{Block: true, WorkgroupSize: c.wg, KeysPerLane: c.kpl, Capacity: c.wg * c.kpl}
+		return SegmentedTuning{Block: true, WorkgroupSize: c.wg, KeysPerLane: c.kpl, Capacity: c.wg * c.kpl, SegmentsPerWorkgroup: c.segs}
 	}
 	return SegmentedTuning{WorkgroupSize: c.wg, HeadBits: c.headBits, SortedKeyBits: c.end - c.begin}
 }
@@ -94,8 +99,13 @@ func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSor
 	c := segConfig{sort: s, n: uint32(n), segments: segments, code: code, keyBytes: uint32(kb), begin: begin, end: end,
 		wg: min(256, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0])}
 	if s.MaxSegment > 0 && !s.General {
-		if wg, kpl, ok := segBlockShape(info, s.MaxSegment, segStageWords(s)); ok {
-			c.block, c.wg, c.kpl, c.subgroups = true, wg, kpl, wg/max(info.MinSubgroupSize, 1)
+		if segs, wg, kpl, ok := segGroupShape(info, s.MaxSegment, segStageWords(s)); ok {
+			c.block, c.wg, c.kpl, c.segs, c.segBits = true, wg, kpl, segs, uint32(bits.Len32(segs-1))
+		} else if wg, kpl, ok := segBlockShape(info, s.MaxSegment, segStageWords(s)); ok {
+			c.block, c.wg, c.kpl, c.segs = true, wg, kpl, 1
+		}
+		if c.block {
+			c.subgroups = c.wg / max(info.MinSubgroupSize, 1)
 			return c, nil
 		}
 	}
@@ -113,14 +123,46 @@ func segStageWords(s SegmentedSort) uint32 {
 	return stageWords(Sort{Key: s.Key, Values: s.Values})
 }
 
-// segBlockShared is segsort_block's shared memory in bytes: the stage of
-// wg*kpl keys (and values; an unused array takes one word) and the
-// 2^segDigitBits 16-bit counters per invocation, both padded by a word
-// in 32, a word per subgroup and one more.
-func segBlockShared(info vk.DeviceInfo, wg, kpl, stage uint32) uint32 {
+// segBlockShared is segsort_block's shared memory in bytes for segs
+// segments per workgroup: the stage of wg*kpl keys (and values, and with
+// several segments their indices; an unused array takes one word) and
+// the 2^segDigitBits 16-bit counters per invocation, both padded by a
+// word in 32, a word per subgroup, one more, and segs words.
+func segBlockShared(info vk.DeviceInfo, wg, kpl, stage, segs uint32) uint32 {
 	pad := func(w uint32) uint32 { return w + w/32 }
+	if segs > 1 {
+		stage++
+	}
 	counters := wg << (segDigitBits - 1)
-	return 4 * (pad(wg*kpl)*stage + 3 - stage + pad(counters) + wg/max(info.MinSubgroupSize, 1) + 1)
+	return 4 * (pad(wg*kpl)*stage + 4 - stage + pad(counters) + wg/max(info.MinSubgroupSize, 1) + 1 + segs)
+}
+
+// segMaxGroup bounds the segments one workgroup sorts together (8 bits
+// of segment index: two more passes).
+const segMaxGroup = 256
+
+// segGroupShape returns the block path's shape for segments short enough
+// that several share a workgroup: the table's workgroup and keys per
+// invocation (deviceTuning.segBlock) fitted to the device as
+// segBlockShape fits them, holding segs = capacity / maxSeg segments (at
+// most segMaxGroup), where that is at least 4 (fewer, and the segment
+// index's passes would cost more than the workgroups they save). ok is
+// false where it is not.
+func segGroupShape(info vk.DeviceInfo, maxSeg, stage uint32) (segs, wg, kpl uint32, ok bool) {
+	t := tuningFor(info).segBlock
+	capacity := t.workgroup * t.keysPerLane
+	if uint64(maxSeg)*4 > uint64(capacity) {
+		return 0, 0, 0, false
+	}
+	segs = min(capacity/maxSeg, segMaxGroup)
+	if wg, kpl, ok = segBlockShape(info, capacity, stage+1); !ok {
+		return 0, 0, 0, false
+	}
+	segs = min(segs, wg*kpl/maxSeg)
+	if segs < 4 || segBlockShared(info, wg, kpl, stage, segs) > info.MaxSharedMemory {
+		return 0, 0, 0, false
+	}
+	return segs, wg, kpl, true
 }
 
 // segBlockShape returns the block path's workgroup and keys per
@@ -148,7 +190,7 @@ func segBlockShape(info vk.DeviceInfo, maxSeg, stage uint32) (wg, kpl uint32, ok
 		if kpl > segMaxKeysPerLane || maxSeg > segMaxCapacity {
 			return 0, 0, false
 		}
-		if wg%sg == 0 && segBlockShared(info, wg, kpl, stage) <= info.MaxSharedMemory {
+		if wg%sg == 0 && segBlockShared(info, wg, kpl, stage, 1) <= info.MaxSharedMemory {
 			return wg, kpl, true
 		}
 	}

@@ -31,8 +31,11 @@ func TestSegmentedTuning(t *testing.T) {
 		want string
 	}{
 		{h100, u32, 1024, "block wg=64 kpl=16 cap=1024"},
-		{h100, u32, 1, "block wg=32 kpl=1 cap=32"},
-		{h100, u32, 100, "block wg=32 kpl=4 cap=128"},
+		{h100, u32, 1, "block wg=64 kpl=16 cap=1024 segs=256 bits=8"},
+		{h100, u32, 100, "block wg=64 kpl=16 cap=1024 segs=10 bits=4"},
+		{h100, u32, 256, "block wg=64 kpl=16 cap=1024 segs=4 bits=2"},
+		{h100, u32, 257, "block wg=32 kpl=9 cap=288"},
+		{h100, u64pairs, 16, "block wg=64 kpl=16 cap=1024 segs=64 bits=6"},
 		{h100, u32, 2048, "block wg=64 kpl=32 cap=2048"},
 		{h100, u32, 4096, "block wg=128 kpl=32 cap=4096"},
 		{h100, pairs, 4096, "block wg=128 kpl=32 cap=4096"},
@@ -42,7 +45,7 @@ func TestSegmentedTuning(t *testing.T) {
 		{h100, u64pairs, 2048, "block wg=64 kpl=32 cap=2048"},
 		{h100, u32, 0, "general"},
 		{lavapipe8, u32, 1024, "block wg=64 kpl=16 cap=1024"},
-		{lavapipe4, u32, 30, "block wg=4 kpl=8 cap=32"},
+		{lavapipe4, u32, 30, "block wg=64 kpl=16 cap=1024 segs=34 bits=6"},
 		{lavapipe16, pairs, 1024, "block wg=64 kpl=16 cap=1024"},
 		{swiftshader, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 		{swiftshader, u64pairs, 2048, "block wg=64 kpl=32 cap=2048"},
@@ -57,7 +60,10 @@ func TestSegmentedTuning(t *testing.T) {
 		got := "general"
 		if cfg.block {
 			got = fmt.Sprintf("block wg=%d kpl=%d cap=%d", cfg.wg, cfg.kpl, cfg.wg*cfg.kpl)
-			if need := segBlockShared(c.info, cfg.wg, cfg.kpl, segStageWords(c.s)); need > c.info.MaxSharedMemory {
+			if cfg.segs > 1 {
+				got += fmt.Sprintf(" segs=%d bits=%d", cfg.segs, cfg.segBits)
+			}
+			if need := segBlockShared(c.info, cfg.wg, cfg.kpl, segStageWords(c.s), cfg.segs); need > c.info.MaxSharedMemory {
 				t.Errorf("%s %+v: %d bytes of shared memory, the device has %d", c.info.Name, c.s, need, c.info.MaxSharedMemory)
 			}
 		}

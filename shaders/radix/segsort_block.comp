@@ -4,10 +4,16 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 // segsort_block: the block path of a segmented sort (radix.SegmentedPlan).
-// Workgroup s sorts segment s, keys [offsets[s], offsets[s+1]) (both
-// clamped to n; an end below its start is an empty segment), in shared
-// memory, when it holds at most CAP = workgroup size * KPL keys; a longer
-// segment is copied through unsorted (the caller promised none).
+// Workgroup g sorts segments [g * SEGS, g * SEGS + SEGS), segment s being
+// keys [offsets[s], offsets[s+1]) (both clamped to n; an end below its
+// start is an empty segment), in shared memory. With SEGS = 1, it sorts
+// its segment when it holds at most CAP = workgroup size * KPL keys; a
+// longer segment is copied through unsorted (the caller promised none).
+// With several (MULTI, for short segments), where the group's keys fit
+// CAP together, it stages them all with each key's segment index in the
+// group and sorts by key and then by that index (SEG_BITS more bits:
+// stable, so each segment's keys stay sorted); where they do not, each
+// segment on its own as with SEGS = 1.
 //
 // The sort is a least-significant-digit radix sort of RADIX_BITS-bit
 // digits (RADIX_BITS must be 4) over bits [begin, end) of the
@@ -49,6 +55,9 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 5) const bool PAIRS = false;
 layout(constant_id = 6) const uint MAX_SUBGROUPS = 64; // per workgroup, at the smallest subgroup size
+layout(constant_id = 7) const uint SEGS = 1;     // segments per workgroup
+layout(constant_id = 8) const uint SEG_BITS = 0; // bits of SEGS - 1
+const bool MULTI = SEGS > 1;
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keysIn[]; };
 layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
@@ -75,6 +84,8 @@ const uint COUNTERS = HALF * gl_WorkGroupSize.x;
 shared uint stageLo[STAGE];
 shared uint stageHi[WIDE ? STAGE : 1];
 shared uint stageVal[PAIRS ? STAGE : 1];
+shared uint stageSeg[MULTI ? STAGE : 1]; // with MULTI: each key's segment in the group
+shared uint segOff[SEGS];                // with MULTI: the group's segments' starts
 shared uint counters[COUNTERS + COUNTERS / 32];
 shared uint sgSums[MAX_SUBGROUPS];
 shared uint lowTotal; // the scan's total of the lower half's digits
@@ -153,28 +164,22 @@ uint halfShift(uint d) {
     return 16 * (d / HALF);
 }
 
-void main() {
-    uint s = linearWorkgroup();
-    if (s >= pc.nSeg) {
-        return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
-    }
+// sortRange sorts keys [start, stop) in the stage and writes them back:
+// with MULTI, keys of the workgroup's segments, each with its segment's
+// index in the group (by binary search of segOff), sorted by key and then
+// by that index; else one segment. A range of at most one key, of more
+// than CAP, or with no bits to sort is copied through. All invocations
+// call it with the same arguments.
+void sortRange(uint start, uint stop, bool multi) {
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
-    uint start = min(offsets[s], pc.n);
-    uint stop = max(min(offsets[s + 1], pc.n), start);
     uint len = stop - start;
-    if (s == 0) {
-        copyThrough(0, start);
-    }
-    if (s == pc.nSeg - 1) {
-        copyThrough(stop, pc.n);
-    }
     if (len <= 1 || len > CAP || pc.end <= pc.begin) {
         copyThrough(start, stop);
         return;
     }
 
-    // Stage the segment, coalesced.
+    // Stage the keys, coalesced.
     for (uint i = lid; i < len; i += wg) {
         uvec2 k = loadKey(start + i);
         stageLo[pad(i)] = k.x;
@@ -184,16 +189,36 @@ void main() {
         if (PAIRS) {
             stageVal[pad(i)] = valsIn[start + i];
         }
+        if (MULTI && multi) {
+            // The last segment starting at or before the key (offsets
+            // that decrease give some segment of the group).
+            uint lo = 0, hi = SEGS;
+            while (lo + 1 < hi) {
+                uint mid = (lo + hi) / 2;
+                if (segOff[mid] <= start + i) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            stageSeg[pad(i)] = lo;
+        }
     }
     barrier();
 
     uvec2 key[KPL];
     uint val[KPL];
+    uint seg[KPL];
     // meta[k]: the key's digit (bits 16 and up) and its count among the
     // invocation's earlier keys of that digit (the low 16 bits).
     uint meta[KPL];
-    for (uint shift = pc.begin; shift < pc.end; shift += RADIX_BITS) {
-        uint width = min(RADIX_BITS, pc.end - shift);
+    // The key's bits, then with multi the segment index's SEG_BITS.
+    uint keyPasses = (pc.end - pc.begin + RADIX_BITS - 1) / RADIX_BITS;
+    uint passes = keyPasses + (MULTI && multi ? (SEG_BITS + RADIX_BITS - 1) / RADIX_BITS : 0);
+    for (uint pass = 0; pass < passes; pass++) {
+        bool bySeg = pass >= keyPasses;
+        uint shift = bySeg ? (pass - keyPasses) * RADIX_BITS : pc.begin + pass * RADIX_BITS;
+        uint width = min(RADIX_BITS, (bySeg ? SEG_BITS : pc.end) - shift);
         [[unroll]] for (uint w = 0; w < HALF; w++) {
             counters[pad(w * wg + lid)] = 0;
         }
@@ -203,7 +228,13 @@ void main() {
             if (PAIRS) {
                 val[k] = stageVal[pad(i)];
             }
-            uint d = i < len ? digitOf(sortKey(key[k]), shift, width) : BUCKETS - 1;
+            if (MULTI) {
+                seg[k] = stageSeg[pad(i)];
+            }
+            uint d = BUCKETS - 1;
+            if (i < len) {
+                d = bySeg ? (seg[k] >> shift) & ((1u << width) - 1u) : digitOf(sortKey(key[k]), shift, width);
+            }
             uint c = counterWord(d, lid);
             uint word = counters[c];
             meta[k] = d << 16 | ((word >> halfShift(d)) & 0xffffu);
@@ -222,6 +253,9 @@ void main() {
             if (PAIRS) {
                 stageVal[to] = val[k];
             }
+            if (MULTI) {
+                stageSeg[to] = seg[k];
+            }
         }
         barrier();
     }
@@ -231,5 +265,46 @@ void main() {
         if (PAIRS) {
             valsOut[start + i] = stageVal[pad(i)];
         }
+    }
+    // The stage is read again only after the next range's staging
+    // barrier; the next staging writes it only after every invocation's
+    // last read here: order them.
+    barrier();
+}
+
+uint clampedOffset(uint s) {
+    return min(offsets[s], pc.n);
+}
+
+void main() {
+    uint g = linearWorkgroup();
+    uint s0 = g * SEGS;
+    if (s0 >= pc.nSeg) {
+        return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
+    }
+    uint s1 = min(s0 + SEGS, pc.nSeg);
+    uint lo = clampedOffset(s0);
+    uint hi = max(clampedOffset(s1), lo);
+    if (g == 0) {
+        copyThrough(0, lo);
+    }
+    if (s1 == pc.nSeg) {
+        copyThrough(hi, pc.n);
+    }
+    if (MULTI && hi - lo <= CAP) {
+        // The group's segments fit the stage together: their starts,
+        // clamped into [lo, hi], for the keys' binary search.
+        for (uint j = gl_LocalInvocationID.x; j < SEGS; j += gl_WorkGroupSize.x) {
+            segOff[j] = s0 + j < s1 ? clamp(clampedOffset(s0 + j), lo, hi) : hi;
+        }
+        barrier();
+        sortRange(lo, hi, true);
+        return;
+    }
+    // One segment, or a group too long together (a broken promise, or
+    // offsets that decrease): each segment on its own.
+    for (uint s = s0; s < s1; s++) {
+        uint start = clampedOffset(s);
+        sortRange(start, max(clampedOffset(s + 1), start), false);
     }
 }
