@@ -39,10 +39,13 @@ type SegmentedSort struct {
 	BeginBit, EndBit uint32
 	// MaxSegment is the caller's bound on the longest segment, 0 where it
 	// is not known. Where it is at most the block path's capacity on the
-	// device (SegmentedPlan.Capacity), each segment is sorted by one
-	// workgroup in shared memory; otherwise the general path sorts every
-	// key with two radix sorts. On the block path, a segment longer than
-	// the capacity (a broken promise) is copied to the output unsorted.
+	// device (SegmentCapacity), each segment is sorted by one workgroup in
+	// shared memory (several short ones by one together); otherwise the
+	// general path sorts every key with two radix sorts. On the block
+	// path, a segment longer than the plan's capacity
+	// (SegmentedTuning.Capacity: a promise broken) is copied to the output
+	// unsorted, and a longer segment than promised but within it is
+	// sorted.
 	MaxSegment uint32
 	// General forces the general path whatever MaxSegment says.
 	General bool
