@@ -40,8 +40,12 @@ type SegmentedSort struct {
 	// MaxSegment is the caller's bound on the longest segment, 0 where it
 	// is not known. Where it is at most the block path's capacity on the
 	// device (SegmentCapacity), each segment is sorted by one workgroup in
-	// shared memory (several short ones by one together); otherwise the
-	// general path sorts every key with two radix sorts. On the block
+	// shared memory (several short ones by one together); where it is
+	// larger, the general path sorts every key with two radix sorts;
+	// where it is 0, the GPU picks between the two (SegmentedTuning.Auto):
+	// a dispatch finds whether any segment is longer than the block
+	// path's table shape holds (1024 keys), and the other path's
+	// dispatches then find nothing to do. On the block
 	// path, a segment longer than the plan's capacity
 	// (SegmentedTuning.Capacity: a promise broken) is copied to the output
 	// unsorted, and a longer segment than promised but within it is
@@ -90,6 +94,7 @@ type SegmentedPlan struct {
 	ctx      *vk.Context
 	cfg      segConfig
 	block    pipeline.TypedPipeline[segBlockPush, segBlockBindings]
+	longest  pipeline.TypedPipeline[segLongestPush, segLongestBindings]
 	byKey    *Plan // keys with their indices, in place
 	byHead   *Plan // heads with the indices, in place
 	extract  pipeline.TypedPipeline[structPush, structKeysBindings]
@@ -116,14 +121,19 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 	}
 	p := &SegmentedPlan{ctx: ctx, cfg: c}
 	cache := pipeline.For(ctx)
-	if c.block {
+	if c.block || c.auto {
 		p.block, err = segBlockKernel.Get(cache, segBlockSpec{WorkgroupSize: c.wg,
 			keySpec:      keySpec{KeyType: c.code, Descending: c.sort.Descending, RadixBits: segDigitBits, KPL: c.kpl},
 			Pairs:        c.sort.Values,
 			MaxSubgroups: c.subgroups,
 			Segs:         c.segs,
 			SegBits:      c.segBits})
-		return p, err
+		if err != nil || c.block {
+			return p, err
+		}
+		if p.longest, err = segLongestKernel.Get(cache, segLongestSpec{WorkgroupSize: p.generalWorkgroup()}); err != nil {
+			return nil, err
+		}
 	}
 	if n == 0 || segments == 0 {
 		return p, nil // Record copies at most
@@ -140,20 +150,33 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 		return nil, fmt.Errorf("radix: segmented sort: %w", err)
 	}
 	p.scratchN = c.sortOff + max(p.byKey.ScratchSize(), p.byHead.ScratchSize())
+	if c.auto {
+		p.cfg.countOff = align.Up(p.scratchN, max(ctx.Info().MinStorageBufferOffsetAlignment, 4))
+		p.scratchN = p.cfg.countOff + 4
+	}
+	c = p.cfg
+	wg := p.generalWorkgroup()
 	keyWords := c.keyBytes / 4
-	if p.extract, err = structKeysKernel.Get(cache, structKeysSpec{WorkgroupSize: c.wg, StrideWords: keyWords, KeyWords: keyWords}); err != nil {
+	if p.extract, err = structKeysKernel.Get(cache, structKeysSpec{WorkgroupSize: wg, StrideWords: keyWords, KeyWords: keyWords}); err != nil {
 		return nil, err
 	}
-	if p.heads, err = segHeadsKernel.Get(cache, segHeadsSpec{WorkgroupSize: c.wg}); err != nil {
+	if p.heads, err = segHeadsKernel.Get(cache, segHeadsSpec{WorkgroupSize: wg}); err != nil {
 		return nil, err
 	}
-	if p.gatherK, err = structGatherKernel.Get(cache, structGatherSpec{WorkgroupSize: c.wg, StrideWords: keyWords}); err != nil {
+	if p.gatherK, err = structGatherKernel.Get(cache, structGatherSpec{WorkgroupSize: wg, StrideWords: keyWords}); err != nil {
 		return nil, err
 	}
 	if c.sort.Values {
-		p.gatherV, err = structGatherKernel.Get(cache, structGatherSpec{WorkgroupSize: c.wg, StrideWords: 1})
+		p.gatherV, err = structGatherKernel.Get(cache, structGatherSpec{WorkgroupSize: wg, StrideWords: 1})
 	}
 	return p, err
+}
+
+// generalWorkgroup is the workgroup of the general path's element-wise
+// kernels (and segsort_longest's).
+func (p *SegmentedPlan) generalWorkgroup() uint32 {
+	info := p.ctx.Info()
+	return min(256, info.MaxWorkgroupInvocations, info.MaxWorkgroupSize[0])
 }
 
 // N returns the key count the plan was made for.
@@ -183,6 +206,10 @@ func (p *SegmentedPlan) ScratchSize() uint64 {
 
 // SegmentedTuning is what a SegmentedPlan chose.
 type SegmentedTuning struct {
+	// Auto (MaxSegment 0): both paths are recorded and the GPU picks one
+	// (segsort_longest): the block path, of the shape given, where no
+	// segment holds more than Capacity keys, else the general path.
+	Auto bool
 	// Block: one workgroup sorts each SegmentsPerWorkgroup segments in
 	// shared memory, of WorkgroupSize invocations holding KeysPerLane keys
 	// each, so up to Capacity keys. Otherwise the general path.
@@ -222,9 +249,12 @@ func (p *SegmentedPlan) Run(b SegmentedBuffers) error {
 }
 
 // Record records the sort into r: on the block path one dispatch of a
-// workgroup per segment; on the general path the keys' extraction with
-// their indices, their sort, the heads, their sort and the gathers. It
-// never reads the offsets back. Errors are kept by r.
+// workgroup per segment (or group of short segments); on the general path
+// the keys' extraction with their indices, their sort, the heads, their
+// sort and the gathers; with Tuning.Auto the zeroing of a count word, the
+// dispatch that sets it where a segment is too long for the block path,
+// then both paths, each doing nothing where the word says the other
+// sorts. It never reads the offsets back. Errors are kept by r.
 //
 // Synchronisation: package vkcompact's documentation, "Synchronisation".
 // A segmented sort's inputs are Keys, Values and Offsets; its outputs
@@ -248,26 +278,45 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 		}
 		return
 	}
+	blockPush := segBlockPush{N: c.n, Segments: c.segments, Begin: c.begin, End: c.end}
+	blockBinds := segBlockBindings{KeysIn: keys, ValsIn: vals, Offsets: offsets, KeysOut: keysOut, ValsOut: valsOut, Skip: offsets}
 	if c.block {
-		p.block.Dispatch(r, align.CeilDiv(uint64(c.segments), uint64(c.segs)), segBlockPush{N: c.n, Segments: c.segments, Begin: c.begin, End: c.end},
-			segBlockBindings{KeysIn: keys, ValsIn: vals, Offsets: offsets, KeysOut: keysOut, ValsOut: valsOut})
+		p.block.Dispatch(r, align.CeilDiv(uint64(c.segments), uint64(c.segs)), blockPush, blockBinds)
 		return
+	}
+	// The general path; with auto, after the block path, the GPU having
+	// chosen one of them: the count word is n (the general path sorts,
+	// the block kernel returns at once) or 0 (the block kernel sorts,
+	// the general path's dispatches find no keys).
+	count, countOn := keys, uint32(0) // without auto, bound and never read
+	wg := uint64(p.generalWorkgroup())
+	if c.auto {
+		count, countOn = b.Scratch.Sub(c.countOff, 4), 1
+		transfer.RecordFill(r, count, 0)
+		p.longest.Dispatch(r, align.CeilDiv(uint64(c.segments), wg), segLongestPush{N: c.n, Segments: c.segments, Capacity: c.wg * c.kpl},
+			segLongestBindings{Offsets: offsets, Count: count})
+		blockPush.SkipOn, blockBinds.Skip = 1, count
+		p.block.Dispatch(r, uint64(c.segments), blockPush, blockBinds)
+	}
+	var sortCount vk.Range // the radix sorts' Buffers.Count
+	if c.auto {
+		sortCount = count
 	}
 	tmpKeys := b.Scratch.Sub(0, n*uint64(c.keyBytes))
 	idx := b.Scratch.Sub(c.idxOff, 4*n)
 	heads := b.Scratch.Sub(c.headsOff, 4*n)
 	sortScratch := func(q *Plan) vk.Range { return b.Scratch.Sub(c.sortOff, q.ScratchSize()) }
-	groups := align.CeilDiv(n, uint64(c.wg))
-	push := structPush{N: c.n}
-	// No GPU-side count: GpuCount is bound to the keys, never read.
-	p.extract.Dispatch(r, groups, push, structKeysBindings{Structs: keys, Keys: tmpKeys, Indices: idx, GpuCount: keys})
-	p.byKey.Record(r, Buffers{Keys: tmpKeys, Values: idx, Scratch: sortScratch(p.byKey)})
-	p.heads.Dispatch(r, groups, segHeadsPush{N: c.n, Segments: c.segments}, segHeadsBindings{Indices: idx, Offsets: offsets, Heads: heads})
-	p.byHead.Record(r, Buffers{Keys: heads, Values: idx, Scratch: sortScratch(p.byHead)})
-	p.gatherK.Dispatch(r, align.CeilDiv(n*uint64(c.keyBytes/4), uint64(c.wg)), push,
-		structGatherBindings{Src: keys, Dst: keysOut, Indices: idx, GpuCount: keys})
+	groups := align.CeilDiv(n, wg)
+	push := structPush{N: c.n, CountOn: countOn}
+	p.extract.Dispatch(r, groups, push, structKeysBindings{Structs: keys, Keys: tmpKeys, Indices: idx, GpuCount: count})
+	p.byKey.Record(r, Buffers{Keys: tmpKeys, Values: idx, Scratch: sortScratch(p.byKey), Count: sortCount})
+	p.heads.Dispatch(r, groups, segHeadsPush{N: c.n, Segments: c.segments, CountOn: countOn},
+		segHeadsBindings{Indices: idx, Offsets: offsets, Heads: heads, GpuCount: count})
+	p.byHead.Record(r, Buffers{Keys: heads, Values: idx, Scratch: sortScratch(p.byHead), Count: sortCount})
+	p.gatherK.Dispatch(r, align.CeilDiv(n*uint64(c.keyBytes/4), wg), push,
+		structGatherBindings{Src: keys, Dst: keysOut, Indices: idx, GpuCount: count})
 	if c.sort.Values {
-		p.gatherV.Dispatch(r, groups, push, structGatherBindings{Src: vals, Dst: valsOut, Indices: idx, GpuCount: keys})
+		p.gatherV.Dispatch(r, groups, push, structGatherBindings{Src: vals, Dst: valsOut, Indices: idx, GpuCount: count})
 	}
 }
 

@@ -54,7 +54,8 @@ func refSegmented(c segCase, capacity int) []int {
 // runSegmented sorts c through SegmentedPlan.Record with the outputs and
 // scratch poisoned (and a guard past each output), the values being the
 // keys' indices, and checks the outputs, the guards and the inputs.
-func runSegmented(t *testing.T, ctx *vk.Context, c segCase) radix.SegmentedTuning {
+// It returns the plan's tuning and the scratch, poisoned before the run.
+func runSegmented(t *testing.T, ctx *vk.Context, c segCase) (radix.SegmentedTuning, vk.Range) {
 	t.Helper()
 	n := uint64(len(c.keys))
 	p, err := radix.NewSegmentedPlan(ctx, n, uint32(len(c.offsets)-1), c.sort)
@@ -134,7 +135,7 @@ func runSegmented(t *testing.T, ctx *vk.Context, c segCase) radix.SegmentedTunin
 	if !bytes.Equal(got, raw) {
 		t.Fatalf("%v: the input keys changed", c)
 	}
-	return tu
+	return tu, b.Scratch
 }
 
 func upload[T any](t *testing.T, r vk.Range, data []T) {
@@ -272,7 +273,7 @@ func TestSegmentedSort(t *testing.T) {
 					default:
 						c.sort.MaxSegment = uint32(longest)
 					}
-					tu := runSegmented(t, ctx, c)
+					tu, _ := runSegmented(t, ctx, c)
 					if tu.Block != (longest > 0 && longest <= capacity) {
 						t.Errorf("%s: longest %d, capacity %d: block path %v", sh.name, longest, capacity, tu.Block)
 					}
@@ -479,5 +480,42 @@ func TestSegmentedGroups(t *testing.T) {
 			lengths[rng.IntN(len(lengths))] = int(tu.Capacity) + 1 + rng.IntN(100)
 		}
 		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, 5+sum(lengths)), offsets: offsetsOf(5, lengths...)})
+	}
+}
+
+// TestSegmentedAuto: with no promise (MaxSegment 0) the GPU picks the
+// path: segments that all fit the block path, and one that does not
+// (then every segment takes the general path), with keys outside the
+// segments.
+func TestSegmentedAuto(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	for _, s := range []radix.SegmentedSort{
+		{Key: vkcompact.Uint32, Values: true},
+		{Key: vkcompact.Uint64, Descending: true},
+	} {
+		p, err := radix.NewSegmentedPlan(ctx, 10, 2, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tu := p.Tuning()
+		if !tu.Auto {
+			t.Fatalf("%+v: %+v, want the automatic path", s, tu)
+		}
+		short := randomLengths(rng, 60, int(tu.Capacity))
+		short = append(short, int(tu.Capacity))
+		long := append(randomLengths(rng, 20, 100), int(tu.Capacity)+1, 5)
+		for i, lengths := range [][]int{short, long} {
+			_, scratch := runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, 3+sum(lengths)+4), offsets: offsetsOf(3, lengths...)})
+			// The general path's first dispatch writes the start of the
+			// scratch (the keys' copy) only where the GPU chose it.
+			first := make([]uint32, 1)
+			if err := vk.Download(scratch.Sub(0, 4), first); err != nil {
+				t.Fatal(err)
+			}
+			if general := first[0] != vktest.Poison; general != (i == 1) {
+				t.Errorf("%+v, longest segment %d: general path %v", s, slices.Max(lengths), general)
+			}
+		}
 	}
 }

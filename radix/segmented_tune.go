@@ -27,8 +27,9 @@ type segBlockSpec struct {
 type segBlockPush struct {
 	N        uint32 `glsl:"n"`
 	Segments uint32 `glsl:"nSeg"`
-	Begin    uint32 `glsl:"begin"` // the first bit sorted
-	End      uint32 `glsl:"end"`   // the bit after the last
+	Begin    uint32 `glsl:"begin"`  // the first bit sorted
+	End      uint32 `glsl:"end"`    // the bit after the last
+	SkipOn   uint32 `glsl:"skipOn"` // the automatic path: return where the skip word is not 0
 }
 
 // segHeadsSpec is segsort_heads' specialization constants.
@@ -40,6 +41,19 @@ type segHeadsSpec struct {
 type segHeadsPush struct {
 	N        uint32 `glsl:"n"`
 	Segments uint32 `glsl:"nSeg"`
+	CountOn  uint32 `glsl:"countOn"` // the automatic path: take the key count from the count word
+}
+
+// segLongestSpec is segsort_longest's specialization constants.
+type segLongestSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+}
+
+// segLongestPush is segsort_longest's push constants.
+type segLongestPush struct {
+	N        uint32 `glsl:"n"`
+	Segments uint32 `glsl:"nSeg"`
+	Capacity uint32 `glsl:"capacity"` // the block path's longest segment
 }
 
 // segsort_block's and segsort_heads' storage-buffer bindings.
@@ -47,34 +61,50 @@ type (
 	segBlockBindings struct {
 		KeysIn, ValsIn, Offsets vk.Range `use:"read"`
 		KeysOut, ValsOut        vk.Range `use:"write"`
+		Skip                    vk.Range `use:"read"`
 	}
 	segHeadsBindings struct {
 		Indices, Offsets vk.Range `use:"read"`
 		Heads            vk.Range `use:"write"`
+		GpuCount         vk.Range `use:"read"`
+	}
+	segLongestBindings struct {
+		Offsets vk.Range `use:"read"`
+		Count   vk.Range `use:"readwrite"`
 	}
 )
 
 var (
-	segBlockKernel = newKernel[segBlockPush, segBlockSpec, segBlockBindings]("segsort_block", fullSubgroups)
-	segHeadsKernel = newKernel[segHeadsPush, segHeadsSpec, segHeadsBindings]("segsort_heads", anySubgroupSize)
+	segBlockKernel   = newKernel[segBlockPush, segBlockSpec, segBlockBindings]("segsort_block", fullSubgroups)
+	segHeadsKernel   = newKernel[segHeadsPush, segHeadsSpec, segHeadsBindings]("segsort_heads", anySubgroupSize)
+	segLongestKernel = newKernel[segLongestPush, segLongestSpec, segLongestBindings]("segsort_longest", anySubgroupSize)
 )
 
 // segConfig is a segmented plan's tuning and sizes, a pure function of
 // the device's information and the request (tuneSegmented).
 type segConfig struct {
-	sort               SegmentedSort
-	n, segments        uint32
-	code, keyBytes     uint32
-	begin, end         uint32
-	block              bool
+	sort           SegmentedSort
+	n, segments    uint32
+	code, keyBytes uint32
+	begin, end     uint32
+	block          bool
+	// auto: MaxSegment 0: both paths are recorded, and the GPU picks
+	// (segsort_longest): the block path (one segment a workgroup, of
+	// the table's shape) where no segment is longer than its capacity.
+	auto               bool
 	wg, kpl, subgroups uint32 // the block path's (wg also the general path's small kernels')
 	segs, segBits      uint32 // the block path's segments per workgroup and the bits of segs-1
 	headBits           uint32
 	// The general path's scratch (SegmentedPlan's diagram).
 	idxOff, headsOff, sortOff uint64
+	countOff                  uint64 // auto: the count word, after the sorts' scratch (NewSegmentedPlan)
 }
 
 func (c *segConfig) tuning() SegmentedTuning {
+	if c.auto {
+		return SegmentedTuning{Auto: true, WorkgroupSize: c.wg, KeysPerLane: c.kpl, Capacity: c.wg * c.kpl, SegmentsPerWorkgroup: 1,
+			HeadBits: c.headBits, SortedKeyBits: c.end - c.begin}
+	}
 	if c.block {
 		return SegmentedTuning{Block: true, WorkgroupSize: c.wg, KeysPerLane: c.kpl, Capacity: c.wg * c.kpl, SegmentsPerWorkgroup: c.segs}
 	}
@@ -107,6 +137,13 @@ func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSor
 		if c.block {
 			c.subgroups = c.wg / max(info.MinSubgroupSize, 1)
 			return c, nil
+		}
+	}
+	if s.MaxSegment == 0 && !s.General && n > 0 && segments > 0 {
+		t := tuningFor(info).segBlock
+		if wg, kpl, ok := segBlockShape(info, t.workgroup*t.keysPerLane, segStageWords(s)); ok {
+			c.auto, c.wg, c.kpl, c.segs = true, wg, kpl, 1
+			c.subgroups = c.wg / max(info.MinSubgroupSize, 1)
 		}
 	}
 	c.headBits = headBits(n)

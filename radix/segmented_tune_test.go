@@ -16,7 +16,7 @@ import (
 // TestSegmentedKernelBlocks holds the segmented sort's kernels' Go
 // structs to their GLSL, as TestKernelBlocks does the sort's.
 func TestSegmentedKernelBlocks(t *testing.T) {
-	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("segsort_"), segBlockKernel.Interface(), segHeadsKernel.Interface())
+	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("segsort_"), segBlockKernel.Interface(), segHeadsKernel.Interface(), segLongestKernel.Interface())
 }
 
 // TestSegmentedTuning checks the segmented sort's path and block shape
@@ -43,7 +43,7 @@ func TestSegmentedTuning(t *testing.T) {
 		{h100, pairs, 32768, "general"},
 		{h100, u32, 32768, "general"},
 		{h100, u64pairs, 2048, "block wg=64 kpl=32 cap=2048"},
-		{h100, u32, 0, "general"},
+		{h100, u32, 0, "auto wg=64 kpl=16"},
 		{lavapipe8, u32, 1024, "block wg=64 kpl=16 cap=1024"},
 		{lavapipe4, u32, 30, "block wg=64 kpl=16 cap=1024 segs=34 bits=6"},
 		{lavapipe16, pairs, 1024, "block wg=64 kpl=16 cap=1024"},
@@ -58,6 +58,9 @@ func TestSegmentedTuning(t *testing.T) {
 			continue
 		}
 		got := "general"
+		if cfg.auto {
+			got = fmt.Sprintf("auto wg=%d kpl=%d", cfg.wg, cfg.kpl)
+		}
 		if cfg.block {
 			got = fmt.Sprintf("block wg=%d kpl=%d cap=%d", cfg.wg, cfg.kpl, cfg.wg*cfg.kpl)
 			if cfg.segs > 1 {
@@ -70,7 +73,7 @@ func TestSegmentedTuning(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s %+v: %s, want %s", c.info.Name, c.s, got, c.want)
 		}
-		if capacity := SegmentCapacity(c.info, c.s); (c.max > 0 && c.max <= capacity) != cfg.block {
+		if capacity := SegmentCapacity(c.info, c.s); (c.max > 0 && c.max <= capacity) != cfg.block || cfg.auto != (c.max == 0) {
 			t.Errorf("%s %+v: capacity %d, block path %v", c.info.Name, c.s, capacity, cfg.block)
 		}
 	}

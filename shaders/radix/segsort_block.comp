@@ -45,9 +45,13 @@
 // Shared arrays are indexed through pad(i) = i + i / 32, which keeps the
 // blocked reads and the scan's consecutive reads off one bank.
 //
+// With skipOn (the automatic path), the whole dispatch returns at once
+// where skip[0] is not 0: segsort_longest found a segment too long, and
+// the general path sorts instead.
+//
 // Bindings: 0 keys in, 1 values in, 2 offsets (nSeg + 1 words), 3 keys
 // out, 4 values out (without PAIRS, 1 and 4 are bound to anything and
-// unused).
+// unused), 5 the skip word (read when pc.skipOn is set).
 
 #include "../include/common.glsl"
 #include "radix.glsl"
@@ -64,12 +68,14 @@ layout(std430, binding = 1) readonly buffer ValsIn { uint valsIn[]; };
 layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 4) writeonly buffer ValsOut { uint valsOut[]; };
+layout(std430, binding = 5) readonly buffer Skip { uint skip[]; };
 
 layout(push_constant) uniform Push {
     uint n;     // keys
     uint nSeg;  // segments
     uint begin; // the first bit sorted
     uint end;   // the bit after the last
+    uint skipOn; // return where skip[0] is not 0
 } pc;
 
 const uint CAP = gl_WorkGroupSize.x * KPL;
@@ -279,8 +285,8 @@ uint clampedOffset(uint s) {
 void main() {
     uint g = linearWorkgroup();
     uint s0 = g * SEGS;
-    if (s0 >= pc.nSeg) {
-        return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
+    if (s0 >= pc.nSeg || (pc.skipOn != 0 && skip[0] != 0)) {
+        return; // a surplus workgroup of a 2D grid, or the general path sorts: the whole workgroup leaves
     }
     uint s1 = min(s0 + SEGS, pc.nSeg);
     uint lo = clampedOffset(s0);

@@ -13,7 +13,11 @@
 // segment: the heads, and so the order, are then unspecified, but the
 // sort stays a permutation.
 //
-// Bindings: 0 the sorted indices, 1 offsets (nSeg + 1 words), 2 the heads.
+// With countOn, only the first gpuCount[0] keys (common.glsl:
+// countedElems), as the sorts around it take them.
+//
+// Bindings: 0 the sorted indices, 1 offsets (nSeg + 1 words), 2 the
+// heads, 3 the GPU-side key count (read when pc.countOn is set).
 
 #include "../include/common.glsl"
 
@@ -22,15 +26,17 @@ layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) readonly buffer Indices { uint indices[]; };
 layout(std430, binding = 1) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 2) writeonly buffer Heads { uint heads[]; };
+layout(std430, binding = 3) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;    // keys
     uint nSeg; // segments
+    uint countOn; // take the key count from gpuCount[0] (at most n)
 } pc;
 
 void main() {
     uint j = linearWorkgroup() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    if (j >= pc.n) {
+    if (j >= countedElems(pc.n, 0, pc.countOn, pc.countOn != 0 ? gpuCount[0] : 0)) {
         return;
     }
     uint i = indices[j];
