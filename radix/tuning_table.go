@@ -43,7 +43,13 @@ type deviceTuning struct {
 	// keysSmall and pairsSmall are the shapes PathAuto tries for up to
 	// SmallSortKeys 32-bit keys (smallSorts): the first row that holds n.
 	keysSmall, pairsSmall []smallSortRow
+	// segBlock is the segmented sort's block path: its workgroup and
+	// keys per invocation (segBlockShape fits them to the segments).
+	segBlock segBlockTuning
 }
+
+// segBlockTuning is the segmented sort's block shape.
+type segBlockTuning struct{ workgroup, keysPerLane uint32 }
 
 // digitShape is a digit width and keys per lane.
 type digitShape struct{ bits, keysPerLane uint32 }
@@ -95,6 +101,7 @@ var (
 			{most: 1<<20 - 1, shapes: []smallShape{singlePass8}},
 			{most: SmallSortKeys, shapes: []smallShape{{vkcompact.PathSinglePass, 8, 16}, singlePass8}},
 		},
+		segBlock: segBlockTuning{workgroup: 64, keysPerLane: 16},
 	}
 
 	// cpuTuning is a CPU device's: 8-bit digits, half the passes over
@@ -108,6 +115,7 @@ var (
 		fusedChunkPerCounter: 16,
 		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
 		fitScan:              true,
+		segBlock:             segBlockTuning{workgroup: 64, keysPerLane: 16},
 	}
 )
 

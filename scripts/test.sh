@@ -79,6 +79,7 @@ fuzz ./compact FuzzUnique 100x
 fuzz ./compact FuzzPartition3 100x
 fuzz ./scan FuzzScan 1000x
 fuzz ./radix FuzzSort 100x
+fuzz ./radix FuzzSegmentedSort 50x
 echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"

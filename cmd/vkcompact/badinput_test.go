@@ -171,7 +171,8 @@ func badInputCases(t *testing.T, dir string) []badCase {
 	p, sparse := badInputFiles(t, dir)
 	learnOSErrors(dir, p["good.u32"])
 	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
-		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]))
+		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]),
+		segsortBadCases(t, dir, p))
 }
 
 // forCommand sets the command of each case to cmd.
@@ -688,7 +689,7 @@ func TestBadInput(t *testing.T) {
 	cases := badInputCases(t, dir)
 	before := dirListing(t, dir)
 	t.Run("commands", func(t *testing.T) {
-		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "demo", "raytrace"} {
+		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "segsort", "demo", "raytrace"} {
 			t.Run(cmp.Or(cmd, "none"), func(t *testing.T) {
 				t.Parallel()
 				for _, tc := range cases {

@@ -45,6 +45,7 @@ var benchOps = map[string]benchOp{
 	"sort_keys_u64":      timeSort64,
 	"unique_u32":         benchUnique,
 	"rle_u32":            benchRLE,
+	"segsort_keys_u32":   benchSegsort,
 	// The floors every operation stands on (n is ignored): one dispatch
 	// of one workgroup, and two with the barrier the second needs.
 	"floor_dispatch":                  benchFloor(1),

@@ -10,6 +10,7 @@
 //	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact segsort -in FILE -out FILE (-offsets FILE | -segment N) [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-png FILE] [-device D] [-json]
 //	vkcompact raytrace [-width W] [-height H] [-spp S] [-bounces B] [-reps R] [-warmup-ms MS] [-png FILE] [-device D] [-json]
 //
@@ -59,6 +60,14 @@
 // order), as CUB's begin_bit and end_bit do; 0 <= LO <= HI <= the key's
 // width. Both outputs are written to temporary files, renamed once both are
 // complete.
+//
+// segsort sorts the keys within segments, each on its own, stably, as
+// sort does: segment s is keys offsets[s] to offsets[s+1]-1, the offsets
+// (segments+1 of them, none decreasing, none past the keys) read from
+// -offsets FILE (raw uint32, or a 1-D .npy of '<u4' or '<i4'), or
+// -segment N for segments of N keys (the last one shorter). Keys outside
+// the segments keep their places. -values, -descending and -bits are
+// sort's.
 //
 // demo runs a GPU particle system whose dead particles are compacted away
 // every frame, and checks it bit for bit against a Go simulation.
@@ -110,6 +119,7 @@ var commands = []struct {
 	{"rle", "run-length encode a file: each run's first element and length, or the runs longer than one", command(parseRLE, runFileCommand)},
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
+	{"segsort", "sort a file's keys within segments (offsets from a file, or -segment N), with optional uint32 values", command(parseSegsort, runFileCommand)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
 	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", command(parseRaytrace, runDrawing)},
 }

@@ -1,0 +1,137 @@
+package radix
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact/internal/gotype"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// SortSegments sorts keys within the segments offsets gives on the GPU
+// and returns them: segment s is keys[offsets[s]:offsets[s+1]], and
+// len(offsets) is the segment count plus one. Unlike a plan, it checks
+// the offsets (non-decreasing, at most len(keys)) and, where
+// s.MaxSegment is 0, sets it to the longest segment, so that the block
+// path sorts where it can. K decides the key type, as in SortSlice;
+// s.Values must be false (see SortSegmentPairs). keys is not modified.
+func SortSegments[K Key](ctx *vk.Context, keys []K, offsets []uint32, s SegmentedSort) ([]K, error) {
+	if s.Values {
+		return nil, invalid("radix: a segmented sort of pairs takes its values: use SortSegmentPairs")
+	}
+	out, _, err := sortSegments(ctx, keys, nil, offsets, s)
+	return out, err
+}
+
+// SortSegmentPairs is SortSegments for keys with a uint32 value each,
+// which moves with its key. s.Values is set.
+func SortSegmentPairs[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
+	if len(values) != len(keys) {
+		return nil, nil, invalid("radix: %d values for %d keys", len(values), len(keys))
+	}
+	s.Values = true
+	return sortSegments(ctx, keys, values, offsets, s)
+}
+
+// CheckOffsets checks segment offsets for n keys on the CPU, as the
+// slice functions and the command line do: at least one entry, none
+// above n, none below the one before. It returns the longest segment.
+func CheckOffsets(offsets []uint32, n uint64) (longest uint32, err error) {
+	if len(offsets) == 0 {
+		return 0, invalid("radix: no offsets: segments need segments+1 offsets (one, for no segments)")
+	}
+	if uint64(len(offsets)-1) > uint64(^uint32(0)-1) {
+		return 0, invalid("radix: %d offsets: at most 2^32-1", len(offsets))
+	}
+	for i, o := range offsets {
+		if uint64(o) > n {
+			return 0, invalid("radix: offset %d is %d, past the %d keys", i, o, n)
+		}
+		if i > 0 && o < offsets[i-1] {
+			return 0, invalid("radix: offset %d (%d) is below offset %d (%d): offsets must not decrease", i, o, i-1, offsets[i-1])
+		}
+		if i > 0 {
+			longest = max(longest, o-offsets[i-1])
+		}
+	}
+	return longest, nil
+}
+
+func sortSegments[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
+	key, err := gotype.Key(reflect.TypeFor[K](), s.Key, "SegmentedSort.Key")
+	if err != nil {
+		return nil, nil, fmt.Errorf("radix: %w", err)
+	}
+	s.Key = key
+	n := uint64(len(keys))
+	longest, err := CheckOffsets(offsets, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.MaxSegment == 0 {
+		s.MaxSegment = longest
+	}
+	p, err := NewSegmentedPlan(ctx, n, uint32(len(offsets)-1), s)
+	if err != nil {
+		return nil, nil, err
+	}
+	var bufs []*vk.Buffer
+	defer func() {
+		for _, b := range bufs {
+			b.Release()
+		}
+	}()
+	newRange := func(size uint64) (vk.Range, error) {
+		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+		if err != nil {
+			return vk.Range{}, err
+		}
+		bufs = append(bufs, b)
+		return b.Range(0, size), nil
+	}
+	var k K
+	kb := n * uint64(unsafe.Sizeof(k))
+	var b SegmentedBuffers
+	if b.Keys, err = newRange(kb); err != nil {
+		return nil, nil, err
+	}
+	if err := vk.Upload(b.Keys, keys); err != nil {
+		return nil, nil, err
+	}
+	if b.KeysOut, err = newRange(kb); err != nil {
+		return nil, nil, err
+	}
+	if b.Offsets, err = newRange(4 * uint64(len(offsets))); err != nil {
+		return nil, nil, err
+	}
+	if err := vk.Upload(b.Offsets, offsets); err != nil {
+		return nil, nil, err
+	}
+	if s.Values {
+		if b.Values, err = newRange(4 * n); err != nil {
+			return nil, nil, err
+		}
+		if err := vk.Upload(b.Values, values); err != nil {
+			return nil, nil, err
+		}
+		if b.ValuesOut, err = newRange(4 * n); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := p.Run(b); err != nil {
+		return nil, nil, err
+	}
+	sorted := make([]K, n)
+	if err := vk.Download(b.KeysOut, sorted); err != nil {
+		return nil, nil, err
+	}
+	var vals []uint32
+	if s.Values {
+		vals = make([]uint32, n)
+		if err := vk.Download(b.ValuesOut, vals); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sorted, vals, nil
+}
