@@ -164,4 +164,15 @@ var (
 	onepassKernel      = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass", true)
 	onepassResetKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_reset", true)
 	onepassWideKernel  = newKernel[onepassPush, onepassSpec, onepassWideBindings]("select_onepass_wide", true)
+
+	// The same with the neighbour predicates (FirstOfRun, RunEdges), in
+	// modules of their own (NEIGHBOUR_PREDS): SwiftShader runs the code of
+	// a branch its specialization constant rules out, masked, and every
+	// other selection took twice as long there with it in (select_if at
+	// 2^20: count 86 -> 181 ms, move 161 -> 303). Past one binding the
+	// neighbour predicates are refused: no wide module.
+	countRunsKernel        = newKernel[countPush, tiling.SelectSpec, countBindings]("select_count_runs", true)
+	moveRunsKernel         = newKernel[movePush, moveSpec, moveBindings]("select_move_runs", true)
+	onepassRunsKernel      = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_runs", true)
+	onepassResetRunsKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_reset_runs", true)
 )

@@ -14,5 +14,6 @@ import (
 // renamed or swapped on either side fails it.
 func TestKernelBlocks(t *testing.T) {
 	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("select_"), countKernel.Interface(), scanKernel.Interface(),
-		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface(), onepassResetKernel.Interface(), onepassWideKernel.Interface())
+		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface(), onepassResetKernel.Interface(), onepassWideKernel.Interface(),
+		countRunsKernel.Interface(), moveRunsKernel.Interface(), onepassRunsKernel.Interface(), onepassResetRunsKernel.Interface())
 }

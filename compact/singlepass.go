@@ -174,8 +174,12 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 	switch {
 	case s.windowTiles > 0:
 		s.wide, err = onepassWideKernel.Get(pipeline.For(ctx), spec) // past one binding
+	case s.selfReset && q.neighbours():
+		s.pass, err = onepassResetRunsKernel.Get(pipeline.For(ctx), spec)
 	case s.selfReset:
 		s.pass, err = onepassResetKernel.Get(pipeline.For(ctx), spec) // the pass resets its status words (shaders/include/tile_reset.glsl)
+	case q.neighbours():
+		s.pass, err = onepassRunsKernel.Get(pipeline.For(ctx), spec)
 	default:
 		s.pass, err = onepassKernel.Get(pipeline.For(ctx), spec)
 	}

@@ -126,10 +126,14 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 	common := q.selectSpec(t.wg, t.procs, t.loads)
 	cache := pipeline.For(ctx)
 	var err error
-	if t.count, err = countKernel.Get(cache, common); err != nil {
+	count, move := countKernel, moveKernel
+	if q.neighbours() {
+		count, move = countRunsKernel, moveRunsKernel
+	}
+	if t.count, err = count.Get(cache, common); err != nil {
 		return err
 	}
-	if t.move, err = moveKernel.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}); err != nil {
+	if t.move, err = move.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}); err != nil {
 		return err
 	}
 	if t.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(ctx.Info()), t.procs, q.words)); err != nil {

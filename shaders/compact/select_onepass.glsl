@@ -267,7 +267,9 @@ void main() {
     uint start = tile * TILE;
     uint m = min(TILE, n - min(start, n)); // elements in the tile
     uint tileAt = start - elem0, nAt = n - elem0; // the same, from the first element bound
+#ifdef NEIGHBOUR_PREDS
     selN = nAt; // the neighbour predicates' bound
+#endif
 
     // Load the tile once. Each subgroup ranks the kept elements of its
     // segments, segment segK(k) being the elements of the subgroup's load

@@ -32,6 +32,16 @@ uvec4 loadUnit(uint e, bool whole, uint avail) {
 
 #ifndef LOAD_ONLY // the prefix sum loads elements but tests none
 
+bool flagAt(uint e) {
+    if (FLAG_BYTES == 1) {
+        return ((flags[e >> 2] >> ((e & 3) * 8)) & 0xffu) != 0;
+    }
+    return flags[e] != 0;
+}
+
+#ifdef NEIGHBOUR_PREDS // the *_runs kernels: a separate module, since
+// SwiftShader runs a branch its spec constant rules out (with its loads,
+// masked) and the other predicates took twice as long with this code in
 // The neighbour predicates (select_load.glsl, keepUnit), each under one of
 // three equalities (EQ_*: the keys as their type compares them, the keys'
 // bits, every word of the element): PRED_FIRST + eq keeps the first
@@ -41,12 +51,6 @@ uvec4 loadUnit(uint e, bool whole, uint avail) {
 const uint PRED_FIRST = 11, PRED_EDGE = 14, EQ_KEYS = 0, EQ_BITS = 1, EQ_ELEMS = 2;
 const bool NEIGHBOURS = PRED >= PRED_FIRST && PRED < PRED_EDGE + 3;
 
-bool flagAt(uint e) {
-    if (FLAG_BYTES == 1) {
-        return ((flags[e >> 2] >> ((e & 3) * 8)) & 0xffu) != 0;
-    }
-    return flags[e] != 0;
-}
 
 // selN is the elements bound, for the neighbour predicates' test of the
 // next element: each kernel's main sets it before any keepUnit. The
@@ -109,15 +113,18 @@ bool keepNeighbours(uvec4 v, uint j, uint e) {
     bool sameNext = e + 1 < selN && sameAs(k, e, e + 1, nextInUnit, nextInUnit ? keyOf(v, min(j + 1, EPV - 1)) : uvec2(0));
     return samePrev != sameNext;
 }
+#endif // NEIGHBOUR_PREDS
 
 // keepUnit decides element j of unit v, which is element e of the segment.
 bool keepUnit(uvec4 v, uint j, uint e, uvec2 c) {
     if (PRED == PRED_FLAGGED) {
         return flagAt(e);
     }
+#ifdef NEIGHBOUR_PREDS
     if (NEIGHBOURS) {
         return keepNeighbours(v, j, e);
     }
+#endif
     uint lo, hi;
     if (VEC_PATH) {
         uint w = j * STRIDE + KEY_WORD;

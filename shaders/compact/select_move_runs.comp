@@ -1,0 +1,9 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+// select_move_runs: select_move.glsl with the neighbour predicates (unique,
+// run edges: compact.FirstOfRun, RunEdges).
+#define NEIGHBOUR_PREDS 1
+#include "select_move.glsl"
