@@ -38,6 +38,8 @@ func (p *Plan) Phases() []string {
 	switch {
 	case p.n == 0 || p.passes == 0:
 		return []string{"copy"}
+	case p.one != nil:
+		return []string{"sort"}
 	case p.sweep != nil:
 		names = p.sweep.phases(names)
 	default:
@@ -80,6 +82,11 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		return
 	}
 	stamp()
+	if p.one != nil {
+		p.one.record(r, p.oneRanges(b), p.n, p.begin, p.end)
+		stamp()
+		return
+	}
 	io := p.ranges(b)
 	if p.passes == 0 {
 		if !p.sort.InPlace {
@@ -115,6 +122,20 @@ type sortRanges struct {
 	// writes scratch and a copy brings the result back.
 	copyBack bool
 	passes   uint32
+}
+
+// oneRanges cuts b (checked) to the plan for its one workgroup: the
+// inputs, the outputs and the count (countOn 0: none).
+func (p *Plan) oneRanges(b Buffers) sortRanges {
+	n := uint64(p.n)
+	io := sortRanges{keys: b.Keys.Sub(0, n*p.keyBytes), outKeys: b.KeysOut.Sub(0, n*p.keyBytes), count: b.Count}
+	if p.sort.Values {
+		io.vals, io.outVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n)
+	}
+	if b.Count.Buffer != nil {
+		io.countOn = 1
+	}
+	return io
 }
 
 // ranges cuts b (checked, with the outputs set in place) to the plan.
@@ -196,8 +217,10 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	}
 	n := uint64(p.n)
 	s := p.sort
-	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace},
-		{Name: "scratch", Range: b.Scratch, Need: p.layout().size, Write: true}}
+	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * p.keyBytes, Write: s.InPlace}}
+	if p.one == nil { // one workgroup needs no scratch
+		list = append(list, bufcheck.Range{Name: "scratch", Range: b.Scratch, Need: p.layout().size, Write: true})
+	}
 	if s.Values {
 		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: 4 * n, Write: s.InPlace})
 	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {

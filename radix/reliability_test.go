@@ -28,6 +28,12 @@ func TestReliabilityBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// withScratch is keysOnly on a path that takes scratch: on a CPU
+	// device PathAuto sorts 100 keys in one workgroup, with none.
+	withScratch, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{Path: vkcompact.PathThreePhase}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, Values: true})
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +49,8 @@ func TestReliabilityBadInput(t *testing.T) {
 	a := vktest.NewPoisoned(t, ctx, 4096)
 	// ov holds keys and a scratch overlapping them (the plan's scratch may
 	// exceed a: 7168 bytes on the H100's single pass).
-	ov := vktest.NewPoisoned(t, ctx, max(4096, keysOnly.ScratchSize()))
-	scratch := max(pairs.ScratchSize(), keysOnly.ScratchSize(), inPlace.ScratchSize()) // the paths and digit widths differ
+	ov := vktest.NewPoisoned(t, ctx, max(4096, keysOnly.ScratchSize(), withScratch.ScratchSize()))
+	scratch := max(pairs.ScratchSize(), keysOnly.ScratchSize(), inPlace.ScratchSize(), withScratch.ScratchSize()) // the paths and digit widths differ
 	s := vktest.NewPoisoned(t, ctx, scratch)
 	foreign := vktest.NewPoisoned(t, other, 4096)
 	released := vktest.NewPoisoned(t, ctx, 4096)
@@ -92,19 +98,19 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.Plan.Record", Input: "keys 4 bytes short", Want: inval, Msg: "keys range of 396 bytes: 400 needed", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys.Size = 396 })},
 		{Entry: "radix.Plan.Record", Input: "no keys output", Want: inval, Msg: "no keys output buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut = vk.Range{} })},
 		{Entry: "radix.Plan.Record", Input: "keys output too small", Want: inval, Msg: "keys output range of 200 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.KeysOut.Size = 200 })},
-		{Entry: "radix.Plan.Record", Input: "no scratch", Want: inval, Msg: "no scratch buffer", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch = vk.Range{} })},
-		{Entry: "radix.Plan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 16 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Scratch.Size = 16 })},
+		{Entry: "radix.Plan.Record", Input: "no scratch", Want: inval, Msg: "no scratch buffer", Call: rec(withScratch, func(b *radix.Buffers) { noValues(b); b.Scratch = vk.Range{} })},
+		{Entry: "radix.Plan.Record", Input: "scratch too small", Want: inval, Msg: "scratch range of 16 bytes", Call: rec(withScratch, func(b *radix.Buffers) { noValues(b); b.Scratch.Size = 16 })},
 		{Entry: "radix.Plan.Record", Input: "values given to a keys-only sort", Want: inval, Msg: "values given for a sort of keys only", Call: rec(keysOnly, func(*radix.Buffers) {})},
 		{Entry: "radix.Plan.Record", Input: "pairs without values", Want: inval, Msg: "no values buffer", Call: rec(pairs, func(b *radix.Buffers) { b.Values = vk.Range{} })},
 		{Entry: "radix.Plan.Record", Input: "pairs without a values output", Want: inval, Msg: "no values output buffer", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = vk.Range{} })},
 		{Entry: "radix.Plan.Record", Input: "values too small", Want: inval, Msg: "values range of 100 bytes", Call: rec(pairs, func(b *radix.Buffers) { b.Values.Size = 100 })},
 		{Entry: "radix.Plan.Record", Input: "keys and keys output overlap", Want: inval, Msg: "keys and keys output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.KeysOut = a.Range(256, 400) })},
 		{Entry: "radix.Plan.Record", Input: "values output overlapping the keys output", Want: inval, Msg: "keys output and values output ranges overlap", Call: rec(pairs, func(b *radix.Buffers) { b.ValuesOut = a.Range(1280, 400) })},
-		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) {
+		{Entry: "radix.Plan.Record", Input: "scratch overlapping the keys", Want: inval, Msg: "keys and scratch ranges overlap", Call: rec(withScratch, func(b *radix.Buffers) {
 			noValues(b)
-			b.Keys, b.Scratch = ov.Range(0, 400), ov.Range(0, keysOnly.ScratchSize())
+			b.Keys, b.Scratch = ov.Range(0, 400), ov.Range(0, withScratch.ScratchSize())
 		})},
-		{Entry: "radix.Plan.Record", Input: "count inside the scratch", Want: inval, Msg: "scratch and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
+		{Entry: "radix.Plan.Record", Input: "count inside the scratch", Want: inval, Msg: "scratch and count ranges overlap", Call: rec(withScratch, func(b *radix.Buffers) { noValues(b); b.Count = s.Range(0, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count inside the keys output", Want: inval, Msg: "keys output and count ranges overlap", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(1024, 4) })},
 		{Entry: "radix.Plan.Record", Input: "count of 2 bytes", Want: inval, Msg: "count range of 2 bytes", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Count = a.Range(3072, 2) })},
 		{Entry: "radix.Plan.Record", Input: "keys offset not aligned", Want: inval, Msg: "keys offset 4 is not a multiple of minStorageBufferOffsetAlignment", Call: rec(keysOnly, func(b *radix.Buffers) { noValues(b); b.Keys = a.Range(4, 400) })},

@@ -178,6 +178,9 @@ type Plan struct {
 	request
 	three *threePhasePlan
 	sweep *onesweepPlan
+	// one, on a CPU device for a small sort (oneGroupShape), sorts
+	// instead of the algorithm tune chose: one workgroup, no scratch.
+	one *oneGroupPlan
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
@@ -215,9 +218,21 @@ func newPlan(ctx *vk.Context, n uint64, s Sort, limit uint64) (*Plan, error) {
 	p := &Plan{ctx: ctx, request: c.request}
 	if c.sweep != nil {
 		p.sweep = &onesweepPlan{request: &p.request, onesweep: c.sweep}
-		err = p.sweep.createPipelines(ctx)
 	} else {
 		p.three = &threePhasePlan{request: &p.request, threePhase: c.three}
+	}
+	// The algorithm tune chose stays the plan's config (Tuning reports
+	// the one workgroup), its pipelines uncreated.
+	if spec, ok := oneGroupShape(ctx.Info(), n, s); ok && c.passes > 0 {
+		p.one = &oneGroupPlan{spec: spec}
+		if p.one.block, err = segBlockKernel.Get(pipeline.For(ctx), spec); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if p.sweep != nil {
+		err = p.sweep.createPipelines(ctx)
+	} else {
 		err = p.three.createPipelines(ctx)
 	}
 	if err != nil {
@@ -261,7 +276,7 @@ func (p *Plan) Passes() uint32 {
 // ScratchSize returns the bytes of scratch Record needs: the per-processor
 // digit counts, and room for n keys (and values) between passes.
 func (p *Plan) ScratchSize() uint64 {
-	if p == nil {
+	if p == nil || p.one != nil {
 		return 0
 	}
 	return p.layout().size
@@ -289,6 +304,13 @@ type Tuning struct {
 	// up to 512 tiles of keys alone, 256 of pairs (BENCHMARKS.md, "Radix
 	// tuning choices and the measurements behind them").
 	SelfReset bool
+	// OneWorkgroup: on a CPU device, PathAuto sorts these keys in one
+	// workgroup's shared memory (one dispatch, no scratch: ScratchSize is
+	// 0), WorkgroupSize invocations of KeysPerLane keys each, Passes
+	// stable passes of 4-bit digits, as the segmented sort's block path
+	// sorts a segment. Path is then PathAuto; the three phases' or single
+	// pass's fields are 0.
+	OneWorkgroup bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and
 	// scatter run WindowProcessors processors a dispatch, whose chunks lie
@@ -301,6 +323,10 @@ type Tuning struct {
 func (p *Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
+	}
+	if p.one != nil {
+		return Tuning{OneWorkgroup: true, WorkgroupSize: p.one.spec.WorkgroupSize, KeysPerLane: p.one.spec.KPL,
+			DigitBits: segDigitBits, Passes: (p.end - p.begin + segDigitBits - 1) / segDigitBits}
 	}
 	c := p.config()
 	return c.tuning()

@@ -66,7 +66,12 @@ func renderTuning(info vk.DeviceInfo, n uint64, s Sort, limit uint64) string {
 	if err != nil {
 		return "refused: " + err.Error()
 	}
-	return renderConfig(c)
+	out := renderConfig(c)
+	// A CPU device's small sorts: one workgroup instead (Plan.one).
+	if spec, ok := oneGroupShape(info, n, s); ok && c.passes > 0 {
+		out += fmt.Sprintf(" oneGroup=%+v", spec)
+	}
+	return out
 }
 
 // renderConfig writes a tuning field by field.

@@ -46,6 +46,10 @@ type deviceTuning struct {
 	// segBlock is the segmented sort's block path: its workgroup and
 	// keys per invocation (segBlockShape fits them to the segments).
 	segBlock segBlockTuning
+	// oneGroupKeys: PathAuto sorts up to this many keys (and no more than
+	// the block path holds) as one segment of the segmented sort's block
+	// path, one workgroup in shared memory (oneGroupShape); 0: never.
+	oneGroupKeys uint64
 }
 
 // segBlockTuning is the segmented sort's block shape.
@@ -116,6 +120,10 @@ var (
 		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
 		fitScan:              true,
 		segBlock:             segBlockTuning{workgroup: 64, keysPerLane: 16},
+		// Issue 37: one workgroup sorting 4096 keys in shared memory took
+		// 0.94 ms on lavapipe (subgroup 8) where the three phases took
+		// 4.6 (BENCHMARKS.md, "Issue 37, second stop").
+		oneGroupKeys: segMaxCapacity,
 	}
 )
 

@@ -45,6 +45,10 @@
 // Shared arrays are indexed through pad(i) = i + i / 32, which keeps the
 // blocked reads and the scan's consecutive reads off one bank.
 //
+// With whole (radix.Plan's small sorts on CPU devices, one workgroup and
+// SEGS = 1), workgroup 0 sorts keys [0, n), or [0, min(offsets[0], n))
+// with offsets bound to a GPU count, and copies nothing through.
+//
 // With skipOn (the automatic path), the whole dispatch returns at once
 // where skip[0] is not 0: segsort_longest found a segment too long, and
 // the general path sorts instead.
@@ -76,6 +80,7 @@ layout(push_constant) uniform Push {
     uint begin; // the first bit sorted
     uint end;   // the bit after the last
     uint skipOn; // return where skip[0] is not 0
+    uint whole;  // radix.Plan's sort in one workgroup: 1 keys [0, n), 2 keys [0, min(offsets[0], n)); nothing copied through
 } pc;
 
 const uint CAP = gl_WorkGroupSize.x * KPL;
@@ -284,6 +289,15 @@ uint clampedOffset(uint s) {
 
 void main() {
     uint g = linearWorkgroup();
+    if (pc.whole != 0) {
+        // One segment from key 0, its end n or the GPU count bound at
+        // offsets (radix.Plan's small sorts on CPU devices): the keys
+        // past it, in the outputs, are left unwritten.
+        if (g == 0) {
+            sortRange(0, pc.whole == 2 ? min(offsets[0], pc.n) : pc.n, false);
+        }
+        return;
+    }
     uint s0 = g * SEGS;
     if (s0 >= pc.nSeg || (pc.skipOn != 0 && skip[0] != 0)) {
         return; // a surplus workgroup of a 2D grid, or the general path sorts: the whole workgroup leaves
