@@ -71,7 +71,10 @@ func timeSort(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (benchRow,
 // printSortPhases prints the sort's tuning and the median time of each
 // kind of phase (bench -phases); what names the measurement.
 func printSortPhases(w io.Writer, what string, t radix.Tuning, names []string, phases [][]float64) {
-	if t.Path == vkcompact.PathSinglePass {
+	if t.OneWorkgroup {
+		fmt.Fprintf(w, "# %s: one workgroup in shared memory: %d passes of %d bits, workgroup %d, %d keys per lane\n",
+			what, t.Passes, t.DigitBits, t.WorkgroupSize, t.KeysPerLane)
+	} else if t.Path == vkcompact.PathSinglePass {
 		fmt.Fprintf(w, "# %s: single pass: %d passes of %d bits, %d tiles of %d keys, workgroup %d, %d keys per lane, %d spins; histogram by %d processors of %d keys\n",
 			what, t.Passes, t.DigitBits, t.Tiles, t.Tile, t.WorkgroupSize, t.KeysPerLane, t.Spins, t.Processors, t.Chunk)
 	} else {
