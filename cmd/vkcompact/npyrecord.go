@@ -42,6 +42,7 @@ type npyField struct {
 	descr  string   // a value's dtype ('<f4'), or a sub-array's item dtype; "" for a struct
 	shape  []uint64 // a sub-array's shape; nil for one value
 	object bool     // it holds Python objects, somewhere
+	parent int      // the index of its struct among the record's fields; -1 at the top
 }
 
 // npyMaxRecord bounds a dtype's size in bytes while it is parsed, so that
@@ -107,6 +108,15 @@ func parseNpyRecord(descr pyList) (*npyRecord, error) {
 	d, err := parseNpyStruct(descr)
 	if err != nil {
 		return nil, err
+	}
+	// A nested field is named by its path, "pos.x", and a name may hold
+	// a dot itself: two fields of one path could not be told apart.
+	paths := make(map[string]int, len(d.fields))
+	for i, f := range d.fields {
+		if j, ok := paths[f.name]; ok {
+			return nil, fmt.Errorf("two fields have the path %s (%s and %s): a field's name holds a dot", pyRepr(f.name), d.fields[j].String(), f.String())
+		}
+		paths[f.name] = i
 	}
 	r := &npyRecord{fields: d.fields, itemSize: d.size, literal: pyRepr(descr)}
 	if d.object {
@@ -241,11 +251,17 @@ func parseNpyStruct(list pyList) (npyFieldType, error) {
 			}
 			names[n] = true
 		}
-		f := npyField{name: name, offset: off, size: ft.size, descr: ft.descr, shape: ft.shape, object: ft.object}
+		f := npyField{name: name, offset: off, size: ft.size, descr: ft.descr, shape: ft.shape, object: ft.object, parent: -1}
+		at := len(d.fields)
 		d.fields = append(d.fields, f)
 		for _, sub := range ft.fields {
 			sub.name = name + "." + sub.name
 			sub.offset += off
+			if sub.parent < 0 {
+				sub.parent = at
+			} else {
+				sub.parent += at + 1
+			}
 			d.fields = append(d.fields, sub)
 		}
 	}

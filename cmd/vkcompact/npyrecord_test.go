@@ -241,7 +241,10 @@ func FuzzNpyRecord(f *testing.F) {
 		f.Add(s)
 	}
 	all := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}
-	f.Add("[('\xff', '<c8')]") // not UTF-8, which a header never is once decoded
+	f.Add("[('', '<f4'),('.', '<f2'), ('000', '<f2')]")                   // a dot in a name is not a struct's field
+	f.Add("[('a', [('b', '<f4')]), ('a.b', '<f4')]")                      // two fields of one path
+	f.Add("[('a', [('b', [('c', '<f4')]), ('d', '<i2')]), ('e', '<f4')]") // parents at depth
+	f.Add("[('\xff', '<c8')]")                                            // not UTF-8, which a header never is once decoded
 	f.Fuzz(func(t *testing.T, descr string) {
 		if !utf8.ValidString(descr) {
 			return // readNpyHeader decodes every header into UTF-8, or refuses it
@@ -263,10 +266,14 @@ func FuzzNpyRecord(f *testing.F) {
 			if i > 0 && fd.offset < r.fields[i-1].offset {
 				t.Fatalf("%s: field %s at %d before the one before it", descr, fd.name, fd.offset)
 			}
-			if parent, _, nested := strings.Cut(fd.name, "."); nested {
-				if pf := r.field(parent); pf != nil && (fd.offset < pf.offset || fd.offset+fd.size > pf.offset+pf.size) {
-					t.Fatalf("%s: field %s outside its struct %s", descr, fd.name, parent)
+			if fd.parent >= 0 {
+				pf := &r.fields[fd.parent]
+				if fd.parent >= i || pf.descr != "" || !strings.HasPrefix(fd.name, pf.name+".") || fd.offset < pf.offset || fd.offset+fd.size > pf.offset+pf.size {
+					t.Fatalf("%s: field %s outside its struct %s", descr, fd.name, pf.name)
 				}
+			}
+			if r.field(fd.name) != &r.fields[i] {
+				t.Fatalf("%s: field %s is not found by its name", descr, fd.name)
 			}
 			if (fd.keyType() != vkcompact.Unset) != (fd.shape == nil && slices.Contains(slices.Collect(maps.Values(npyTypes)), fd.descr)) {
 				t.Fatalf("%s: field %s is of key type %v", descr, fd.name, fd.keyType())
