@@ -2,6 +2,7 @@ package radix_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
@@ -13,7 +14,8 @@ import (
 // directions, bit ranges, GPU counts below, at and past n, at the
 // capacity's edge and one key past it (the three phases again); each
 // output checked against Go with the slots past the count unwritten. On a
-// GPU the plans must not take it.
+// GPU and on SwiftShader (the lane-serial sort's from one key) the plans
+// must not take it.
 func TestOneWorkgroupSort(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
@@ -35,7 +37,7 @@ func TestOneWorkgroupSort(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := info.CPU() && n <= int(capacity)
+				want := info.CPU() && !strings.HasPrefix(info.Name, "SwiftShader") && n <= int(capacity) // SwiftShader: lane-serial
 				if tu := p.Tuning(); tu.OneWorkgroup != want || want && p.ScratchSize() != 0 {
 					t.Fatalf("%v n=%d %+v: one workgroup %v (scratch %d), want %v", typ, n, s, tu.OneWorkgroup, p.ScratchSize(), want)
 				}

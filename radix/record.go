@@ -40,6 +40,8 @@ func (p *Plan) Phases() []string {
 		return []string{"copy"}
 	case p.one != nil:
 		return []string{"sort"}
+	case p.lanes != nil:
+		names = p.lanes.phases(names)
 	case p.sweep != nil:
 		names = p.sweep.phases(names)
 	default:
@@ -95,9 +97,12 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 		stamp()
 		return
 	}
-	if p.sweep != nil {
+	switch {
+	case p.lanes != nil:
+		p.lanes.record(r, &p.request, io, stamp)
+	case p.sweep != nil:
 		p.sweep.record(r, io, b.Scratch, stamp)
-	} else {
+	default:
 		p.three.record(r, io, b.Scratch, stamp)
 	}
 	if io.copyBack {

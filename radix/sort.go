@@ -26,8 +26,13 @@ type Options struct {
 	// of at least 2^DigitBits invocations, when its tile status (two words
 	// per tile and digit) fits one binding; NewPlan returns ErrInvalid,
 	// naming the reason, when it is forced where it does not apply.
-	// vkcompact.PathAuto takes the three phases on CPU devices, for 64-bit
-	// keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
+	// vkcompact.PathAuto takes, on CPU devices where the other Options
+	// are left to it, the one-workgroup sort for small inputs
+	// (Tuning.OneWorkgroup; not on SwiftShader) and the lane-serial sort
+	// up to 2^24 keys that fit one binding (Tuning.LaneSerial: each
+	// invocation sorts its own run of keys, as a CPU thread would), the
+	// three phases past them; it takes the three phases on a GPU for
+	// 64-bit keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
 	// the digit width and keys per lane left to it, it picks the path,
 	// digit width and keys per lane by the key count from a table of the
 	// fastest measured (BENCHMARKS.md, "Radix tuning choices and the
@@ -181,6 +186,9 @@ type Plan struct {
 	// one, on a CPU device for a small sort (oneGroupShape), sorts
 	// instead of the algorithm tune chose: one workgroup, no scratch.
 	one *oneGroupPlan
+	// lanes, on a CPU device (lanesShapeFor), sorts instead of the
+	// algorithm tune chose: the lane-serial sort.
+	lanes *lanesPlan
 }
 
 func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
@@ -230,6 +238,13 @@ func newPlan(ctx *vk.Context, n uint64, s Sort, limit uint64) (*Plan, error) {
 		}
 		return p, nil
 	}
+	if sh, ok := lanesShapeFor(ctx.Info(), n, s); ok && c.passes > 0 {
+		p.digits = sh.d
+		if p.lanes, err = newLanesPlan(ctx, &p.request, sh); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	if p.sweep != nil {
 		err = p.sweep.createPipelines(ctx)
 	} else {
@@ -251,6 +266,9 @@ func (p *Plan) config() config {
 
 // layout returns the plan's scratch layout, its algorithm's.
 func (p *Plan) layout() scratchLayout {
+	if p.lanes != nil {
+		return p.lanes.layout
+	}
 	if p.sweep != nil {
 		return p.sweep.layout
 	}
@@ -311,6 +329,12 @@ type Tuning struct {
 	// sorts a segment. Path is then PathAuto; the three phases' or single
 	// pass's fields are 0.
 	OneWorkgroup bool
+	// LaneSerial: on a CPU device, PathAuto sorts these keys by the
+	// lane-serial sort: Processors workgroups of WorkgroupSize lanes,
+	// each lane walking its KeysPerLane keys alone (Chunk per workgroup),
+	// per pass a count and a scatter of DigitBits-bit digits at most.
+	// Path is then PathAuto.
+	LaneSerial bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and
 	// scatter run WindowProcessors processors a dispatch, whose chunks lie
@@ -327,6 +351,11 @@ func (p *Plan) Tuning() Tuning {
 	if p.one != nil {
 		return Tuning{OneWorkgroup: true, WorkgroupSize: p.one.spec.WorkgroupSize, KeysPerLane: p.one.spec.KPL,
 			DigitBits: segDigitBits, Passes: (p.end - p.begin + segDigitBits - 1) / segDigitBits}
+	}
+	if p.lanes != nil {
+		var t Tuning
+		p.lanes.report(&t)
+		return t
 	}
 	c := p.config()
 	return c.tuning()

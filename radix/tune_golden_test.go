@@ -70,6 +70,9 @@ func renderTuning(info vk.DeviceInfo, n uint64, s Sort, limit uint64) string {
 	// A CPU device's small sorts: one workgroup instead (Plan.one).
 	if spec, ok := oneGroupShape(info, n, s); ok && c.passes > 0 {
 		out += fmt.Sprintf(" oneGroup=%+v", spec)
+	} else if sh, ok := lanesShapeFor(info, n, s); ok && c.passes > 0 {
+		// The lane-serial sort instead (Plan.lanes).
+		out += fmt.Sprintf(" lanes=%+v", sh)
 	}
 	return out
 }

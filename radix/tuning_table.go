@@ -1,6 +1,8 @@
 package radix
 
 import (
+	"strings"
+
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/pipeline"
@@ -50,6 +52,8 @@ type deviceTuning struct {
 	// the block path holds) as one segment of the segmented sort's block
 	// path, one workgroup in shared memory (oneGroupShape); 0: never.
 	oneGroupKeys uint64
+	// lanes is the lane-serial sort's row (lanes.go); its most 0: never.
+	lanes lanesTuning
 }
 
 // segBlockTuning is the segmented sort's block shape.
@@ -124,12 +128,29 @@ var (
 		// 0.94 ms on lavapipe (subgroup 8) where the three phases took
 		// 4.6 (BENCHMARKS.md, "Issue 37, second stop").
 		oneGroupKeys: segMaxCapacity,
+		lanes:        lanesTuning{most: 1 << 24, workgroup: 16, minProcs: 4, laneKeys: 8192},
 	}
 )
 
-// tuningFor returns the measured choices for a device's class.
+// swiftShaderTuning is SwiftShader's: the CPU devices' but for small
+// sorts, which the lane-serial sort takes from one key up. There it beat
+// the one workgroup in shared memory at every size the latter holds (keys
+// at 2^10 0.62 vs 1.01 ms, at 2^12 0.97 vs 3.48; BENCHMARKS.md, "Issue
+// 37, third stop"), where on lavapipe its dispatches cost more (keys at
+// 2^10 1.6-2.0 vs 0.47-0.57 ms).
+var swiftShaderTuning = func() deviceTuning {
+	t := cpuTuning
+	t.oneGroupKeys = 0
+	return t
+}()
+
+// tuningFor returns the measured choices for a device's class: a GPU, or
+// a CPU device, SwiftShader's own (by its device name) or every other's.
 func tuningFor(info vk.DeviceInfo) *deviceTuning {
-	if info.CPU() {
+	switch {
+	case info.CPU() && strings.HasPrefix(info.Name, "SwiftShader"):
+		return &swiftShaderTuning
+	case info.CPU():
 		return &cpuTuning
 	}
 	return &gpuTuning

@@ -1,0 +1,60 @@
+package radix_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
+	"github.com/vkcompact/vkcompact/radix"
+)
+
+// TestLaneSerialSort sorts inputs a CPU device's PathAuto sorts
+// lane-serially (Tuning.LaneSerial): every key type, keys and pairs,
+// both directions, bit ranges (an odd number of passes among them, in
+// place: the copy back), GPU counts below, at and past n (a lane's run
+// cut inside, lanes left empty), sizes just past the one-workgroup sort,
+// at a lane's edge and past it; each output checked against Go's stable
+// sort with the slots past the count unwritten. On a GPU the plans must
+// not take it.
+func TestLaneSerialSort(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	info := ctx.Info()
+	i := 0
+	for _, typ := range keyTypes {
+		for _, values := range []bool{false, true} {
+			first := int(radix.SegmentCapacity(info, radix.SegmentedSort{Key: typ, Values: values})) + 1
+			sizes := []int{first, 65536 + 3, 3 * 65536}
+			if vktest.Short() {
+				sizes = []int{[]int{first, 20000, 65536 + 3}[i%3]}
+			}
+			for _, n := range sizes {
+				s := radix.Sort{Key: typ, Values: values, Descending: i%3 == 1}
+				switch i % 4 {
+				case 2:
+					s.BeginBit, s.EndBit = 3, 19 // 2 passes of 8
+				case 3:
+					s.BeginBit, s.EndBit, s.InPlace = 1, 22, true // 3 passes of 7: in place, a copy back
+				}
+				p, err := radix.NewPlan(ctx, uint64(n), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tu := p.Tuning()
+				if tu.LaneSerial != info.CPU() {
+					t.Fatalf("%v n=%d %+v: lane-serial %v on a %s device", typ, n, s, tu.LaneSerial, info.Type)
+				}
+				if tu.LaneSerial && (uint64(tu.Processors)*uint64(tu.WorkgroupSize)*uint64(tu.KeysPerLane) < uint64(n) || tu.Path != vkcompact.PathAuto) {
+					t.Fatalf("%v n=%d: %+v does not cover the keys", typ, n, tu)
+				}
+				c := sortCase{sort: s, keys: keyData(rng, typ, n, []string{"random", "few", "sorted"}[i%3])}
+				if i%2 == 0 {
+					c.gpuCount, c.count = true, []uint32{0, uint32(n/2 + 7), uint32(n), uint32(n + 9)}[i/2%4]
+				}
+				t.Run(fmt.Sprint(c), func(t *testing.T) { runSort(t, ctx, c) })
+				i++
+			}
+		}
+	}
+}
