@@ -31,7 +31,7 @@ var layers = []struct {
 	folders []string
 	within  bool // its packages may import each other
 }{
-	{"helpers of every layer", []string{"internal/faults", "internal/align", "internal/glslblock"}, false},
+	{"helpers of every layer", []string{"internal/faults", "internal/align", "internal/glslblock", "internal/spvspec"}, false},
 	{"shaders", []string{"shaders"}, false},
 	{"Vulkan", []string{"vk"}, false},
 	{"kernels and recording", []string{"pipeline"}, false},

@@ -52,8 +52,8 @@ echo "== go test, lavapipe subgroup size 8, -race: every package but the command
 LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list ./... | grep -v '/cmd/vkcompact$')
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
-echo "== go test, lavapipe subgroup size 16, push descriptors: the GPU packages, the engines (their soak included) and the path tracer"
-VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
+echo "== go test, lavapipe subgroup size 16, push descriptors, SPIR-V specialized ahead of the driver (as on SwiftShader): the GPU packages, the engines (their soak included) and the path tracer"
+VKCOMPACT_SPECIALIZE_SPIRV=1 VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
 echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
