@@ -71,10 +71,12 @@ type lanesTuning struct {
 	// multiple of the largest subgroup size.
 	workgroup uint32
 	// minProcs is the fewest workgroups (a CPU driver's threads take
-	// one each); laneKeys the keys a lane walks, which sets the lanes
-	// where minProcs workgroups' lanes would take more.
-	minProcs uint32
-	laneKeys uint32
+	// one each) where each lane would still walk minLaneKeys keys:
+	// fewer below that, since a lane's counters cost about as much as
+	// a few hundred keys. laneKeys is the keys a lane walks, which sets
+	// the lanes where minProcs workgroups' lanes would take more.
+	minProcs              uint32
+	minLaneKeys, laneKeys uint32
 }
 
 // lanesShape is the lane-serial sort of a plan: its workgroup, its
@@ -112,7 +114,7 @@ func lanesShapeFor(info vk.DeviceInfo, n uint64, s Sort) (lanesShape, bool) {
 	}
 	// The table's keys a lane, doubled while the loops do not fit.
 	for laneKeys := uint64(t.laneKeys); laneKeys <= pipeline.LoopBudget; laneKeys *= 2 {
-		procs := max(uint64(t.minProcs), align.CeilDiv(n, wg*laneKeys))
+		procs := max(min(uint64(t.minProcs), align.CeilDiv(n, wg*uint64(t.minLaneKeys))), align.CeilDiv(n, wg*laneKeys))
 		lk := align.CeilDiv(n, procs*wg)
 		// Loop iterations per invocation (pipeline.LoopBudget): the
 		// scatter's reading of hist (for each of its digits every

@@ -9,9 +9,9 @@ import (
 )
 
 // TestOneGroupShape holds the one-workgroup choice to its rule on every
-// fake device, without a GPU: never on a GPU or SwiftShader (whose
-// lane-serial sort is faster); on another CPU device for PathAuto
-// sorts of 1 key up to the block path's capacity, out of place, with every
+// fake device, without a GPU: never on a GPU; on a CPU device for PathAuto
+// sorts of 1 key up to the block path's capacity (on SwiftShader up to
+// 2048 keys, past which the lane-serial sort is faster), out of place, with every
 // shape option left to the tuning; its shape the segmented sort's for a
 // segment of n keys.
 func TestOneGroupShape(t *testing.T) {
@@ -20,7 +20,7 @@ func TestOneGroupShape(t *testing.T) {
 			capacity := SegmentCapacity(info, SegmentedSort{Key: s.Key, Values: s.Values})
 			for _, n := range []uint64{0, 1, 100, uint64(capacity), uint64(capacity) + 1, 1 << 20} {
 				spec, ok := oneGroupShape(info, n, s)
-				want := info.CPU() && info.Name != fakedev.SwiftShader.Name && n >= 1 && n <= uint64(capacity)
+				want := info.CPU() && n >= 1 && n <= min(uint64(capacity), tuningFor(info).oneGroupKeys)
 				if ok != want {
 					t.Fatalf("%s n=%d %+v: one workgroup %v, want %v", info.Name, n, s, ok, want)
 				}
@@ -50,20 +50,17 @@ func TestOneGroupShape(t *testing.T) {
 
 // TestLanesShape holds the lane-serial choice to its rule on every fake
 // device, without a GPU: never on a GPU; on a CPU device for PathAuto
-// sorts of every key type past the one-workgroup sort (from one key on
-// SwiftShader) up to 2^24 keys that fit one binding, in place or not,
+// sorts of every key type past the one-workgroup sort up to 2^24 keys
+// that fit one binding, in place or not,
 // with every shape option left to the tuning; its lanes covering the
-// keys, its loops within pipeline.LoopBudget, its counters within shared
-// memory, 8-bit digits at most shared out evenly.
+// keys, its workgroups at least minProcs where each lane keeps
+// minLaneKeys keys, its loops within pipeline.LoopBudget, its counters
+// within shared memory, 8-bit digits at most shared out evenly.
 func TestLanesShape(t *testing.T) {
 	for _, info := range fakedev.All {
 		for _, s := range []Sort{{}, {Values: true}, {Key: vkcompact.Uint64}, {Key: vkcompact.Int32, InPlace: true},
 			{Key: vkcompact.Float32, Descending: true, BeginBit: 2, EndBit: 30}, {BeginBit: 5, EndBit: 5}} {
-			capacity := uint64(SegmentCapacity(info, SegmentedSort{Key: s.Key, Values: s.Values}))
-			one := info.Name != fakedev.SwiftShader.Name
-			if !one {
-				capacity = 0
-			}
+			capacity := min(uint64(SegmentCapacity(info, SegmentedSort{Key: s.Key, Values: s.Values})), tuningFor(info).oneGroupKeys)
 			bind := uint64(info.MaxStorageBufferRange) / uint64(s.Key.OrUint32().Size())
 			for _, n := range []uint64{0, 1, 100, capacity, capacity + 1, 65536, 1<<20 + 3, 1 << 24, 1<<24 + 1, bind, bind + 1} {
 				sh, ok := lanesShapeFor(info, n, s)
@@ -72,7 +69,7 @@ func TestLanesShape(t *testing.T) {
 				if ok != want {
 					t.Fatalf("%s n=%d %+v: lane-serial %v, want %v", info.Name, n, s, ok, want)
 				}
-				if want && grouped != (one && !s.InPlace && n <= capacity) {
+				if want && grouped != (!s.InPlace && n <= capacity) {
 					t.Fatalf("%s n=%d %+v: one workgroup %v", info.Name, n, s, grouped)
 				}
 				if !ok {
@@ -84,7 +81,8 @@ func TestLanesShape(t *testing.T) {
 				if end == 0 {
 					end = 8 * s.Key.OrUint32().Size()
 				}
-				if uint64(sh.lanes())*uint64(sh.laneKeys) < n || sh.procs < cpuTuning.lanes.minProcs || sh.wg%info.MaxSubgroupSize != 0 ||
+				fewest := min(uint64(cpuTuning.lanes.minProcs), (n+uint64(sh.wg)*uint64(cpuTuning.lanes.minLaneKeys)-1)/(uint64(sh.wg)*uint64(cpuTuning.lanes.minLaneKeys)))
+				if uint64(sh.lanes())*uint64(sh.laneKeys) < n || uint64(sh.procs) < fewest || sh.wg%info.MaxSubgroupSize != 0 ||
 					iters > pipeline.LoopBudget || 4*(buckets*uint64(sh.wg)+buckets) > uint64(info.MaxSharedMemory) ||
 					sh.d.wide > 8 || sh.d != splitDigits(begin, end, 8) {
 					t.Fatalf("%s n=%d %+v: shape %+v (%d loop iterations)", info.Name, n, s, sh, iters)

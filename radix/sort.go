@@ -28,7 +28,7 @@ type Options struct {
 	// naming the reason, when it is forced where it does not apply.
 	// vkcompact.PathAuto takes, on CPU devices where the other Options
 	// are left to it, the one-workgroup sort for small inputs
-	// (Tuning.OneWorkgroup; not on SwiftShader) and the lane-serial sort
+	// (Tuning.OneWorkgroup; on SwiftShader up to 2048 keys) and the lane-serial sort
 	// up to 2^24 keys that fit one binding (Tuning.LaneSerial: each
 	// invocation sorts its own run of keys, as a CPU thread would), the
 	// three phases past them; it takes the three phases on a GPU for

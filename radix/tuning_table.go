@@ -128,19 +128,19 @@ var (
 		// 0.94 ms on lavapipe (subgroup 8) where the three phases took
 		// 4.6 (BENCHMARKS.md, "Issue 37, second stop").
 		oneGroupKeys: segMaxCapacity,
-		lanes:        lanesTuning{most: 1 << 24, workgroup: 16, minProcs: 4, laneKeys: 8192},
+		lanes:        lanesTuning{most: 1 << 24, workgroup: 8, minProcs: 4, minLaneKeys: 1024, laneKeys: 8192},
 	}
 )
 
 // swiftShaderTuning is SwiftShader's: the CPU devices' but for small
-// sorts, which the lane-serial sort takes from one key up. There it beat
-// the one workgroup in shared memory at every size the latter holds (keys
-// at 2^10 0.62 vs 1.01 ms, at 2^12 0.97 vs 3.48; BENCHMARKS.md, "Issue
-// 37, third stop"), where on lavapipe its dispatches cost more (keys at
-// 2^10 1.6-2.0 vs 0.47-0.57 ms).
+// sorts, which the lane-serial sort takes past 2048 keys. With its SPIR-V
+// specialized (pipeline.SpecializesSPIRV) the one workgroup in shared
+// memory took keys at 2^11 1.01-1.08 ms against the lane-serial sort's
+// 1.43-1.79, at 2^12 2.62-2.85 against 1.43-1.59 (BENCHMARKS.md, "Issue
+// 37, third stop").
 var swiftShaderTuning = func() deviceTuning {
 	t := cpuTuning
-	t.oneGroupKeys = 0
+	t.oneGroupKeys = 2048
 	return t
 }()
 
