@@ -17,8 +17,9 @@
 // Options.Spins re-reads is counted by the waiting tile itself (decoupled
 // fallback), so no forward-progress guarantee is assumed. A split on that
 // path writes the rejected elements reversed (Selection.ReverseRejected).
-// PathAuto takes the single pass on GPUs wherever it applies and the
-// three phases on CPU devices.
+// PathAuto takes the single pass on GPUs wherever it applies; on CPU
+// devices it takes it for small inputs (up to 256 KiB on lavapipe, 64
+// KiB on SwiftShader) and the three phases past them.
 //
 // A three-way partition (NewPartition3Plan, Partition3Slice) writes the
 // elements a first predicate keeps, then of the others those a second

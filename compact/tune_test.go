@@ -9,9 +9,9 @@ import (
 )
 
 // TestAutoPathDecision checks PathAuto's choice as the tuning makes it, on
-// GPUs (the single pass wherever it applies), and on lavapipe and
-// SwiftShader (the single pass up to 256 KiB of input, the three phases
-// past it): selections and splits, in and out of
+// GPUs (the single pass wherever it applies), on lavapipe (the single
+// pass up to 256 KiB of input, the three phases past it) and on
+// SwiftShader (up to 64 KiB): selections and splits, in and out of
 // place, at the sizes and shapes where the single pass stops
 // applying.
 func TestAutoPathDecision(t *testing.T) {
@@ -36,6 +36,8 @@ func TestAutoPathDecision(t *testing.T) {
 		}{
 			{"compaction", u32, 1000, vkcompact.PathSinglePass},
 			{"compaction, 2^17 (512 KiB)", u32, 1 << 17, single},
+			{"compaction, 2^14 (64 KiB)", u32, 1 << 14, vkcompact.PathSinglePass},
+			{"compaction, 2^15 (128 KiB)", u32, 1 << 15, map[bool]vkcompact.Path{true: single, false: vkcompact.PathSinglePass}[dev.Name == fakedev.SwiftShader.Name]},
 			{"compaction, 2^27", u32, 1 << 27, single},
 			{"reversed split", reversed, 1000, vkcompact.PathSinglePass},
 			{"ordered split", split, 1000, vkcompact.PathThreePhase},

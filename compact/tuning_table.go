@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"strings"
+
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
@@ -19,8 +21,9 @@ import (
 type deviceClass uint8
 
 const (
-	gpuClass deviceClass = iota // a GPU: discrete, integrated or virtual
-	cpuClass                    // a CPU device: lavapipe, SwiftShader
+	gpuClass         deviceClass = iota // a GPU: discrete, integrated or virtual
+	cpuClass                            // a CPU device: lavapipe, and any other but SwiftShader
+	swiftShaderClass                    // SwiftShader
 )
 
 // classTuning is the measured choices for one class of device.
@@ -52,6 +55,12 @@ type classTuning struct {
 var tuningTable = [...]classTuning{
 	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1},
 	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10},
+	// SwiftShader, its SPIR-V specialized (pipeline.SpecializesSPIRV):
+	// the single pass up to 2^14 words (select_if 0.40-0.42 ms at 2^12
+	// and 0.81-1.03 at 2^14 against the three phases' 0.63 and 1.53-1.57),
+	// the three phases from 2^15 (1.71-1.80 against 2.23-3.43 ms; at 2^16
+	// 2.30-2.40 against 5.54-5.86; BENCHMARKS.md, "Issue 37, third stop").
+	swiftShaderClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10},
 }
 
 // defaultGroupSize is Options.GroupSize's default.
@@ -59,7 +68,10 @@ const defaultGroupSize = 64
 
 // tuningFor returns the measured choices for a device with info.
 func tuningFor(info vk.DeviceInfo) *classTuning {
-	if info.CPU() {
+	switch {
+	case info.CPU() && strings.HasPrefix(info.Name, "SwiftShader"):
+		return &tuningTable[swiftShaderClass]
+	case info.CPU():
 		return &tuningTable[cpuClass]
 	}
 	return &tuningTable[gpuClass]
