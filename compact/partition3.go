@@ -302,7 +302,7 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, lim partition
 	}
 	o := part.Partition3Options
 	if p.req, err = checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First,
-		Options: Options{WorkgroupSize: o.WorkgroupSize, LoadsPerLane: o.LoadsPerLane, GroupSize: o.GroupSize}}); err != nil {
+		Options: Options{WorkgroupSize: o.WorkgroupSize, LoadsPerLane: o.LoadsPerLane, GroupSize: o.GroupSize}}, 0); err != nil {
 		return nil, err
 	}
 	q := p.req

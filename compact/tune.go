@@ -61,7 +61,7 @@ type request struct {
 // its arguments, which creates nothing (the plan it returns has no
 // context and no pipelines).
 func tunePlan(info vk.DeviceInfo, n uint64, sel Selection, lim limits) (*Plan, error) {
-	q, err := checkRequest(info, n, sel)
+	q, err := checkRequest(info, n, sel, tuningFor(info).workgroup)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +95,9 @@ func pick(info vk.DeviceInfo, q *request, lim limits) (algorithm, error) {
 }
 
 // checkRequest checks sel for n elements on a device with info and
-// resolves what every algorithm shares.
-func checkRequest(info vk.DeviceInfo, n uint64, sel Selection) (request, error) {
+// resolves what every algorithm shares; defaultWG is the workgroup where
+// sel chose none (0: tiling.Resolve's).
+func checkRequest(info vk.DeviceInfo, n uint64, sel Selection, defaultWG uint32) (request, error) {
 	if err := sel.Elem.Check(); err != nil {
 		return request{}, vk.Invalidf("%w", err)
 	}
@@ -117,7 +118,11 @@ func checkRequest(info vk.DeviceInfo, n uint64, sel Selection) (request, error) 
 		q.epv = 2
 	}
 	o := sel.Options
-	if q.wg, q.loads, q.procs, err = tiling.Resolve(info, o.WorkgroupSize, o.LoadsPerLane, o.Processors, q.words); err != nil {
+	wg := o.WorkgroupSize
+	if wg == 0 {
+		wg = defaultWG // 0: tiling's default
+	}
+	if q.wg, q.loads, q.procs, err = tiling.Resolve(info, wg, o.LoadsPerLane, o.Processors, q.words); err != nil {
 		return request{}, fmt.Errorf("compact: %w", err)
 	}
 	if o.GroupSize == 0 {

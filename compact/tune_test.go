@@ -64,7 +64,7 @@ func TestAutoPathDecision(t *testing.T) {
 // TestSinglePassTiles checks the single pass's tiles, tile order and
 // self-reset as the tuning picks them on every fake device: small tiles
 // (512 x 1) for inputs up to 4 MiB on a GPU unless the caller chose the
-// workgroup or the loads, tiles by index for a compaction on a GPU and for
+// workgroup or the loads, workgroups of 64 on SwiftShader, tiles by index for a compaction on a GPU and for
 // a split with up to 1024 tiles, and the status words reset by the pass
 // itself up to 1024 tiles.
 func TestSinglePassTiles(t *testing.T) {
@@ -100,6 +100,9 @@ func TestSinglePassTiles(t *testing.T) {
 			}
 			tu := p.Tuning()
 			wantWG, wantLoads := uint32(max(256, dev.MaxSubgroupSize)), uint32(vkcompact.MaxLoadsPerLane)
+			if dev.Name == fakedev.SwiftShader.Name {
+				wantWG = 64 // its row's workgroup
+			}
 			if gpu && c.wg != 0 && dev.MaxWorkgroupInvocations >= c.wg {
 				wantWG = c.wg
 			}

@@ -49,6 +49,10 @@ type classTuning struct {
 	// of at most this many bytes, where it measured faster on lavapipe
 	// and SwiftShader (BENCHMARKS.md, "Issue 37").
 	autoSinglePassBytes uint64
+	// workgroup is a selection's default workgroup where the caller
+	// chose none (the three-way partition keeps its own); 0:
+	// tiling.Resolve's (256).
+	workgroup uint32
 }
 
 // tuningTable is the measured choices by class of device.
@@ -59,8 +63,11 @@ var tuningTable = [...]classTuning{
 	// the single pass up to 2^14 words (select_if 0.40-0.42 ms at 2^12
 	// and 0.81-1.03 at 2^14 against the three phases' 0.63 and 1.53-1.57),
 	// the three phases from 2^15 (1.71-1.80 against 2.23-3.43 ms; at 2^16
-	// 2.30-2.40 against 5.54-5.86; BENCHMARKS.md, "Issue 37, third stop").
-	swiftShaderClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10},
+	// 2.30-2.40 against 5.54-5.86); workgroups of 64 and the scattered
+	// write (select_if at 2^12 0.26-0.27 ms against 0.31-0.43, at 2^16
+	// 2.18-2.27 against 3.08-3.53, at 2^20 31.7-33.2 against 37.4-39.2;
+	// BENCHMARKS.md, "Issue 37, third stop").
+	swiftShaderClass: {autoStaged: false, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10, workgroup: 64},
 }
 
 // defaultGroupSize is Options.GroupSize's default.
