@@ -46,6 +46,15 @@
 // measured faster (Options.Path); past them it measured slower than the
 // three phases (BENCHMARKS-history.md).
 //
+// On a CPU device (lavapipe, SwiftShader), where a workgroup runs on one
+// thread and a subgroup is one SIMD register, PathAuto takes two sorts of
+// its own where the other Options are left to it: small inputs in one
+// workgroup's shared memory (Tuning.OneWorkgroup), and up to 2^24 keys in
+// one binding the lane-serial sort (Tuning.LaneSerial), in which each
+// invocation counts and scatters its own contiguous run of keys alone,
+// as a CPU thread's radix sort does, with no ballot and no barrier inside
+// the walk (BENCHMARKS.md, "Issue 37, third stop").
+//
 // Plan.Record and StructPlan.Record follow the synchronisation contract
 // ("Synchronisation"), the counts from the GPU (Buffers.Count) and the concurrency rules in package
 // vkcompact's documentation. A sort's inputs are Keys, Values and Count;
