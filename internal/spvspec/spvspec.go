@@ -310,9 +310,8 @@ func (s *spec) fold(typ, op uint32, operands []uint32) (uint32, bool) {
 		}
 		vals[i] = v
 	}
-	unary := func() (uint32, bool) { return vals[0], len(vals) == 1 }
 	if len(vals) == 1 {
-		a, _ := unary()
+		a := vals[0]
 		switch op {
 		case 168: // LogicalNot
 			return b2u(a == 0), true
