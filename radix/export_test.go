@@ -35,3 +35,12 @@ func (c config) procsChunkLayout() (procs, chunk uint32, l scratchLayout) {
 // pass.
 func (c config) counted(i uint32) bool { return c.three != nil && c.three.counted(c.digits, i) }
 func (c config) fuses(i uint32) bool   { return c.three != nil && c.three.fuses(c.digits, i) }
+
+// SetLanesWords64 turns the lane-serial sort's 64-bit words on or off for
+// the plans made next (on by default where the tuning and the context
+// allow) and returns the setting before.
+func SetLanesWords64(on bool) bool {
+	was := lanesWords64
+	lanesWords64 = on
+	return was
+}

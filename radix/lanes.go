@@ -29,9 +29,22 @@ type lanesSpec struct {
 	keySpec
 }
 
+type lanesCountSpec struct {
+	lanesSpec
+	Packed bool `glsl:"PACKED"`
+}
+
 type lanesScatterSpec struct {
 	lanesSpec
 	Pairs bool `glsl:"PAIRS"`
+}
+
+// lanesScatter64Spec is radix_lanes_scatter64's: PackIn and PackOut read
+// and write 32-bit keys with their values packed as 64-bit words.
+type lanesScatter64Spec struct {
+	lanesScatterSpec
+	PackIn  bool `glsl:"PACK_IN"`
+	PackOut bool `glsl:"PACK_OUT"`
 }
 
 // lanesPush is both kernels' push constants.
@@ -59,8 +72,10 @@ type (
 )
 
 var (
-	lanesCountKernel   = newKernel[lanesPush, lanesSpec, lanesCountBindings]("radix_lanes_count", anySubgroupSize)
-	lanesScatterKernel = newKernel[lanesPush, lanesScatterSpec, lanesScatterBindings]("radix_lanes_scatter", anySubgroupSize)
+	lanesCountKernel     = newKernel[lanesPush, lanesCountSpec, lanesCountBindings]("radix_lanes_count", anySubgroupSize)
+	lanesScatterKernel   = newKernel[lanesPush, lanesScatterSpec, lanesScatterBindings]("radix_lanes_scatter", anySubgroupSize)
+	lanesCount64Kernel   = newKernel[lanesPush, lanesCountSpec, lanesCountBindings]("radix_lanes_count64", anySubgroupSize)
+	lanesScatter64Kernel = newKernel[lanesPush, lanesScatter64Spec, lanesScatterBindings]("radix_lanes_scatter64", anySubgroupSize)
 )
 
 // lanesTuning is the lane-serial sort's row of a device's tuning.
@@ -77,6 +92,10 @@ type lanesTuning struct {
 	// the lanes where minProcs workgroups' lanes would take more.
 	minProcs              uint32
 	minLaneKeys, laneKeys uint32
+	// words64: where the context has shaderInt64 (vk.Context.ShaderInt64),
+	// 64-bit keys move as one word and 32-bit keys with values travel
+	// packed as one word between the passes (lanesPlan.packed).
+	words64 bool
 }
 
 // lanesShape is the lane-serial sort of a plan: its workgroup, its
@@ -131,26 +150,79 @@ func lanesShapeFor(info vk.DeviceInfo, n uint64, s Sort) (lanesShape, bool) {
 
 // lanesPlan is a Plan's lane-serial sort: its shape, scratch and
 // pipelines.
+//
+// With words64 the kernels move 64-bit words (radix_lanes_*64, the
+// context has shaderInt64): a 64-bit key is one load and one store, not
+// two. With packed (32-bit keys with values, two passes or more) the
+// keys and values travel as one word each between the passes, in two
+// regions of scratch of 8n bytes each (packA at keysOff, packB after
+// it): the first pass reads the inputs and writes packA, the passes
+// between read one region and write the other, the last writes the
+// outputs; in place needs no copy back.
 type lanesPlan struct {
 	lanesShape
-	layout  scratchLayout
-	count   pipeline.TypedPipeline[lanesPush, lanesCountBindings]
-	scatter pipeline.TypedPipeline[lanesPush, lanesScatterBindings]
+	words64, packed bool
+	layout          scratchLayout
+	count           pipeline.TypedPipeline[lanesPush, lanesCountBindings]
+	countPacked     pipeline.TypedPipeline[lanesPush, lanesCountBindings] // packed: passes 1 on
+	// scatter[0] every pass's, or with packed the first's; packed: [1]
+	// the passes' between, [2] the last's.
+	scatter [3]pipeline.TypedPipeline[lanesPush, lanesScatterBindings]
 }
+
+// lanesWords64 is whether the lane-serial sort takes 64-bit words where
+// the tuning and the context allow (tests turn it off to run the 32-bit
+// kernels on a device with shaderInt64).
+var lanesWords64 = true
 
 func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error) {
 	l := &lanesPlan{lanesShape: sh}
+	l.words64 = lanesWords64 && tuningFor(ctx.Info()).lanes.words64 && ctx.ShaderInt64()
+	l.packed = l.words64 && q.sort.Values && q.keyBytes == 4 && sh.d.passes >= 2
+	n := uint64(q.n)
 	l.layout = scratchLayout{histWords: uint64(1) << sh.d.wide * uint64(sh.lanes()+sh.procs)}
 	l.layout.keysOff = align.Up(l.layout.histWords*4, 256)
-	l.layout = l.layout.withKeys(uint64(q.n), q.keyBytes, q.sort.Values)
+	if l.packed {
+		l.layout.valsOff = l.layout.keysOff + align.Up(8*n, 256) // packB
+		l.layout.size = l.layout.valsOff + align.Up(8*n, 256)
+	} else {
+		l.layout = l.layout.withKeys(n, q.keyBytes, q.sort.Values)
+	}
 	spec := lanesSpec{WorkgroupSize: sh.wg, keySpec: keySpec{KeyType: q.code, Descending: q.sort.Descending, RadixBits: sh.d.wide, KPL: 1}}
 	cache := pipeline.For(ctx)
+	countKernel := lanesCountKernel
+	if l.words64 && q.keyBytes == 8 {
+		countKernel = lanesCount64Kernel
+	}
 	var err error
-	if l.count, err = lanesCountKernel.Get(cache, spec); err != nil {
+	if l.count, err = countKernel.Get(cache, lanesCountSpec{lanesSpec: spec}); err != nil {
 		return nil, err
 	}
-	l.scatter, err = lanesScatterKernel.Get(cache, lanesScatterSpec{lanesSpec: spec, Pairs: q.sort.Values})
-	return l, err
+	scatter := lanesScatterSpec{lanesSpec: spec, Pairs: q.sort.Values}
+	if !l.words64 {
+		l.scatter[0], err = lanesScatterKernel.Get(cache, scatter)
+		return l, err
+	}
+	if !l.packed {
+		l.scatter[0], err = lanesScatter64Kernel.Get(cache, lanesScatter64Spec{lanesScatterSpec: scatter})
+		return l, err
+	}
+	if l.countPacked, err = lanesCountKernel.Get(cache, lanesCountSpec{lanesSpec: spec, Packed: true}); err != nil {
+		return nil, err
+	}
+	for i, s := range []lanesScatter64Spec{
+		{lanesScatterSpec: scatter, PackOut: true},
+		{lanesScatterSpec: scatter, PackIn: true, PackOut: true},
+		{lanesScatterSpec: scatter, PackIn: true},
+	} {
+		if i == 1 && sh.d.passes < 3 {
+			continue
+		}
+		if l.scatter[i], err = lanesScatter64Kernel.Get(cache, s); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // phases appends the names of the intervals RecordTimed measures.
@@ -167,10 +239,27 @@ func (l *lanesPlan) record(r *pipeline.Recorder, q *request, io sortRanges, stam
 		src, srcVals := io.source(i)
 		dst, dstVals := io.target(i)
 		inVals, outVals := q.values(src, srcVals, dst, dstVals)
+		count, scatter := l.count, l.scatter[0]
+		if l.packed {
+			// The packed regions: pass i > 0 reads the one pass i-1
+			// wrote; the last pass writes the outputs.
+			pack := [2]vk.Range{io.tmpKeys, io.tmpVals} // packA, packB (Plan.ranges)
+			src, dst = pack[(i+1)%2], pack[i%2]
+			inVals, outVals = src, dst // unused: the values travel with the keys
+			switch {
+			case i == 0:
+				src, inVals = io.keys, io.vals
+			case i == l.d.passes-1:
+				dst, outVals = io.outKeys, io.outVals
+				count, scatter = l.countPacked, l.scatter[2]
+			default:
+				count, scatter = l.countPacked, l.scatter[1]
+			}
+		}
 		push := lanesPush{N: q.n, LaneKeys: l.laneKeys, Lanes: l.lanes(), Procs: l.procs, Shift: l.d.shift(i), Width: l.d.width(i), CountOn: io.countOn}
-		l.count.Dispatch(r, uint64(l.procs), push, lanesCountBindings{Keys: src, Hist: io.hist, GpuCount: io.count})
+		count.Dispatch(r, uint64(l.procs), push, lanesCountBindings{Keys: src, Hist: io.hist, GpuCount: io.count})
 		stamp()
-		l.scatter.Dispatch(r, uint64(l.procs), push, lanesScatterBindings{KeysIn: src, ValsIn: inVals, Hist: io.hist,
+		scatter.Dispatch(r, uint64(l.procs), push, lanesScatterBindings{KeysIn: src, ValsIn: inVals, Hist: io.hist,
 			KeysOut: dst, ValsOut: outVals, GpuCount: io.count})
 		stamp()
 	}
@@ -179,5 +268,5 @@ func (l *lanesPlan) record(r *pipeline.Recorder, q *request, io sortRanges, stam
 // report fills t as Plan.Tuning reports the lane-serial sort.
 func (l *lanesPlan) report(t *Tuning) {
 	*t = Tuning{LaneSerial: true, WorkgroupSize: l.wg, Processors: l.procs, Chunk: l.laneKeys * l.wg, KeysPerLane: l.laneKeys,
-		DigitBits: l.d.wide, Passes: l.d.passes}
+		DigitBits: l.d.wide, Passes: l.d.passes, Words64: l.words64}
 }

@@ -2,11 +2,13 @@ package radix_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // TestLaneSerialSort sorts inputs a CPU device's PathAuto sorts
@@ -20,6 +22,23 @@ import (
 func TestLaneSerialSort(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
+	info := ctx.Info()
+	// With shaderInt64 the plans move 64-bit words (Tuning.Words64); the
+	// 32-bit kernels then run too, as on a device without it.
+	words := []bool{ctx.ShaderInt64()}
+	if ctx.ShaderInt64() && info.CPU() {
+		words = append(words, false)
+	}
+	for _, words64 := range words {
+		t.Run(fmt.Sprintf("words64=%v", words64), func(t *testing.T) {
+			was := radix.SetLanesWords64(words64)
+			defer radix.SetLanesWords64(was)
+			laneSerialSorts(t, ctx, rng, words64)
+		})
+	}
+}
+
+func laneSerialSorts(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool) {
 	info := ctx.Info()
 	i := 0
 	for _, typ := range keyTypes {
@@ -47,6 +66,9 @@ func TestLaneSerialSort(t *testing.T) {
 				}
 				if tu.LaneSerial && (uint64(tu.Processors)*uint64(tu.WorkgroupSize)*uint64(tu.KeysPerLane) < uint64(n) || tu.Path != vkcompact.PathAuto) {
 					t.Fatalf("%v n=%d: %+v does not cover the keys", typ, n, tu)
+				}
+				if tu.Words64 != (tu.LaneSerial && words64) {
+					t.Fatalf("%v n=%d: 64-bit words %v, want %v (shaderInt64 %v)", typ, n, tu.Words64, tu.LaneSerial && words64, ctx.ShaderInt64())
 				}
 				c := sortCase{sort: s, keys: keyData(rng, typ, n, []string{"random", "few", "sorted"}[i%3])}
 				if i%2 == 0 {

@@ -47,10 +47,18 @@ func (p *Plan) Phases() []string {
 	default:
 		names = p.three.phases(names)
 	}
-	if p.sort.InPlace && p.passes%2 == 1 {
+	if p.copiesBack() {
 		names = append(names, "copy")
 	}
 	return names
+}
+
+// copiesBack reports whether the sort runs in place with an odd number of
+// passes, so that its last pass writes scratch and a copy brings the
+// result back (not the lane-serial sort's packed pairs, whose passes
+// write scratch but for the last).
+func (p *Plan) copiesBack() bool {
+	return p.sort.InPlace && p.passes%2 == 1 && (p.lanes == nil || !p.lanes.packed)
 }
 
 // RecordTimed is Record with timestamps for profiling: t's query 0 is
@@ -152,11 +160,16 @@ func (p *Plan) ranges(b Buffers) sortRanges {
 		hist:     b.Scratch.Sub(0, l.histWords*4),
 		count:    b.Count,
 		countOn:  1,
-		copyBack: p.sort.InPlace && p.passes%2 == 1,
+		copyBack: p.copiesBack(),
 		passes:   p.passes,
 	}
 	if p.sort.Values {
 		io.vals, io.outVals, io.tmpVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n), b.Scratch.Sub(l.valsOff, 4*n)
+	}
+	if p.lanes != nil && p.lanes.packed {
+		// The lane-serial sort's packed pairs: two regions of 8n bytes
+		// (lanesPlan).
+		io.tmpKeys, io.tmpVals = b.Scratch.Sub(l.keysOff, 8*n), b.Scratch.Sub(l.valsOff, 8*n)
 	}
 	if io.count.Buffer == nil {
 		io.count, io.countOn = io.hist, 0 // bound, never read

@@ -108,6 +108,7 @@ type Context struct {
 	pcache   pipelineCache
 
 	fullSubgroups bool // pipelines may require full subgroups
+	shaderInt64   bool // the device was created with shaderInt64: kernels may use 64-bit integers
 	statistics    bool // pipelines are created capturing their executable statistics
 	timeout       time.Duration
 
@@ -231,6 +232,13 @@ func (c *Context) Borrowed() bool { return c != nil && c.borrowed }
 // FullSubgroups reports whether kernels may require full subgroups (the
 // device has subgroup size control and it is enabled).
 func (c *Context) FullSubgroups() bool { return c != nil && c.fullSubgroups }
+
+// ShaderInt64 reports whether kernels may use 64-bit integers: the device
+// has shaderInt64 and it is enabled (Open enables it where the device has
+// it; a borrowed device where Handles.ShaderInt64 says so). No kernel
+// needs it; the lane-serial sort on CPU devices moves 64-bit words with
+// it (radix).
+func (c *Context) ShaderInt64() bool { return c != nil && c.shaderInt64 }
 
 // Err returns nil while the context can take work, and otherwise why not:
 // an error matching ErrReleased after Release, ErrDeviceLost once a call

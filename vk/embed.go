@@ -37,7 +37,8 @@ type Requirements struct {
 	SubgroupOperations []string
 	// Missing lists what this device lacks; empty when Borrow can use it.
 	// No 64-bit shader feature is needed: 64-bit keys are handled as pairs
-	// of 32-bit words, so shaderInt64 and shaderFloat64 may stay off.
+	// of 32-bit words, so shaderInt64 and shaderFloat64 may stay off
+	// (Handles.ShaderInt64 says when shaderInt64 is on).
 	Missing []string
 }
 
@@ -145,6 +146,7 @@ func (c *Context) Handles() Handles {
 		QueueFamily:          c.family,
 		Queue:                c.queue,
 		FullSubgroups:        c.fullSubgroups,
+		ShaderInt64:          c.shaderInt64,
 		PushDescriptor:       c.push,
 		CachedDescriptorSets: c.idleSets,
 		PipelineCacheDir:     c.pcache.opt,
@@ -173,6 +175,12 @@ type Handles struct {
 	// subgroupSizeControl and computeFullSubgroups features enabled; kernels
 	// then require full subgroups.
 	FullSubgroups bool
+	// ShaderInt64 tells that the device was created with the shaderInt64
+	// feature enabled; kernels may then use 64-bit integers (none needs
+	// them: on CPU devices the lane-serial sort moves 64-bit words with
+	// them, a quarter fewer memory operations). Ignored where the device
+	// lacks the feature.
+	ShaderInt64 bool
 	// PushDescriptor asks the library to push its kernels' buffers with
 	// VK_KHR_push_descriptor, which the device must have been created
 	// with (Options.PushDescriptors says why it is off by default). False:
@@ -253,6 +261,7 @@ func borrow(ifns instanceFuncs, h Handles) (*Context, error) {
 		borrowed:      true,
 		info:          info,
 		fullSubgroups: h.FullSubgroups && info.SubgroupSizeControl,
+		shaderInt64:   h.ShaderInt64 && info.ShaderInt64,
 		push:          h.PushDescriptor,
 		idleSets:      idleSets,
 	}

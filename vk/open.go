@@ -186,6 +186,7 @@ func (c *Context) createDevice() error {
 	}
 	c.device = dev
 	c.fullSubgroups = d.SubgroupSizeControl
+	c.shaderInt64 = d.ShaderInt64
 	return nil
 }
 

@@ -75,8 +75,12 @@ func printSortPhases(w io.Writer, what string, t radix.Tuning, names []string, p
 		fmt.Fprintf(w, "# %s: one workgroup in shared memory: %d passes of %d bits, workgroup %d, %d keys per lane\n",
 			what, t.Passes, t.DigitBits, t.WorkgroupSize, t.KeysPerLane)
 	} else if t.LaneSerial {
-		fmt.Fprintf(w, "# %s: lane-serial: %d passes of at most %d bits, %d workgroups of %d lanes, %d keys a lane\n",
-			what, t.Passes, t.DigitBits, t.Processors, t.WorkgroupSize, t.KeysPerLane)
+		words := "32-bit words"
+		if t.Words64 {
+			words = "64-bit words"
+		}
+		fmt.Fprintf(w, "# %s: lane-serial: %d passes of at most %d bits, %d workgroups of %d lanes, %d keys a lane, %s\n",
+			what, t.Passes, t.DigitBits, t.Processors, t.WorkgroupSize, t.KeysPerLane, words)
 	} else if t.Path == vkcompact.PathSinglePass {
 		fmt.Fprintf(w, "# %s: single pass: %d passes of %d bits, %d tiles of %d keys, workgroup %d, %d keys per lane, %d spins; histogram by %d processors of %d keys\n",
 			what, t.Passes, t.DigitBits, t.Tiles, t.Tile, t.WorkgroupSize, t.KeysPerLane, t.Spins, t.Processors, t.Chunk)
