@@ -153,7 +153,7 @@ func lanesShapeFor(info vk.DeviceInfo, n uint64, s Sort) (lanesShape, bool) {
 //
 // With words64 the kernels move 64-bit words (radix_lanes_*64, the
 // context has shaderInt64): a 64-bit key is one load and one store, not
-// two. With packed (32-bit keys with values, two passes or more) the
+// two, and 32-bit keys alone are loaded two at a time. With packed (32-bit keys with values, two passes or more) the
 // keys and values travel as one word each between the passes, in two
 // regions of scratch of 8n bytes each (packA at keysOff, packB after
 // it): the first pass reads the inputs and writes packA, the passes
@@ -177,7 +177,10 @@ var lanesWords64 = true
 
 func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error) {
 	l := &lanesPlan{lanesShape: sh}
-	l.words64 = lanesWords64 && tuningFor(ctx.Info()).lanes.words64 && ctx.ShaderInt64()
+	// 64-bit words need 8-byte aligned bindings: the callers' ranges
+	// start at multiples of minStorageBufferOffsetAlignment.
+	info := ctx.Info()
+	l.words64 = lanesWords64 && tuningFor(info).lanes.words64 && ctx.ShaderInt64() && info.MinStorageBufferOffsetAlignment%8 == 0
 	l.packed = l.words64 && q.sort.Values && q.keyBytes == 4 && sh.d.passes >= 2
 	n := uint64(q.n)
 	l.layout = scratchLayout{histWords: uint64(1) << sh.d.wide * uint64(sh.lanes()+sh.procs)}
@@ -191,7 +194,7 @@ func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error
 	spec := lanesSpec{WorkgroupSize: sh.wg, keySpec: keySpec{KeyType: q.code, Descending: q.sort.Descending, RadixBits: sh.d.wide, KPL: 1}}
 	cache := pipeline.For(ctx)
 	countKernel := lanesCountKernel
-	if l.words64 && q.keyBytes == 8 {
+	if l.words64 {
 		countKernel = lanesCount64Kernel
 	}
 	var err error
@@ -207,7 +210,7 @@ func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error
 		l.scatter[0], err = lanesScatter64Kernel.Get(cache, lanesScatter64Spec{lanesScatterSpec: scatter})
 		return l, err
 	}
-	if l.countPacked, err = lanesCountKernel.Get(cache, lanesCountSpec{lanesSpec: spec, Packed: true}); err != nil {
+	if l.countPacked, err = countKernel.Get(cache, lanesCountSpec{lanesSpec: spec, Packed: true}); err != nil {
 		return nil, err
 	}
 	for i, s := range []lanesScatter64Spec{

@@ -337,9 +337,9 @@ type Tuning struct {
 	LaneSerial bool
 	// Words64: the lane-serial sort moves 64-bit words (the context has
 	// shaderInt64: vk.Context.ShaderInt64): a 64-bit key is one load and
-	// one store, and 32-bit keys with values travel packed, key and value
-	// in one word, between its passes (ScratchSize then holds two regions
-	// of 8 bytes a key).
+	// one store, 32-bit keys alone are loaded two at a time, and 32-bit
+	// keys with values travel packed, key and value in one word, between
+	// its passes (ScratchSize then holds two regions of 8 bytes a key).
 	Words64 bool
 	// WindowProcessors and OutWindows: past one binding (keys of more
 	// than maxStorageBufferRange bytes), the three phases' count and

@@ -2,7 +2,8 @@
 // pass (radix_lanes.glsl): each lane counts the digits of its run of keys
 // and writes its column of hist, and the workgroup its lanes' sums.
 // radix_lanes_count.comp is it in 32-bit words; radix_lanes_count64.comp
-// (INT64, for devices with shaderInt64) loads a 64-bit key as one word.
+// (INT64, for devices with shaderInt64) loads a 64-bit key as one word,
+// and 32-bit keys (not PACKED) two a load.
 //
 // Bindings: 0 the keys (words; with PACKED the packed pairs, the key the
 // low word of each 64-bit one), 1 hist (BUCKETS * (nLanes + nProcs)
@@ -33,7 +34,23 @@ void main() {
         counters[d * WG + l] = 0;
     }
     uvec2 run = laneRun(gpuCount[0]);
-    for (uint i = run.x; i < run.y; i++) {
+    uint i = run.x;
+#ifdef INT64
+    if (!WIDE && !PACKED) {
+        // 32-bit keys two a load: the run's odd first key alone, then
+        // pairs, then an odd last key alone below.
+        if ((i & 1) != 0 && i < run.y) {
+            counters[digitOf(sortKey(uvec2(keys[i], 0)), pc.shift, pc.width) * WG + l]++;
+            i++;
+        }
+        for (; i + 1 < run.y; i += 2) {
+            uvec2 two = unpack32(keys64[i / 2]);
+            counters[digitOf(sortKey(uvec2(two.x, 0)), pc.shift, pc.width) * WG + l]++;
+            counters[digitOf(sortKey(uvec2(two.y, 0)), pc.shift, pc.width) * WG + l]++;
+        }
+    }
+#endif
+    for (; i < run.y; i++) {
 #ifdef INT64
         uvec2 raw = WIDE ? unpack32(keys64[i]) : uvec2(keys[PACKED ? 2 * i : i], 0);
 #else

@@ -7,7 +7,8 @@
 //
 // radix_lanes_scatter.comp is it in 32-bit words. radix_lanes_scatter64
 // (INT64, for devices with shaderInt64) moves 64-bit words: a 64-bit key
-// is one load and one store, and 32-bit keys with values may travel
+// is one load and one store, 32-bit keys alone are loaded two at a time,
+// and 32-bit keys with values may travel
 // packed as one word (key | value << 32) between the passes: PACK_OUT
 // writes them so, PACK_IN reads them so. A CPU driver's loads and stores
 // each cost a loop over the SIMD register's lanes (lavapipe), so a pass
@@ -79,7 +80,33 @@ void main() {
         counters[d * WG + l] += digitFirst[d];
     }
     uvec2 run = laneRun(gpuCount[0]);
-    for (uint i = run.x; i < run.y; i++) {
+    uint i = run.x;
+#ifdef INT64
+    if (!WIDE && !PAIRS && !PACK_IN) {
+        // 32-bit keys alone two a load: the run's odd first key alone,
+        // then pairs, then an odd last key alone below.
+        if ((i & 1) != 0 && i < run.y) {
+            uint k = keysIn[i];
+            uint d = digitOf(sortKey(uvec2(k, 0)), pc.shift, pc.width);
+            uint s = counters[d * WG + l];
+            counters[d * WG + l] = s + 1;
+            keysOut[s] = k;
+            i++;
+        }
+        for (; i + 1 < run.y; i += 2) {
+            uvec2 two = unpack32(keysIn64[i / 2]);
+            uint d = digitOf(sortKey(uvec2(two.x, 0)), pc.shift, pc.width);
+            uint s = counters[d * WG + l];
+            counters[d * WG + l] = s + 1;
+            keysOut[s] = two.x;
+            d = digitOf(sortKey(uvec2(two.y, 0)), pc.shift, pc.width);
+            s = counters[d * WG + l];
+            counters[d * WG + l] = s + 1;
+            keysOut[s] = two.y;
+        }
+    }
+#endif
+    for (; i < run.y; i++) {
         // raw: the key's words; with PACK_IN its value in raw.y.
 #ifdef INT64
         uvec2 raw = WIDE || PACK_IN ? unpack32(keysIn64[i]) : uvec2(keysIn[i], 0);
