@@ -102,6 +102,7 @@ type onepassSpec struct {
 	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
 	OutIndex     uint32 `glsl:"OUT_INDEX"`     // Selection.Output: 1 indices, 2 indices and elements
+	StageUnits   uint32 `glsl:"STAGE_UNITS"`   // 1: units ranked read back from the stage (classTuning.stageUnits)
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see

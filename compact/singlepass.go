@@ -170,6 +170,9 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 	}
 	spec := onepassSpec{SelectSpec: q.selectSpec(s.wg, 1, s.loads),
 		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex, OutIndex: q.outIndex()}
+	if tuningFor(ctx.Info()).stageUnits {
+		spec.StageUnits = 1
+	}
 	var err error
 	switch {
 	case s.windowTiles > 0:

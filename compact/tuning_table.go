@@ -53,11 +53,17 @@ type classTuning struct {
 	// chose none (the three-way partition keeps its own); 0:
 	// tiling.Resolve's (256).
 	workgroup uint32
+	// stageUnits: the single pass ranks its loaded units read back one at
+	// a time from shared memory (fewer registers: more workgroups fit on
+	// a GPU) rather than from registers (select_onepass.glsl,
+	// STAGE_UNITS). A CPU driver has no registers to save and pays a loop
+	// over the SIMD lanes for every shared-memory store and load.
+	stageUnits bool
 }
 
 // tuningTable is the measured choices by class of device.
 var tuningTable = [...]classTuning{
-	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1},
+	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1, stageUnits: true},
 	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10},
 	// SwiftShader, its SPIR-V specialized (pipeline.SpecializesSPIRV):
 	// the single pass up to 2^14 words (select_if 0.40-0.42 ms at 2^12
