@@ -47,6 +47,9 @@ var threePhasePhases = []string{"count", "scan", "move"}
 // segments of at most segBytes bytes (0: maxStorageBufferRange).
 func tuneThreePhase(info vk.DeviceInfo, q *request, segBytes uint64) (threePhase, error) {
 	t := threePhase{wg: q.wg, loads: q.loads, maxX: info.MaxWorkgroupCount[0], perGroup: uint64(max(q.wg/info.MaxSubgroupSize, 1))}
+	if l := tuningFor(info).threePhaseLoads; l != 0 && q.sel.Options.LoadsPerLane == 0 {
+		t.loads = l
+	}
 	stageWords := uint64(t.wg) * uint64(t.loads) * uint64(q.epv) * uint64(q.words)
 	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
 	switch q.sel.Write {

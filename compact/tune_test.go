@@ -172,3 +172,29 @@ func TestWindowsBindingLimit(t *testing.T) {
 		t.Errorf("n=1000, one binding (8 buffers suffice): %v", err)
 	}
 }
+
+// TestThreePhaseLoads checks the three phases' loads per lane on every
+// fake device: SwiftShader's row takes one (classTuning.threePhaseLoads),
+// every other device tiling's default; a caller's choice stands.
+func TestThreePhaseLoads(t *testing.T) {
+	u32 := Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: KeepNonZero(), Options: Options{Path: vkcompact.PathThreePhase}}
+	chosen := u32
+	chosen.LoadsPerLane = 4
+	for _, dev := range fakedev.All {
+		for _, c := range []struct {
+			sel  Selection
+			want uint32
+		}{
+			{u32, map[bool]uint32{true: 1, false: 2}[dev.Name == fakedev.SwiftShader.Name]},
+			{chosen, 4},
+		} {
+			p, err := tunePlan(dev, 1<<20, c.sel, limits{})
+			if err != nil {
+				t.Fatalf("%s: %v", dev.Name, err)
+			}
+			if got := p.Tuning().LoadsPerLane; got != c.want {
+				t.Errorf("%s: loads chosen %d: %d loads per lane, want %d", dev.Name, c.sel.LoadsPerLane, got, c.want)
+			}
+		}
+	}
+}

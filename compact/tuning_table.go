@@ -59,6 +59,9 @@ type classTuning struct {
 	// STAGE_UNITS). A CPU driver has no registers to save and pays a loop
 	// over the SIMD lanes for every shared-memory store and load.
 	stageUnits bool
+	// threePhaseLoads is the three phases' loads per lane where the
+	// caller chose none; 0: tiling.Resolve's.
+	threePhaseLoads uint32
 }
 
 // tuningTable is the measured choices by class of device.
@@ -72,8 +75,10 @@ var tuningTable = [...]classTuning{
 	// 2.30-2.40 against 5.54-5.86); workgroups of 64 and the scattered
 	// write (select_if at 2^12 0.26-0.27 ms against 0.31-0.43, at 2^16
 	// 2.18-2.27 against 3.08-3.53, at 2^20 31.7-33.2 against 37.4-39.2;
-	// BENCHMARKS.md, "Issue 37, third stop").
-	swiftShaderClass: {autoStaged: false, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10, workgroup: 64},
+	// BENCHMARKS.md, "Issue 37, third stop"). One load per lane in the
+	// three phases (select_if at 2^20 21.7-31.0 ms against 25.2-32.1,
+	// partition_if 28.7-34.7 against 34.1-46.3; "Issue 37, fourth stop").
+	swiftShaderClass: {autoStaged: false, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10, workgroup: 64, threePhaseLoads: 1},
 }
 
 // defaultGroupSize is Options.GroupSize's default.
