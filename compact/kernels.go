@@ -97,12 +97,13 @@ type onepassPush struct {
 // onepassSpec is select_onepass's specialization constants.
 type onepassSpec struct {
 	tiling.SelectSpec
-	Split        uint32 `glsl:"SPLIT"`         // 1: the rejected to the back, reversed
-	StageWords   uint32 `glsl:"STAGE_WORDS"`   // a tile's words
-	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
-	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
-	OutIndex     uint32 `glsl:"OUT_INDEX"`     // Selection.Output: 1 indices, 2 indices and elements
-	StageUnits   uint32 `glsl:"STAGE_UNITS"`   // 1: units ranked read back from the stage (classTuning.stageUnits)
+	Split        uint32 `glsl:"SPLIT"`          // 1: the rejected to the back, reversed
+	StageWords   uint32 `glsl:"STAGE_WORDS"`    // a tile's words
+	MaxSubgroups uint32 `glsl:"MAX_SUBGROUPS"`  // per workgroup at the smallest subgroup size
+	TileByID     uint32 `glsl:"TILE_BY_ID"`     // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	OutIndex     uint32 `glsl:"OUT_INDEX"`      // Selection.Output: 1 indices, 2 indices and elements
+	StageUnits   uint32 `glsl:"STAGE_UNITS"`    // 1: units ranked read back from the stage (classTuning.stageUnits)
+	StageRej     uint32 `glsl:"STAGE_REJECTED"` // 1: a compaction stages its rejected elements too (classTuning.stageRejected)
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see

@@ -173,6 +173,9 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 	if tuningFor(ctx.Info()).stageUnits {
 		spec.StageUnits = 1
 	}
+	if tuningFor(ctx.Info()).stageRejected {
+		spec.StageRej = 1
+	}
 	var err error
 	switch {
 	case s.windowTiles > 0:

@@ -59,6 +59,11 @@ type classTuning struct {
 	// STAGE_UNITS). A CPU driver has no registers to save and pays a loop
 	// over the SIMD lanes for every shared-memory store and load.
 	stageUnits bool
+	// stageRejected: the single pass's compaction stages its rejected
+	// elements too (at the back of their segment, unread), so that no
+	// store to shared memory is masked by the predicate
+	// (select_onepass.glsl, STAGE_REJECTED).
+	stageRejected bool
 	// threePhaseLoads is the three phases' loads per lane where the
 	// caller chose none; 0: tiling.Resolve's.
 	threePhaseLoads uint32
@@ -67,7 +72,10 @@ type classTuning struct {
 // tuningTable is the measured choices by class of device.
 var tuningTable = [...]classTuning{
 	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1, stageUnits: true},
-	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10},
+	// lavapipe: the rejected elements staged too (select_if at 2^16,
+	// keep 0.5, 1.06-1.66 -> 0.84-1.36 ms; BENCHMARKS.md, "Issue 37,
+	// fourth stop").
+	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10, stageRejected: true},
 	// SwiftShader, its SPIR-V specialized (pipeline.SpecializesSPIRV):
 	// the single pass up to 2^14 words (select_if 0.40-0.42 ms at 2^12
 	// and 0.81-1.03 at 2^14 against the three phases' 0.63 and 1.53-1.57),
