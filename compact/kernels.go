@@ -54,10 +54,11 @@ type movePush struct {
 // moveSpec is select_move's specialization constants.
 type moveSpec struct {
 	tiling.SelectSpec
-	Split      uint32 `glsl:"SPLIT"`       // 1: the rejected after the kept, in order; 2: reversed from the back
-	Staged     uint32 `glsl:"STAGED"`      // 1: the staged write
-	StageWords uint32 `glsl:"STAGE_WORDS"` // the stage's words when staged
-	OutIndex   uint32 `glsl:"OUT_INDEX"`   // Selection.Output: 1 indices, 2 indices and elements
+	Split      uint32 `glsl:"SPLIT"`          // 1: the rejected after the kept, in order; 2: reversed from the back
+	Staged     uint32 `glsl:"STAGED"`         // 1: the staged write
+	StageWords uint32 `glsl:"STAGE_WORDS"`    // the stage's words when staged
+	OutIndex   uint32 `glsl:"OUT_INDEX"`      // Selection.Output: 1 indices, 2 indices and elements
+	StageRej   uint32 `glsl:"STAGE_REJECTED"` // 1: the staged write stages the rejected elements too (classTuning.stageRejected)
 }
 
 // copybackPush is select_copyback's push constants.

@@ -136,7 +136,11 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 	if t.count, err = count.Get(cache, common); err != nil {
 		return err
 	}
-	if t.move, err = move.Get(cache, moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}); err != nil {
+	ms := moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}
+	if tuningFor(ctx.Info()).stageRejected {
+		ms.StageRej = 1
+	}
+	if t.move, err = move.Get(cache, ms); err != nil {
 		return err
 	}
 	if t.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(ctx.Info()), t.procs, q.words)); err != nil {

@@ -59,10 +59,11 @@ type classTuning struct {
 	// STAGE_UNITS). A CPU driver has no registers to save and pays a loop
 	// over the SIMD lanes for every shared-memory store and load.
 	stageUnits bool
-	// stageRejected: the single pass's compaction stages its rejected
-	// elements too (at the back of their segment, unread), so that no
-	// store to shared memory is masked by the predicate
-	// (select_onepass.glsl, STAGE_REJECTED).
+	// stageRejected: the single pass's compaction, and the three phases'
+	// with the staged write, stage their rejected elements too (at the
+	// back of their segment or step, unread), so that no store to shared
+	// memory is masked by the predicate (select_onepass.glsl,
+	// select_move.glsl: STAGE_REJECTED).
 	stageRejected bool
 	// threePhaseLoads is the three phases' loads per lane where the
 	// caller chose none; 0: tiling.Resolve's.
@@ -73,7 +74,8 @@ type classTuning struct {
 var tuningTable = [...]classTuning{
 	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1, stageUnits: true},
 	// lavapipe: the rejected elements staged too (select_if at 2^16,
-	// keep 0.5, 1.06-1.66 -> 0.84-1.36 ms; BENCHMARKS.md, "Issue 37,
+	// keep 0.5, single pass 1.06-1.66 -> 0.84-1.36 ms; at 2^20, three
+	// phases, the move 8.3-9.3 -> 5.9-7.1; BENCHMARKS.md, "Issue 37,
 	// fourth stop").
 	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10, stageRejected: true},
 	// SwiftShader, its SPIR-V specialized (pipeline.SpecializesSPIRV):

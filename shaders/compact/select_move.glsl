@@ -38,6 +38,12 @@ layout(constant_id = 8) const uint SPLIT = 0; // 1: rejected after the kept, in 
 layout(constant_id = 9) const uint STAGED = 0;
 layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged; VECS <= 4
 layout(constant_id = 11) const uint OUT_INDEX = 0; // 1: write each kept element's index (one word), not the element; 2: and the element to dstElems (no SPLIT)
+// STAGE_REJECTED: with the staged write a compaction stages its rejected
+// elements too, at the back of the step as a split does (the write-out
+// reads the kept ones alone), so that no store to shared memory is masked
+// by the predicate (a CPU driver mispredicts such a store's lanes; see
+// select_onepass.glsl).
+layout(constant_id = 12) const uint STAGE_REJECTED = 0;
 const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE; // words per output element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
@@ -139,7 +145,7 @@ void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec
                     uint r = (pc.segFirst + e) - own; // rejected before it
                     store(SPLIT == 2 ? nAll - 1 - r : total + r, v, j, e);
                 }
-            } else if (keep[j] || (SPLIT != 0 && valid[j])) {
+            } else if (keep[j] || ((SPLIT != 0 || STAGE_REJECTED != 0) && valid[j])) {
                 // Step order in the stage: kept elements from the front,
                 // rejected ones from the back (reversed).
                 uint p = first + j - s; // position in the step
