@@ -92,10 +92,14 @@ type lanesTuning struct {
 	// the lanes where minProcs workgroups' lanes would take more.
 	minProcs              uint32
 	minLaneKeys, laneKeys uint32
-	// words64: where the context has shaderInt64 (vk.Context.ShaderInt64),
-	// 64-bit keys move as one word and 32-bit keys with values travel
-	// packed as one word between the passes (lanesPlan.packed).
-	words64 bool
+	// words64: where the context has shaderInt64 (vk.Context.ShaderInt64)
+	// and the subgroup is at most words64Lanes wide, 64-bit keys move as
+	// one word, 32-bit keys alone are loaded two at a time, and 32-bit
+	// keys with values travel packed as one word between the passes
+	// (lanesPlan.packed). Wider subgroups lost with them (lavapipe at 16
+	// lanes: keys at 2^20 36-49 -> 74-89 ms).
+	words64      bool
+	words64Lanes uint32
 }
 
 // lanesShape is the lane-serial sort of a plan: its workgroup, its
@@ -180,7 +184,8 @@ func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error
 	// 64-bit words need 8-byte aligned bindings: the callers' ranges
 	// start at multiples of minStorageBufferOffsetAlignment.
 	info := ctx.Info()
-	l.words64 = lanesWords64 && tuningFor(info).lanes.words64 && ctx.ShaderInt64() && info.MinStorageBufferOffsetAlignment%8 == 0
+	t := tuningFor(info).lanes
+	l.words64 = lanesWords64 && t.words64 && info.MaxSubgroupSize <= t.words64Lanes && ctx.ShaderInt64() && info.MinStorageBufferOffsetAlignment%8 == 0
 	l.packed = l.words64 && q.sort.Values && q.keyBytes == 4 && sh.d.passes >= 2
 	n := uint64(q.n)
 	l.layout = scratchLayout{histWords: uint64(1) << sh.d.wide * uint64(sh.lanes()+sh.procs)}

@@ -128,7 +128,7 @@ var (
 		// 0.94 ms on lavapipe (subgroup 8) where the three phases took
 		// 4.6 (BENCHMARKS.md, "Issue 37, second stop").
 		oneGroupKeys: segMaxCapacity,
-		lanes:        lanesTuning{most: 1 << 24, workgroup: 8, minProcs: 4, minLaneKeys: 1024, laneKeys: 8192, words64: true},
+		lanes:        lanesTuning{most: 1 << 24, workgroup: 8, minProcs: 4, minLaneKeys: 1024, laneKeys: 8192, words64: true, words64Lanes: 8},
 	}
 )
 
