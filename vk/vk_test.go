@@ -431,6 +431,18 @@ func TestBorrow(t *testing.T) {
 	if !b.Borrowed() || b.Info().Name != owner.Info().Name {
 		t.Fatalf("borrowed context: %+v", b.Info())
 	}
+	// shaderInt64: Open enables it where the device has it, Handles says
+	// so, and a borrowed context takes it only where Handles says so.
+	if owner.ShaderInt64() != owner.Info().ShaderInt64 || b.ShaderInt64() != owner.ShaderInt64() {
+		t.Errorf("shaderInt64: owner %v (device %v), borrowed %v", owner.ShaderInt64(), owner.Info().ShaderInt64, b.ShaderInt64())
+	}
+	h := vk.OwnedHandles(owner)
+	h.ShaderInt64 = false
+	if off, err := vk.Borrow(h); err != nil || off.ShaderInt64() {
+		t.Errorf("Borrow with Handles.ShaderInt64 false: %v, shaderInt64 %v", err, off != nil && off.ShaderInt64())
+	} else {
+		off.Release()
+	}
 	src, _ := b.NewBuffer(1024, vk.DeviceLocal)
 	dst, _ := b.NewBuffer(1024, vk.DeviceLocal)
 	want := make([]uint32, 256)
