@@ -20,5 +20,5 @@ import (
 func TestKernelBlocks(t *testing.T) {
 	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
 		scatterKernel.Interface(), scatterCarryKernel.Interface(), scatterWideKernel.Interface(), scatterCarryWideKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
-		structKeysKernel.Interface(), structGatherKernel.Interface(), lanesCountKernel.Interface(), lanesScatterKernel.Interface())
+		structKeysKernel.Interface(), structGatherKernel.Interface(), lanesCountKernel.Interface(), lanesScatterKernel.Interface(), lanesCount64Kernel.Interface(), lanesScatter64Kernel.Interface())
 }

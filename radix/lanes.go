@@ -59,15 +59,21 @@ type lanesPush struct {
 }
 
 type (
+	// Keys64, KeysIn64 and KeysOut64 are Keys, KeysIn and KeysOut again,
+	// read and written as 64-bit words by the 64-bit kernels (the 32-bit
+	// ones bind them unused).
 	lanesCountBindings struct {
 		Keys     vk.Range `use:"read"`
 		Hist     vk.Range `use:"write"`
 		GpuCount vk.Range `use:"read"`
+		Keys64   vk.Range `use:"read"`
 	}
 	lanesScatterBindings struct {
 		KeysIn, ValsIn, Hist vk.Range `use:"read"`
 		KeysOut, ValsOut     vk.Range `use:"write"`
 		GpuCount             vk.Range `use:"read"`
+		KeysIn64             vk.Range `use:"read"`
+		KeysOut64            vk.Range `use:"write"`
 	}
 )
 
@@ -265,10 +271,10 @@ func (l *lanesPlan) record(r *pipeline.Recorder, q *request, io sortRanges, stam
 			}
 		}
 		push := lanesPush{N: q.n, LaneKeys: l.laneKeys, Lanes: l.lanes(), Procs: l.procs, Shift: l.d.shift(i), Width: l.d.width(i), CountOn: io.countOn}
-		count.Dispatch(r, uint64(l.procs), push, lanesCountBindings{Keys: src, Hist: io.hist, GpuCount: io.count})
+		count.Dispatch(r, uint64(l.procs), push, lanesCountBindings{Keys: src, Hist: io.hist, GpuCount: io.count, Keys64: src})
 		stamp()
 		scatter.Dispatch(r, uint64(l.procs), push, lanesScatterBindings{KeysIn: src, ValsIn: inVals, Hist: io.hist,
-			KeysOut: dst, ValsOut: outVals, GpuCount: io.count})
+			KeysOut: dst, ValsOut: outVals, GpuCount: io.count, KeysIn64: src, KeysOut64: dst})
 		stamp()
 	}
 }

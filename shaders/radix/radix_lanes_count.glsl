@@ -7,7 +7,8 @@
 //
 // Bindings: 0 the keys (words; with PACKED the packed pairs, the key the
 // low word of each 64-bit one), 1 hist (BUCKETS * (nLanes + nProcs)
-// words), 2 the GPU-side key count (common.glsl: countedElems).
+// words), 2 the GPU-side key count (common.glsl: countedElems), 3 the
+// keys again, as 64-bit words with INT64 (unused without).
 
 #include "radix_lanes.glsl"
 
@@ -16,11 +17,13 @@
 layout(constant_id = 5) const bool PACKED = false;
 
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
-#ifdef INT64
-layout(std430, binding = 0) readonly buffer Keys64 { uint64_t keys64[]; };
-#endif
 layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
 layout(std430, binding = 2) readonly buffer GpuCount { uint gpuCount[]; };
+#ifdef INT64
+layout(std430, binding = 3) readonly buffer Keys64 { uint64_t keys64[]; };
+#else
+layout(std430, binding = 3) readonly buffer Keys64 { uint keys64w[]; }; // bound, unused
+#endif
 
 void main() {
     uint l = gl_LocalInvocationID.x;

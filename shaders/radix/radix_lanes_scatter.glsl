@@ -17,7 +17,8 @@
 // Bindings: 0 keys in (PACK_IN: the packed pairs), 1 values in, 2 hist,
 // 3 keys out (PACK_OUT: the packed pairs), 4 values out (without PAIRS,
 // or where the values travel packed, 1 and 4 are bound to anything and
-// unused), 5 the GPU-side key count.
+// unused), 5 the GPU-side key count, 6 and 7 keys in and keys out again,
+// as 64-bit words with INT64 (unused without).
 
 #include "radix_lanes.glsl"
 
@@ -25,8 +26,6 @@ layout(constant_id = 5) const bool PAIRS = false;
 #ifdef INT64
 layout(constant_id = 6) const bool PACK_IN = false;  // 32-bit keys and values read packed
 layout(constant_id = 7) const bool PACK_OUT = false; // and written packed
-layout(std430, binding = 0) readonly buffer KeysIn64 { uint64_t keysIn64[]; };
-layout(std430, binding = 3) writeonly buffer KeysOut64 { uint64_t keysOut64[]; };
 #else
 const bool PACK_IN = false, PACK_OUT = false;
 #endif
@@ -37,6 +36,13 @@ layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { uint keysOut[]; };
 layout(std430, binding = 4) writeonly buffer ValsOut { uint valsOut[]; };
 layout(std430, binding = 5) readonly buffer GpuCount { uint gpuCount[]; };
+#ifdef INT64
+layout(std430, binding = 6) readonly buffer KeysIn64 { uint64_t keysIn64[]; };
+layout(std430, binding = 7) writeonly buffer KeysOut64 { uint64_t keysOut64[]; };
+#else
+layout(std430, binding = 6) readonly buffer KeysIn64 { uint keysIn64w[]; };   // bound, unused
+layout(std430, binding = 7) writeonly buffer KeysOut64 { uint keysOut64w[]; }; // bound, unused
+#endif
 
 shared uint digitFirst[BUCKETS]; // each digit's total, then its first slot
 
