@@ -36,6 +36,10 @@ func (c config) procsChunkLayout() (procs, chunk uint32, l scratchLayout) {
 func (c config) counted(i uint32) bool { return c.three != nil && c.three.counted(c.digits, i) }
 func (c config) fuses(i uint32) bool   { return c.three != nil && c.three.fuses(c.digits, i) }
 
+// LanesWords64 reports whether the lane-serial sort moves 64-bit words on
+// ctx (Tuning.Words64 where it is taken).
+func LanesWords64(ctx *vk.Context) bool { return lanesWords64For(ctx) }
+
 // SetLanesWords64 turns the lane-serial sort's 64-bit words on or off for
 // the plans made next (on by default where the tuning and the context
 // allow) and returns the setting before.

@@ -185,15 +185,22 @@ type lanesPlan struct {
 // kernels on a device with shaderInt64).
 var lanesWords64 = true
 
-func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error) {
-	l := &lanesPlan{lanesShape: sh}
-	// 64-bit words need 8-byte aligned bindings: the callers' ranges
-	// start at multiples of minStorageBufferOffsetAlignment.
+// lanesWords64For reports whether the lane-serial sort moves 64-bit words
+// on ctx: the tuning takes them for its subgroup size and the context has
+// shaderInt64 and storage offsets aligned to 8 bytes (the callers' ranges
+// start at multiples of minStorageBufferOffsetAlignment).
+func lanesWords64For(ctx *vk.Context) bool {
 	info := ctx.Info()
 	t := tuningFor(info).lanes
-	l.words64 = lanesWords64 && t.words64 && info.MaxSubgroupSize <= t.words64Lanes && ctx.ShaderInt64() && info.MinStorageBufferOffsetAlignment%8 == 0
-	l.packed = l.words64 && q.sort.Values && q.keyBytes == 4 && sh.d.passes >= 2
+	return lanesWords64 && t.words64 && info.MaxSubgroupSize <= t.words64Lanes && ctx.ShaderInt64() && info.MinStorageBufferOffsetAlignment%8 == 0
+}
+
+func newLanesPlan(ctx *vk.Context, q *request, sh lanesShape) (*lanesPlan, error) {
+	l := &lanesPlan{lanesShape: sh}
+	l.words64 = lanesWords64For(ctx)
 	n := uint64(q.n)
+	// The packed regions are bound whole: 8n bytes in one binding.
+	l.packed = l.words64 && q.sort.Values && q.keyBytes == 4 && sh.d.passes >= 2 && 8*n <= uint64(ctx.Info().MaxStorageBufferRange)
 	l.layout = scratchLayout{histWords: uint64(1) << sh.d.wide * uint64(sh.lanes()+sh.procs)}
 	l.layout.keysOff = align.Up(l.layout.histWords*4, 256)
 	if l.packed {

@@ -23,16 +23,19 @@ func TestLaneSerialSort(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	info := ctx.Info()
-	// With shaderInt64 and subgroups of at most 8 the plans move 64-bit
-	// words (Tuning.Words64); the 32-bit kernels then run too, as on a
-	// device without them.
-	words := []bool{ctx.ShaderInt64() && info.MaxSubgroupSize <= 8}
+	// Where the plans move 64-bit words (Tuning.Words64: shaderInt64,
+	// narrow subgroups, aligned offsets), the 32-bit kernels run too, as
+	// on a device without them.
+	words := []bool{radix.LanesWords64(ctx)}
 	if words[0] && info.CPU() {
 		words = append(words, false)
 	}
 	for _, words64 := range words {
 		t.Run(fmt.Sprintf("words64=%v", words64), func(t *testing.T) {
 			was := radix.SetLanesWords64(words64)
+			if radix.LanesWords64(ctx) != words64 {
+				t.Fatalf("64-bit words %v after setting them %v", radix.LanesWords64(ctx), words64)
+			}
 			defer radix.SetLanesWords64(was)
 			laneSerialSorts(t, ctx, rng, words64)
 		})

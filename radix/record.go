@@ -29,7 +29,9 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // recorded, the histogram of every digit and, without self-reset, its
 // scan), then "pass" per digit pass.
 // A copy back of an in-place sort with an odd number of passes is
-// "copy". A sort of no keys, or of no bits, has one interval, "copy".
+// "copy" (none for the lane-serial sort's packed pairs, whose last pass
+// writes the output: Plan.copiesBack). A sort of no keys, or of no bits,
+// has one interval, "copy".
 func (p *Plan) Phases() []string {
 	if p == nil {
 		return nil
@@ -125,14 +127,14 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 type sortRanges struct {
 	keys, vals       vk.Range // the input: Keys and Values
 	outKeys, outVals vk.Range // the output: KeysOut and ValuesOut, or Keys and Values in place
-	tmpKeys, tmpVals vk.Range // scratch's half of the ping-pong
+	tmpKeys, tmpVals vk.Range // scratch's half of the ping-pong (the lane-serial sort's packed pairs: its two regions of 8n bytes)
 	hist             vk.Range // the digit counts at the start of scratch
 	// count is Buffers.Count with countOn 1, or with countOn 0 any range
 	// (hist), bound and never read.
 	count   vk.Range
 	countOn uint32
 	// copyBack: in place with an odd number of passes, the last pass
-	// writes scratch and a copy brings the result back.
+	// writes scratch and a copy brings the result back (Plan.copiesBack).
 	copyBack bool
 	passes   uint32
 }

@@ -292,7 +292,8 @@ func (p *Plan) Passes() uint32 {
 }
 
 // ScratchSize returns the bytes of scratch Record needs: the per-processor
-// digit counts, and room for n keys (and values) between passes.
+// digit counts, and room for n keys (and values) between passes (twice
+// that for the lane-serial sort's packed pairs: Tuning.Words64).
 func (p *Plan) ScratchSize() uint64 {
 	if p == nil || p.one != nil {
 		return 0
@@ -336,7 +337,8 @@ type Tuning struct {
 	// Path is then PathAuto.
 	LaneSerial bool
 	// Words64: the lane-serial sort moves 64-bit words (the context has
-	// shaderInt64: vk.Context.ShaderInt64): a 64-bit key is one load and
+	// shaderInt64, vk.Context.ShaderInt64, the subgroups are at most 8
+	// lanes wide and storage offsets aligned to 8 bytes): a 64-bit key is one load and
 	// one store, 32-bit keys alone are loaded two at a time, and 32-bit
 	// keys with values travel packed, key and value in one word, between
 	// its passes (ScratchSize then holds two regions of 8 bytes a key).

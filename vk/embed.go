@@ -47,7 +47,9 @@ type Requirements struct {
 // hand the device to Borrow: nothing but Vulkan 1.1 with subgroup basic,
 // ballot and arithmetic operations in compute shaders (properties, not
 // features), and optionally what Extensions, SubgroupSizeControl and
-// PushDescriptor say.
+// PushDescriptor say. shaderInt64, where the device has it
+// (DeviceInfo.ShaderInt64), is worth enabling too and saying so in
+// Handles.ShaderInt64: on a CPU driver the sort then moves 64-bit words.
 // apiVersion is the instance's apiVersion (0 means 1.1). It loads
 // the Vulkan loader (libvulkan.so.1; vulkan-1.dll on Windows) if the
 // library has not yet done so.

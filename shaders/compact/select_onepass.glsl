@@ -16,14 +16,15 @@
 // (TILE = workgroup size * VECS * EPV elements, in units of EPV elements,
 // one uvec4 each; unitK says which lane loads which), ranks the kept
 // elements of each segment (one load of one subgroup) with ballots (on the
-// vector path one unit at a time, read back from shared memory, where each
-// lane first stores its units as loaded), stages them in the segment's own
+// vector path with STAGE_UNITS, a GPU's, one unit at a time, read back
+// from shared memory, where each lane first stores its units as loaded;
+// without it from registers), stages them in the segment's own
 // place, scans the segments' counts, and publishes its aggregate. It then
 // looks back over its predecessors' status words to find its exclusive
 // prefix P, publishes its inclusive prefix, and each subgroup writes its
 // kept elements to P + (kept before them).. with contiguous word stores: a
 // compaction one run per subgroup, a split one per segment. On the vector
-// path the loaded elements leave registers before ranking: on the H100 the
+// path with STAGE_UNITS the loaded elements leave registers before ranking: on the H100 the
 // kernel's speed follows how many workgroups fit per processor, which its
 // registers decide (74 when the whole tile was gathered in output order
 // after the scan, 46 when each lane ranked its loads from registers, 37
