@@ -17,8 +17,12 @@ import (
 // place: the copy back), GPU counts below, at and past n (a lane's run
 // cut inside, lanes left empty), sizes just past the one-workgroup sort,
 // at a lane's edge and past it; each output checked against Go's stable
-// sort with the slots past the count unwritten. On a GPU the plans must
-// not take it.
+// sort with the slots past the count unwritten. In short runs too: odd
+// GPU counts that leave the lanes after the count's empty (a lane's run
+// ending on an odd key, where the 64-bit kernels load 32-bit keys two at
+// a time), and pairs sorted in one pass of 8 bits or fewer (the 64-bit
+// scatter's unpacked pairs: packing needs two passes). On a GPU the plans
+// must not take it.
 func TestLaneSerialSort(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
@@ -82,5 +86,49 @@ func laneSerialSorts(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool
 				i++
 			}
 		}
+	}
+	laneSerialEdges(t, ctx, rng, words64)
+}
+
+// laneSerialEdges sorts, lane-serially, odd GPU counts that leave lanes
+// empty and pairs in one pass of at most 8 bits.
+func laneSerialEdges(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool) {
+	info := ctx.Info()
+	for k, e := range []struct {
+		sort   radix.Sort
+		n      int
+		count  uint32 // 0: no GPU count
+		passes uint32
+	}{
+		{radix.Sort{Key: vkcompact.Uint32}, 65536 + 3, 20001, 4},
+		{radix.Sort{Key: vkcompact.Uint32, Values: true, BeginBit: 3, EndBit: 11}, 20000, 0, 1},
+		{radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 5, Descending: true}, 65536 + 3, 30001, 1},
+		{radix.Sort{Key: vkcompact.Int32, Values: true, BeginBit: 24, EndBit: 32}, 3 * 65536, 12345, 1},
+		{radix.Sort{Key: vkcompact.Float32, BeginBit: 9, EndBit: 17}, 20000, 9999, 1},
+		{radix.Sort{Key: vkcompact.Uint64, Values: true, BeginBit: 60, EndBit: 64}, 20000, 7777, 1},
+	} {
+		if int(radix.SegmentCapacity(info, radix.SegmentedSort{Key: e.sort.Key, Values: e.sort.Values})) >= e.n {
+			t.Fatalf("%d keys fit the one-workgroup sort", e.n)
+		}
+		p, err := radix.NewPlan(ctx, uint64(e.n), e.sort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tu := p.Tuning()
+		if tu.LaneSerial != info.CPU() {
+			t.Fatalf("%+v n=%d: lane-serial %v on a %s device", e.sort, e.n, tu.LaneSerial, info.Type)
+		}
+		if !tu.LaneSerial {
+			continue
+		}
+		if tu.Passes != e.passes || tu.Words64 != words64 {
+			t.Fatalf("%+v n=%d: %d passes, 64-bit words %v; want %d, %v", e.sort, e.n, tu.Passes, tu.Words64, e.passes, words64)
+		}
+		lanes := uint64(tu.Processors) * uint64(tu.WorkgroupSize)
+		if e.count != 0 && (e.count%2 == 0 || uint64(e.count)+uint64(tu.KeysPerLane) > lanes*uint64(tu.KeysPerLane)) {
+			t.Fatalf("%+v n=%d: count %d is even or leaves no lane empty (%d lanes of %d keys)", e.sort, e.n, e.count, lanes, tu.KeysPerLane)
+		}
+		c := sortCase{sort: e.sort, keys: keyData(rng, e.sort.Key, e.n, []string{"random", "few"}[k%2]), gpuCount: e.count != 0, count: e.count}
+		t.Run(fmt.Sprint(c), func(t *testing.T) { runSort(t, ctx, c) })
 	}
 }
