@@ -66,7 +66,7 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if j.req.Op == runs.NonTrivial {
 		most = n / 2
 	}
-	b := runs.Buffers{Src: a.alloc(max(size, 4)), Lengths: a.alloc(max(most*4, 4)), Result: a.alloc(runs.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
+	b := runs.Buffers{Src: a.alloc(size), Lengths: a.alloc(max(most*4, 4)), Result: a.alloc(runs.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
 	if j.req.Op == runs.Encode {
 		b.Keys = a.alloc(max(size, 4))
 	} else {

@@ -39,9 +39,9 @@ func runsRef(data []byte, size, keyOff, keySize int, isF32 bool, eq string) (sta
 }
 
 // TestUniqueRLE runs unique, rle and rle -nontrivial on sorted uint32
-// keys (.npy), float32 keys with NaNs and both zeros (raw), and 12-byte
-// structs by a key at byte 4 (raw), under each equality, and checks the
-// outputs and the JSON against runsRef.
+// keys (.npy), float32 keys with NaNs and both zeros (raw), 12-byte
+// structs by a key at byte 4 (raw), and empty inputs of both kinds, under
+// each equality, and checks the outputs and the JSON against runsRef.
 func TestUniqueRLE(t *testing.T) {
 	requireDevice(t)
 	rng := vktest.Rand(t)
@@ -75,6 +75,8 @@ func TestUniqueRLE(t *testing.T) {
 		{"sorted.npy", "<u4", u32, 4, 0, 4, false, nil},
 		{"f32.raw", "", f32, 4, 0, 4, true, []string{"-type", "f32"}},
 		{"structs.raw", "", st, 12, 4, 4, false, []string{"-stride", "12", "-key", "4:u32"}},
+		{"empty.npy", "<u4", nil, 4, 0, 4, false, nil},
+		{"empty-structs.raw", "", nil, 12, 4, 4, false, []string{"-stride", "12", "-key", "4:u32"}},
 	}
 	for _, in := range inputs {
 		path := cliInput(t, dir, in.name, "<u4", in.data, in.size)
