@@ -61,9 +61,6 @@ func FuzzSelect(f *testing.F) {
 		case 1:
 			c.sel.Path = vkcompact.PathThreePhase
 		case 2, 3:
-			if n == 0 {
-				break // the single pass needs elements
-			}
 			c.sel.Path = vkcompact.PathSinglePass
 			c.sel.InPlace = false
 			c.sel.ReverseRejected = c.sel.Split

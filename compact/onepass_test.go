@@ -134,7 +134,6 @@ func TestSinglePassNotApplicable(t *testing.T) {
 		{single(compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Split: true}), 1000, "ReverseRejected"},
 		{single(u32), vkcompact.MaxSinglePassElements + 1, "at most 3220176895"},
 		{single(nonzero(vkcompact.Uint64)), uint64(ctx.Info().MaxStorageBufferRange)/2 + 1, "maxStorageBufferRange"},
-		{single(u32), 0, "no elements"},
 		{single(compact.Selection{Elem: vkcompact.Struct(256, 0, vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{LoadsPerLane: 4}}), 1000, "shared memory"},
 		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), ReverseRejected: true}, 1000, "split only"},
 		{compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero(), Options: compact.Options{Path: 7}}, 1000, "unknown path"},

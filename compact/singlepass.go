@@ -47,8 +47,6 @@ func tuneSinglePass(info vk.DeviceInfo, q *request, windowBytes uint64) (singleP
 		return singlePass{}, "it does not run in place"
 	case sel.Split && !sel.ReverseRejected:
 		return singlePass{}, "a split with the rejected elements in order needs the three phases (ReverseRejected allows the single pass)"
-	case n == 0:
-		return singlePass{}, "there are no elements"
 	case n > vkcompact.MaxSinglePassElements:
 		return singlePass{}, fmt.Sprintf("%d elements: at most %d", n, vkcompact.MaxSinglePassElements)
 	}
@@ -58,7 +56,9 @@ func tuneSinglePass(info vk.DeviceInfo, q *request, windowBytes uint64) (singleP
 		return singlePass{}, why
 	}
 	s.tile = s.wg * s.loads * q.epv
-	s.tiles = uint32(align.CeilDiv(n, uint64(s.tile)))
+	// An empty input is one tile of no elements, whose workgroup writes
+	// the result block, as a GPU count of 0 leaves it.
+	s.tiles = uint32(max(align.CeilDiv(n, uint64(s.tile)), 1))
 	s.status = region{0, (uint64(s.tiles) + 2) * 4}
 	if s.status.size > uint64(info.MaxStorageBufferRange) {
 		return singlePass{}, fmt.Sprintf("its tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)",
@@ -216,11 +216,16 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 	if s.windowTiles > 0 {
 		s.recordWindows(r, q, b, push, status, count)
 	} else {
-		elems := dst
+		elems, flags := dst, q.flagsFor(b, src, 0, n)
 		if q.sel.Output == OutputBoth {
 			elems = b.Elements.Sub(0, n*q.size)
 		}
-		s.pass.Dispatch(r, uint64(s.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: q.flagsFor(b, src, 0, n), Status: status,
+		if n == 0 {
+			// No element to bind (a binding holds something): the one
+			// tile reads and writes none, so the status words stand in.
+			src, dst, elems, flags = status, status, status, status
+		}
+		s.pass.Dispatch(r, uint64(s.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: flags, Status: status,
 			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstElems: elems})
 	}
 	if s.selfReset {

@@ -78,7 +78,9 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection, lim limits) (*Plan, e
 // pick tunes the algorithm that q takes on a device with info.
 func pick(info vk.DeviceInfo, q *request, lim limits) (algorithm, error) {
 	path := q.sel.Path
-	if path == vkcompact.PathSinglePass || (path == vkcompact.PathAuto && tuningFor(info).autoSinglePass(info, uint64(q.n)*q.size)) {
+	// PathAuto keeps the three phases for no elements: their one dispatch
+	// writes the result block; the single pass takes them when asked.
+	if path == vkcompact.PathSinglePass || (path == vkcompact.PathAuto && q.n > 0 && tuningFor(info).autoSinglePass(info, uint64(q.n)*q.size)) {
 		s, why := tuneSinglePass(info, q, lim.windowBytes)
 		if why == "" {
 			return &s, nil

@@ -43,7 +43,7 @@ func FuzzUnique(f *testing.F) {
 		case 3:
 			sel.InPlace = true
 		}
-		if mode&32 != 0 || sel.InPlace || n == 0 {
+		if mode&32 != 0 || sel.InPlace {
 			sel.Path = vkcompact.PathThreePhase
 		}
 		c := nbCase{n: int(n), sel: sel, repeat: float64(repeat) / 255}

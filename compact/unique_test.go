@@ -325,9 +325,6 @@ func TestUniqueSizes(t *testing.T) {
 					continue // SwiftShader: the three phases on two patterns
 				}
 				sel := compact.Selection{Keep: compact.KeepUnique(), Options: compact.Options{Path: path}}
-				if n == 0 && path == vkcompact.PathSinglePass {
-					sel.Path = vkcompact.PathAuto // the single pass refuses no elements
-				}
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: sel, repeat: repeat})
 				edges := sel
 				edges.Keep = compact.KeepRunEdges(compact.EqualKeys)
@@ -344,16 +341,13 @@ func TestUniqueSizes(t *testing.T) {
 			for _, m := range modes {
 				sel := m
 				sel.Keep, sel.Path = compact.KeepUnique(), path
-				if path == vkcompact.PathSinglePass && (m.InPlace || (m.Split && !m.ReverseRejected) || n == 0) {
+				if path == vkcompact.PathSinglePass && (m.InPlace || (m.Split && !m.ReverseRejected)) {
 					sel.Path = vkcompact.PathThreePhase
 				}
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: sel, repeat: 0.6})
 			}
 			for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n), uint32(n) + 5} {
 				sel := compact.Selection{Keep: compact.KeepRunEdges(compact.EqualKeys), Output: compact.OutputIndices, Options: compact.Options{Path: path}}
-				if n == 0 && path == vkcompact.PathSinglePass {
-					sel.Path = vkcompact.PathAuto
-				}
 				runNeighbours(t, ctx, rng, nbCase{n: n, sel: sel, repeat: 0.6, gpuCount: true, count: count})
 			}
 		}

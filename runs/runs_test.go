@@ -294,9 +294,6 @@ func TestSizes(t *testing.T) {
 	}
 	for _, n := range sizes {
 		for pi, path := range paths {
-			if n == 0 {
-				path = vkcompact.PathAuto // the single pass refuses no elements
-			}
 			for oi, op := range []runs.Op{runs.Encode, runs.NonTrivial} {
 				if lean(ctx) && pi == 1 && oi == 1 {
 					continue // SwiftShader: NonTrivial on the single pass

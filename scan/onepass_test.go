@@ -85,7 +85,6 @@ func TestScanSinglePassNotApplicable(t *testing.T) {
 	}{
 		{scan.Sum{Type: vkcompact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
 		{scan.Sum{Type: vkcompact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
-		{scan.Sum{Type: vkcompact.Int32, Options: one}, 0, "no elements"},
 		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: 9}}, 1000, "unknown path 9"},
 		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
 	} {

@@ -39,14 +39,14 @@ func tuneSinglePass(info vk.DeviceInfo, req request, wg uint32, windowLimit uint
 		return nil, "float32 sums keep the three phases (the fallback would sum a late tile in another order, so the total would depend on timing)"
 	case s.InPlace:
 		return nil, "it does not run in place"
-	case n == 0:
-		return nil, "there are no elements"
 	case wg > table.maxWorkgroup:
 		return nil, fmt.Sprintf("workgroups above %d invocations are not proven on the single pass (%d asked)", table.maxWorkgroup, wg)
 	}
 	a := &singlePass{wg: wg, loads: table.passLoads(s.Options, n)}
 	a.tile = a.wg * a.loads * 4
-	a.tiles = uint32(align.CeilDiv(n, uint64(a.tile)))
+	// An empty input is one tile of no elements, whose workgroup writes
+	// the total, as a GPU count of 0 leaves it.
+	a.tiles = uint32(max(align.CeilDiv(n, uint64(a.tile)), 1))
 	if status := a.statusWords() * 4; status > uint64(info.MaxStorageBufferRange) {
 		return nil, fmt.Sprintf("its tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)", status, a.tiles, a.tile, info.MaxStorageBufferRange)
 	}
@@ -115,6 +115,11 @@ func (a *singlePass) record(r *pipeline.Recorder, n uint32, b Buffers, stamp fun
 	push := onepassPush{N: n, Tiles: a.tiles, CountOn: countOn, Spins: a.spins}
 	if a.windowTiles == 0 {
 		src, dst := b.Src.Sub(0, uint64(n)*4), b.Dst.Sub(0, uint64(n)*4)
+		if n == 0 {
+			// No element to bind (a binding holds something): the one
+			// tile reads and writes none, so the status words stand in.
+			src, dst = status, status
+		}
 		a.pass.Dispatch(r, uint64(a.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Status: status,
 			DstVec: dst, DstWord: dst, Total: b.Total.Sub(0, TotalSize), GpuCount: count})
 	} else {

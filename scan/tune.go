@@ -94,7 +94,10 @@ func tune(info vk.DeviceInfo, n uint64, s Sum, windowLimit uint64) (*Plan, error
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
-	if s.Path == vkcompact.PathSinglePass || (s.Path == vkcompact.PathAuto && (tiling.AutoSinglePass(info) || req.n <= passTunings[classOf(info)].autoElems)) {
+	// PathAuto keeps the three phases for no elements (their one dispatch
+	// writes the total); the single pass takes them when asked.
+	auto := s.Path == vkcompact.PathAuto && req.n > 0 && (tiling.AutoSinglePass(info) || req.n <= passTunings[classOf(info)].autoElems)
+	if s.Path == vkcompact.PathSinglePass || auto {
 		pass, why := tuneSinglePass(info, req, wg, windowLimit)
 		if why == "" {
 			return &Plan{request: req, alg: pass}, nil
