@@ -36,8 +36,10 @@ func TestSegmentedBadInput(t *testing.T) {
 		n    uint64
 		want string
 	}{
-		{radix.SegmentedSort{Key: vkcompact.Int64}, n, "key type"},
-		{radix.SegmentedSort{EndBit: 33}, n, "bit range"},
+		{radix.SegmentedSort{Key: vkcompact.Int64}, n, "keys of type i64: the key type must be u32, i32, f32 or u64"},
+		{radix.SegmentedSort{EndBit: 33}, n, "bit range [0, 33) of a 32-bit key"},
+		{radix.SegmentedSort{BeginBit: 40}, n, "bit range [40, 32) (EndBit 0: the key's width) of a 32-bit key"},
+		{radix.SegmentedSort{Key: vkcompact.Uint64, BeginBit: 65}, n, "bit range [65, 64) (EndBit 0: the key's width) of a 64-bit key"},
 		{radix.SegmentedSort{Key: vkcompact.Uint64, BeginBit: 10, EndBit: 5}, n, "bit range"},
 		{radix.SegmentedSort{}, 1 << 33, "keys"},
 	} {
@@ -103,6 +105,52 @@ func TestSegmentedBadInput(t *testing.T) {
 		for i, w := range got {
 			if w != vktest.Poison {
 				t.Fatalf("general=%v: output word %d written by a refused sort", general, i)
+			}
+		}
+	}
+}
+
+// TestSortSegmentsRefuses: the slice functions refuse a key type the
+// sort does not take as such (not as a mismatch with the Go type), and a
+// MaxSegment below the longest segment (whose keys the block path would
+// copy unsorted), naming the segment; at the longest segment they sort.
+func TestSortSegmentsRefuses(t *testing.T) {
+	ctx := vktest.Shared(t)
+	keys := make([]uint32, 3000)
+	for i := range keys {
+		keys[i] = uint32(len(keys) - i) // 3000 down to 1
+	}
+	values := make([]uint32, len(keys))
+	offsets := []uint32{0, 5, 5, 2990, 3000} // segments of 5, 0, 2985 and 10 keys
+	for _, c := range []struct {
+		name string
+		s    radix.SegmentedSort
+		want string
+	}{
+		{"int64 keys", radix.SegmentedSort{Key: vkcompact.Int64}, "SegmentedSort.Key i64 is not a sort key type: the key type must be u32, i32, f32 or u64"},
+		{"float64 keys", radix.SegmentedSort{Key: vkcompact.Float64}, "SegmentedSort.Key f64 is not a sort key type"},
+		{"MaxSegment 8", radix.SegmentedSort{MaxSegment: 8}, "SegmentedSort.MaxSegment 8, but segment 2 holds 2985 keys (the longest 2985)"},
+		{"MaxSegment one short", radix.SegmentedSort{MaxSegment: 2984}, "SegmentedSort.MaxSegment 2984, but segment 2 holds 2985 keys"},
+		{"MaxSegment 8, general", radix.SegmentedSort{MaxSegment: 8, General: true}, "SegmentedSort.MaxSegment 8, but segment 2 holds 2985 keys"},
+	} {
+		if _, err := radix.SortSegments(ctx, keys, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SortSegments, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
+		}
+		if _, _, err := radix.SortSegmentPairs(ctx, keys, values, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SortSegmentPairs, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
+		}
+	}
+	for _, most := range []uint32{0, 2985, 4000} {
+		got, err := radix.SortSegments(ctx, keys, offsets, radix.SegmentedSort{MaxSegment: most})
+		if err != nil {
+			t.Fatalf("MaxSegment %d: %v", most, err)
+		}
+		for s := range len(offsets) - 1 {
+			seg := got[offsets[s]:offsets[s+1]]
+			for i := range seg {
+				if want := keys[offsets[s+1]-1-uint32(i)]; seg[i] != want {
+					t.Fatalf("MaxSegment %d: segment %d, key %d is %d, want %d", most, s, i, seg[i], want)
+				}
 			}
 		}
 	}

@@ -14,7 +14,8 @@ import (
 // len(offsets) is the segment count plus one. Unlike a plan, it checks
 // the offsets (non-decreasing, at most len(keys)) and, where
 // s.MaxSegment is 0, sets it to the longest segment, so that the block
-// path sorts where it can. K decides the key type, as in SortSlice;
+// path sorts where it can; a MaxSegment below the longest segment is
+// refused (vk.ErrInvalid, naming the segment). K decides the key type, as in SortSlice;
 // s.Values must be false (see SortSegmentPairs). keys is not modified.
 func SortSegments[K Key](ctx *vk.Context, keys []K, offsets []uint32, s SegmentedSort) ([]K, error) {
 	if s.Values {
@@ -59,6 +60,9 @@ func CheckOffsets(offsets []uint32, n uint64) (longest uint32, err error) {
 }
 
 func sortSegments[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
+	if _, ok := keyCode(s.Key); !ok {
+		return nil, nil, invalid("radix: SegmentedSort.Key %v is not a sort key type: the key type must be u32, i32, f32 or u64", s.Key)
+	}
 	key, err := gotype.Key(reflect.TypeFor[K](), s.Key, "SegmentedSort.Key")
 	if err != nil {
 		return nil, nil, fmt.Errorf("radix: %w", err)
@@ -71,6 +75,14 @@ func sortSegments[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s 
 	}
 	if s.MaxSegment == 0 {
 		s.MaxSegment = longest
+	}
+	if s.MaxSegment < longest {
+		for i := 1; i < len(offsets); i++ {
+			if m := offsets[i] - offsets[i-1]; m > s.MaxSegment {
+				return nil, nil, invalid("radix: SegmentedSort.MaxSegment %d, but segment %d holds %d keys (the longest %d): raise MaxSegment, or leave it 0 to take the longest",
+					s.MaxSegment, i-1, m, longest)
+			}
+		}
 	}
 	p, err := NewSegmentedPlan(ctx, n, uint32(len(offsets)-1), s)
 	if err != nil {

@@ -116,6 +116,9 @@ func (c *segConfig) tuning() SegmentedTuning {
 // info and picks the path and its shape.
 func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSort) (segConfig, error) {
 	s.Key = s.Key.OrUint32()
+	if err := checkSegmentedBits(s); err != nil {
+		return segConfig{}, err
+	}
 	code, begin, end, err := checkKeys(info, n, Sort{Key: s.Key, BeginBit: s.BeginBit, EndBit: s.EndBit})
 	if err != nil {
 		return segConfig{}, err
@@ -153,6 +156,23 @@ func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSor
 	c.headsOff = align.Up(c.idxOff+4*n, a)
 	c.sortOff = align.Up(c.headsOff+4*n, a)
 	return c, nil
+}
+
+// checkSegmentedBits checks s's bit range against its key's width, and
+// names the end a zero EndBit stands for (the key's width).
+func checkSegmentedBits(s SegmentedSort) error {
+	if _, ok := keyCode(s.Key); !ok {
+		return nil // checkKeys names the type
+	}
+	width := 8 * s.Key.Size()
+	end, note := s.EndBit, ""
+	if end == 0 {
+		end, note = width, " (EndBit 0: the key's width)"
+	}
+	if end > width || s.BeginBit > end {
+		return invalid("radix: segmented sort: bit range [%d, %d)%s of a %d-bit key: want BeginBit <= EndBit <= %d", s.BeginBit, end, note, width, width)
+	}
+	return nil
 }
 
 // segStageWords is the shared-memory words the block path stages per
