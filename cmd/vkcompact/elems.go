@@ -74,6 +74,8 @@ func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
 	switch {
 	case f.structs && f.set["type"] && (f.set["stride"] || f.set["key"]):
 		return elemLayout{}, usagef("give -type T for plain elements, or -stride BYTES and -key OFFSET:T for structs, not both")
+	case f.set["key"] && !f.set["stride"] && !strings.Contains(f.key, ":"):
+		return elemLayout{}, f.fieldWithoutRecords(in)
 	case f.set["stride"] || f.set["key"]:
 		if e, err = f.structElem(); err != nil {
 			return elemLayout{}, err
@@ -102,6 +104,17 @@ func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
 		l.dtype = pyRepr(fmt.Sprintf("|V%d", e.Stride))
 	}
 	return l, nil
+}
+
+// fieldWithoutRecords is the error of -key FIELD (a name, not
+// OFFSET:T) on an input that is not a record array.
+func (f *elemFlags) fieldWithoutRecords(in *inputFile) error {
+	what := "a raw file"
+	if in.npy != nil {
+		what = fmt.Sprintf("a plain array (dtype '%s')", in.npy.descr)
+	}
+	return usagef("-key %s names a field: -key FIELD needs a record array (a .npy of a structured dtype), and %s is %s; for structs without field names give -stride BYTES -key OFFSET:T",
+		f.key, in.name, what)
 }
 
 // parseType parses -type: one of the command's types.

@@ -157,6 +157,7 @@ func TestRunsBadInput(t *testing.T) {
 			{name: "key past the stride", args: in("-stride", "8", "-key", "8:u32"), want: "does not fit in a 8-byte element"},
 			{name: "input not whole elements", args: with("-in", p["odd.raw"], "-out", "$OUT", "-type", "u32"), want: "10 bytes is not a whole number of 4-byte elements"},
 			{name: "npy wrong dtype", args: with("-in", p["f32.npy"], "-out", "$OUT", "-type", "u32"), want: "dtype '<f4' does not match -type u32"},
+			{name: "-key a name on a plain array", args: with("-in", p["f32.npy"], "-out", "$OUT", "-key", "foo"), want: "-key foo names a field: -key FIELD needs a record array (a .npy of a structured dtype), and -in " + p["f32.npy"] + " is a plain array (dtype '<f4')"},
 			{name: "device index out of range", args: in("-type", "u32", "-device", "99"), want: "device index 99 is out of range", late: true},
 		} {
 			c.cmd = cmd
