@@ -7,8 +7,11 @@
 // The operations are packages of their own, each with the same shape (a
 // description, a Plan made once per size, Buffers, Record into a command
 // buffer, Run on the context's queue, and host-slice helpers):
-// compact (stream compaction and split), scan (prefix sums) and radix
-// (sorts). Package transfer records the vectorised copy and fill between
+// compact (stream compaction and split, compact.Plan; the three-way
+// partition, compact.Partition3Plan), scan (prefix sums, scan.Plan), runs
+// (run-length encoding and the runs longer than one, runs.Plan) and radix
+// (sorts: of keys or pairs, radix.Plan; of structs by a key,
+// radix.StructPlan; within segments, radix.SegmentedPlan). Package transfer records the vectorised copy and fill between
 // them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
 //
@@ -27,19 +30,23 @@
 //
 // This section is the one statement of the synchronisation contract; the
 // packages' Record functions and pipeline.Recorder refer to it.
-// compact.Plan.Record, scan.Plan.Record, radix.Plan.Record,
-// radix.StructPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
+// compact.Plan.Record, compact.Partition3Plan.Record, scan.Plan.Record,
+// runs.Plan.Record, radix.Plan.Record, radix.StructPlan.Record,
+// radix.SegmentedPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
 // transfer.RecordFill (their src, count and dst ranges as inputs and
 // outputs below) append compute dispatches to the recorder's command
 // buffer and submit nothing; so does any sequence recorded through a
 // pipeline.Recorder, for its bindings. For each:
 //
-//   - First access to every input range (Src, Flags, Count, and the
-//     Keys, Values of a sort): a read in VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
-//     with VK_ACCESS_SHADER_READ_BIT. First access to every written range
-//     (Dst, Result, Total, Src in place): a write in the same stage with
-//     VK_ACCESS_SHADER_WRITE_BIT; to Scratch, a read and a write (the
-//     single pass reads the status words its last run left there).
+//   - First access to every input range (Src, Flags, Count, the Keys,
+//     Values of a sort, the Offsets of a segmented sort): a read in
+//     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT.
+//     First access to every written range (Dst, Result, Total, Src in
+//     place, a partition's First, Second and Rest, the runs' Keys,
+//     Lengths and Offsets, a sort's KeysOut and ValuesOut): a write in the
+//     same stage with VK_ACCESS_SHADER_WRITE_BIT; to Scratch, a read and a
+//     write (the single pass reads the status words its last run left
+//     there).
 //   - Before: the caller records a barrier making its earlier writes of
 //     the inputs available to that stage and access (for instance
 //     COMPUTE_SHADER/SHADER_WRITE to COMPUTE_SHADER/SHADER_READ after its
@@ -51,8 +58,8 @@
 //     use of a range is the arguments of DispatchIndirect reads it first
 //     in DRAW_INDIRECT/INDIRECT_COMMAND_READ: the caller's barrier before
 //     it makes that range available there.
-//   - Last access to every output (Dst, or Src in place, Result, Total,
-//     Scratch): a compute-shader write. After: the caller records a
+//   - Last access to every output (each written range above, Scratch): a
+//     compute-shader write. After: the caller records a
 //     barrier from COMPUTE_SHADER/SHADER_WRITE to the stage and access
 //     of its next use: COMPUTE_SHADER/SHADER_READ for a shader,
 //     DRAW_INDIRECT/INDIRECT_COMMAND_READ to use the result block's
@@ -79,18 +86,25 @@
 //
 // # Counts from the GPU
 //
-// Every Record call can take its element count from a GPU buffer instead
-// of from the host: compact.Buffers.Count, scan.Buffers.Count,
-// radix.Buffers.Count, radix.StructBuffers.Count and transfer.RecordCopyCount read
-// a uint32 count (for instance the kept count a compaction left at
-// Result + compact.ResultKeptOffset) when the command buffer runs. The plan's n is then a capacity; elements past the count are not
-// read, and outputs past it are not written (in place, they keep their
-// values). So compact, then sort the survivors, then draw them with
-// compact.ResultDrawOffset's arguments chains on the GPU with no read back.
+// Every Record call but radix.SegmentedPlan's can take its element count
+// from a GPU buffer instead of from the host: compact.Buffers.Count,
+// compact.Partition3Buffers.Count, scan.Buffers.Count, runs.Buffers.Count,
+// radix.Buffers.Count, radix.StructBuffers.Count and
+// transfer.RecordCopyCount read a uint32 count (for instance the kept
+// count a compaction left at Result + compact.ResultKeptOffset) when the
+// command buffer runs. The plan's n is then a capacity; elements past the
+// count are not read, and outputs past it are not written (in place,
+// they keep their values). So compact, then sort the survivors, then draw
+// them with compact.ResultDrawOffset's arguments chains on the GPU with
+// no read back. A segmented sort takes no count: its segments already
+// come from the GPU (radix.SegmentedBuffers.Offsets), and it reads and
+// writes all n keys, those outside the segments copied through; plan it
+// for the keys it must cover.
 //
 // # Concurrency
 //
-// Plans (compact.Plan, scan.Plan, radix.Plan, radix.StructPlan) are immutable and may be shared and
+// Plans (compact.Plan, compact.Partition3Plan, scan.Plan, runs.Plan,
+// radix.Plan, radix.StructPlan, radix.SegmentedPlan) are immutable and may be shared and
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit

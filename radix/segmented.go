@@ -68,6 +68,10 @@ type SegmentedBuffers struct {
 	// their segments.
 	KeysOut, ValuesOut vk.Range
 	Scratch            vk.Range // SegmentedPlan.ScratchSize bytes (none on the block path)
+	// There is no Count: of the operations' Records this one alone takes
+	// no element count from the GPU (package vkcompact, "Counts from the
+	// GPU"). Its segments come from the GPU already, and it reads and
+	// writes all n keys, those outside the segments copied through.
 }
 
 // SegmentedPlan is a segmented sort of n keys in a number of segments,
