@@ -72,7 +72,11 @@
 //     the caller). Commands the caller records in between, outside the
 //     Recorder, are not tracked: order them with barriers of its own.
 //   - Every range's offset must be a multiple of the device's
-//     minStorageBufferOffsetAlignment; each binding is at most
+//     minStorageBufferOffsetAlignment, but a Count's and the ranges of
+//     transfer.RecordCopy and RecordCopyCount, which need only be
+//     multiples of 4: the library binds such a range from its offset
+//     rounded down to the alignment, so the caller's barrier before the
+//     pass covers those bytes too; each binding is at most
 //     maxStorageBufferRange bytes (larger inputs are bound piecewise by
 //     the library itself).
 //   - Bound state: recording binds compute pipelines, descriptor sets (or
@@ -96,7 +100,13 @@
 // count are not read, and outputs past it are not written (in place,
 // they keep their values). So compact, then sort the survivors, then draw
 // them with compact.ResultDrawOffset's arguments chains on the GPU with
-// no read back. A segmented sort takes no count: its segments already
+// no read back. A count may be any word of a result block at any offset
+// that is a multiple of 4 (a three-way partition's second and third
+// counts at bytes 4 and 8 too), as may the ranges of transfer.RecordCopy,
+// which copies such a word where the next pass wants it. (radix.Plan and
+// radix.StructPlan still want their Count at a multiple of
+// minStorageBufferOffsetAlignment: copy the word there with
+// transfer.RecordCopy first.) A segmented sort takes no count: its segments already
 // come from the GPU (radix.SegmentedBuffers.Offsets), and it reads and
 // writes all n keys, those outside the segments copied through; plan it
 // for the keys it must cover.

@@ -92,7 +92,8 @@ type Partition3Options struct {
 
 // Partition3Buffers are the ranges a recorded three-way partition uses.
 // Every offset must be a multiple of the device's
-// minStorageBufferOffsetAlignment.
+// minStorageBufferOffsetAlignment, but Count's, a multiple of 4 (as
+// Buffers.Count's).
 type Partition3Buffers struct {
 	Src                 vk.Range // n elements, read
 	First, Second, Rest vk.Range // each room for n elements, written from its start

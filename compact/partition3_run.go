@@ -53,7 +53,7 @@ func (p *Partition3Plan) record(r *pipeline.Recorder, b Partition3Buffers, stamp
 	}
 	q, s := &p.req, &p.pass
 	status := b.Scratch.Sub(0, s.statusBytes)
-	count, countOn := b.Count, uint32(1)
+	count, countOn := bufcheck.CountWord(r.CommandBuffer().Context(), b.Count) // any 4-byte aligned word
 	if count.Buffer == nil {
 		count, countOn = status, 0 // bound, never read
 	}
@@ -135,7 +135,7 @@ func (p *Partition3Plan) check(r *pipeline.Recorder, b *Partition3Buffers) error
 		{Name: "result", Range: b.Result, Need: Partition3ResultSize, Write: true},
 		{Name: "scratch", Range: b.Scratch, Need: p.pass.scratch, Write: true}}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}
 	return bufcheck.Check("compact", p.ctx, list)
 }

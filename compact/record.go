@@ -101,7 +101,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		return invalid("compact: Elements is for Selection.Output OutputBoth: leave it empty")
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}
 	if err := bufcheck.Check("compact", p.ctx, list); err != nil {
 		return err

@@ -148,7 +148,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "compact.Plan.Record", Input: "zero Buffer value as destination", Want: inval, Msg: "compact: destination: nil buffer", Call: record(func(b *compact.Buffers) { b.Dst = (&vk.Buffer{}).Range(0, 400) })},
 		{Entry: "compact.Plan.Record", Input: "destination offset not aligned", Want: inval, Msg: "destination offset 1028 is not a multiple of minStorageBufferOffsetAlignment", Call: record(func(b *compact.Buffers) { b.Dst = a.Range(1028, 400) })},
 		{Entry: "compact.Plan.Record", Input: "result offset not aligned", Want: inval, Msg: "result offset 2052 is not a multiple", Call: record(func(b *compact.Buffers) { b.Result = a.Range(2052, 48) })},
-		{Entry: "compact.Plan.Record", Input: "count offset not aligned", Want: inval, Msg: "count offset 3076 is not a multiple", Call: record(func(b *compact.Buffers) { b.Count = a.Range(3076, 4) })},
+		{Entry: "compact.Plan.Record", Input: "count offset not whole words", Want: inval, Msg: "count offset 3074 is not a multiple of 4", Call: record(func(b *compact.Buffers) { b.Count = a.Range(3074, 4) })},
 		{Entry: "compact.Plan.Record", Input: "in place with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: sel(inPlace, func(b *compact.Buffers) {
 			b.Scratch = s.Range(0, inPlace.ScratchSize())
 		})},

@@ -117,7 +117,8 @@ type Selection struct {
 }
 
 // Buffers are the ranges a recorded selection uses. Every offset must be a
-// multiple of the device's minStorageBufferOffsetAlignment.
+// multiple of the device's minStorageBufferOffsetAlignment, but Count's,
+// a multiple of 4.
 type Buffers struct {
 	Src    vk.Range // n elements, read
 	Dst    vk.Range // room for n elements, written; unused (zero) with InPlace
@@ -135,7 +136,9 @@ type Buffers struct {
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU: for instance the kept count a previous
 	// operation left in its result block (Result.Sub(ResultKeptOffset,
-	// 4)). The plan's n is then a capacity: the selection covers the first
+	// 4)), or any other word of one (a three-way partition's second count
+	// at byte 4): its offset need only be a multiple of 4, since it is
+	// bound from its offset rounded down to the alignment. The plan's n is then a capacity: the selection covers the first
 	// min(count, n) elements, and leaves the elements past them, in the
 	// source and the destination, as they were. It is read in the
 	// compute-shader stage and must not overlap a range the same operation

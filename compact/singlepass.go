@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -200,7 +201,7 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 // and at the end.
 func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp func()) {
 	status := b.Scratch.Sub(s.status.off, s.status.size)
-	count, countOn := b.Count, uint32(1)
+	count, countOn := bufcheck.CountWord(r.CommandBuffer().Context(), b.Count) // any 4-byte aligned word
 	if count.Buffer == nil {
 		count, countOn = status, 0 // bound, never read
 	}

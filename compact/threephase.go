@@ -2,6 +2,7 @@ package compact
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -160,7 +161,7 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 func (t *threePhase) record(r *pipeline.Recorder, q *request, b Buffers, stamp func()) {
 	l := &t.layout
 	counts := b.Scratch.Sub(l.counts.off, l.counts.size)
-	count, countOn := b.Count, uint32(1)
+	count, countOn := bufcheck.CountWord(r.CommandBuffer().Context(), b.Count) // any 4-byte aligned word
 	if count.Buffer == nil {
 		count, countOn = counts, 0 // bound, never read
 	}

@@ -70,7 +70,8 @@ type Request struct {
 }
 
 // Buffers are the ranges a recorded plan uses. Every offset must be a
-// multiple of the device's minStorageBufferOffsetAlignment.
+// multiple of the device's minStorageBufferOffsetAlignment, but Count's, a
+// multiple of 4 (as compact.Buffers.Count's).
 type Buffers struct {
 	Src vk.Range // n elements, read
 	// Keys (Encode) has room for n elements: each run's first element.
@@ -268,7 +269,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		list = append(list, bufcheck.Range{Name: "offsets", Range: b.Offsets, Need: p.lengths() * 4, Write: true})
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}
 	return bufcheck.Check("runs", p.ctx, list)
 }

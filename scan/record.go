@@ -73,7 +73,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n, Write: true})
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}
 	return bufcheck.Check("scan", p.ctx, list)
 }

@@ -75,7 +75,8 @@ type Options struct {
 }
 
 // Buffers are the ranges a recorded prefix sum uses. Every offset must
-// be a multiple of the device's minStorageBufferOffsetAlignment.
+// be a multiple of the device's minStorageBufferOffsetAlignment, but
+// Count's, a multiple of 4 (as compact.Buffers.Count's).
 type Buffers struct {
 	Src     vk.Range // n elements, read (and written in place)
 	Dst     vk.Range // n elements, written; empty in place

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -103,7 +104,7 @@ func (a *singlePass) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req re
 // before the clear, after it and after the pass.
 func (a *singlePass) record(r *pipeline.Recorder, n uint32, b Buffers, stamp func()) {
 	status := b.Scratch.Sub(0, a.statusWords()*4)
-	count, countOn := b.Count, uint32(1)
+	count, countOn := bufcheck.CountWord(r.CommandBuffer().Context(), b.Count) // any 4-byte aligned word
 	if count.Buffer == nil {
 		count, countOn = status, 0 // bound, never read
 	}

@@ -3,6 +3,7 @@ package scan
 import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -66,7 +67,7 @@ func (a *threePhase) record(r *pipeline.Recorder, n32 uint32, b Buffers, stamp f
 	info := r.CommandBuffer().Context().Info()
 	n := uint64(n32)
 	sums := b.Scratch.Sub(0, a.sumsWords()*4)
-	count, countOn := b.Count, uint32(1)
+	count, countOn := bufcheck.CountWord(r.CommandBuffer().Context(), b.Count) // any 4-byte aligned word
 	if count.Buffer == nil {
 		count, countOn = sums, 0 // bound, never read
 	}

@@ -14,17 +14,36 @@ type copyPush struct {
 	N uint32 `glsl:"n"` // words to copy
 }
 
+// copyShiftedPush is the shifted copy's push constants.
+type copyShiftedPush struct {
+	N        uint32 `glsl:"n"`        // words to copy
+	SrcShift uint32 `glsl:"srcShift"` // the source's first word in its binding
+	DstShift uint32 `glsl:"dstShift"` // the destination's first word in its binding
+}
+
 // copyCountPush is the counted copy's push constants.
 type copyCountPush struct {
 	N            uint32 `glsl:"n"`            // words in the range
 	FirstElem    uint32 `glsl:"firstElem"`    // the range's first element
 	WordsPerElem uint32 `glsl:"wordsPerElem"` // words per element, for the count
+	CountOn      uint32 `glsl:"countOn"`      // 1 + the count's word in its binding (common.glsl: countWord)
+	SrcShift     uint32 `glsl:"srcShift"`
+	DstShift     uint32 `glsl:"dstShift"`
 }
 
-// copySpec is the specialization constants of both copies.
+// copySpec is the specialization constants of the copy and the shifted
+// copy.
 type copySpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"`
 	VecsPerThread uint32 `glsl:"VECS_PER_THREAD"` // CopyOptions.LoadsPerLane
+}
+
+// copyCountSpec is the counted copy's: Shifted binds ranges whose offsets
+// are not multiples of minStorageBufferOffsetAlignment from their offsets
+// rounded down, and copies word by word (copy_shifted.glsl).
+type copyCountSpec struct {
+	copySpec
+	Shifted bool `glsl:"SHIFTED"`
 }
 
 // fillPush is the fill's push constants.
@@ -47,6 +66,10 @@ type (
 		SrcWord vk.Range `use:"read"`
 		DstWord vk.Range `use:"write"`
 	}
+	copyShiftedBindings struct {
+		SrcWord vk.Range `use:"read"`
+		DstWord vk.Range `use:"write"`
+	}
 	copyCountBindings struct {
 		SrcVec   vk.Range `use:"read"`
 		DstVec   vk.Range `use:"write"`
@@ -62,9 +85,10 @@ type (
 // The copy, the copy cut to a GPU-side element count, and the fill; none
 // uses subgroup operations, so any workgroup size works.
 var (
-	copyKernel      = pipeline.NewTypedKernel[copyPush, copySpec, copyBindings]("copy", shaders.MustSPIRV("copy"), false)
-	copyCountKernel = pipeline.NewTypedKernel[copyCountPush, copySpec, copyCountBindings]("copy_count", shaders.MustSPIRV("copy_count"), false)
-	fillKernel      = pipeline.NewTypedKernel[fillPush, fillSpec, fillBindings]("fill", shaders.MustSPIRV("fill"), false)
+	copyKernel        = pipeline.NewTypedKernel[copyPush, copySpec, copyBindings]("copy", shaders.MustSPIRV("copy"), false)
+	copyShiftedKernel = pipeline.NewTypedKernel[copyShiftedPush, copySpec, copyShiftedBindings]("copy_shifted", shaders.MustSPIRV("copy_shifted"), false)
+	copyCountKernel   = pipeline.NewTypedKernel[copyCountPush, copyCountSpec, copyCountBindings]("copy_count", shaders.MustSPIRV("copy_count"), false)
+	fillKernel        = pipeline.NewTypedKernel[fillPush, fillSpec, fillBindings]("fill", shaders.MustSPIRV("fill"), false)
 )
 
 // fillGroup is the fill kernel's workgroup size.
@@ -120,16 +144,23 @@ func (o CopyOptions) withDefaults(info vk.DeviceInfo) CopyOptions {
 // chunkBytes is the largest piece of a copy bound at once: the device's
 // maxStorageBufferRange rounded down to 4 KiB, so that each piece's
 // descriptor offset stays aligned (minStorageBufferOffsetAlignment is at
-// most 256) and 16-byte vectors stay whole.
-func chunkBytes(info vk.DeviceInfo) uint64 {
+// most 256) and 16-byte vectors stay whole; a shifted copy's pieces leave
+// room for the shift (less than 256 bytes) in the binding.
+func chunkBytes(info vk.DeviceInfo, shifted bool) uint64 {
+	if shifted {
+		return (uint64(info.MaxStorageBufferRange) - 256) &^ 4095
+	}
 	return uint64(info.MaxStorageBufferRange) &^ 4095
 }
 
 // RecordCopy records a copy of src into dst: src.Size bytes, a multiple of
-// 4, with dst.Size equal to it. Both offsets must be multiples of the
-// device's minStorageBufferOffsetAlignment; the ranges must not overlap.
-// Copies larger than maxStorageBufferRange are split into several
-// dispatches over sub-ranges. Errors are kept by r.
+// 4, with dst.Size equal to it, both offsets multiples of 4; the ranges
+// must not overlap. Where an offset is not a multiple of the device's
+// minStorageBufferOffsetAlignment (a count word at byte 4 of a result
+// block, say), the range is bound from its offset rounded down and the
+// copy moves single words, not vectors. Copies larger than
+// maxStorageBufferRange are split into several dispatches over
+// sub-ranges. Errors are kept by r.
 //
 // Synchronisation: package vkcompact's documentation (src an input, dst
 // an output).
@@ -139,8 +170,9 @@ func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 
 // RecordCopyCount is RecordCopy of the first min(count, src.Size/elemBytes)
 // elements of elemBytes bytes (a multiple of 4), count being the uint32
-// at the 4-byte range count, written on the GPU (compact.Buffers.Count explains): the
-// rest of dst is not written. count is read in the compute-shader stage.
+// at the 4-byte range count (at any offset that is a multiple of 4),
+// written on the GPU (compact.Buffers.Count explains): the rest of dst is
+// not written. count is read in the compute-shader stage.
 func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
 	if elemBytes == 0 || elemBytes%4 != 0 {
 		r.Fail(vk.Invalidf("vkcompact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
@@ -152,6 +184,10 @@ func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes u
 	}
 	if count.Size < 4 {
 		r.Fail(vk.Invalidf("vkcompact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
+		return
+	}
+	if count.Offset%4 != 0 {
+		r.Fail(vk.Invalidf("vkcompact: counted copy: the count's offset %d is not a multiple of 4", count.Offset))
 		return
 	}
 	if src.Size%uint64(elemBytes) != 0 {
@@ -179,20 +215,31 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		r.Fail(err)
 		return
 	}
+	align := max(ctx.Info().MinStorageBufferOffsetAlignment, 4)
+	shifted := src.Offset%align != 0 || dst.Offset%align != 0
 	spec := copySpec{WorkgroupSize: o.WorkgroupSize, VecsPerThread: o.LoadsPerLane}
 	var plain pipeline.TypedPipeline[copyPush, copyBindings]
+	var wordwise pipeline.TypedPipeline[copyShiftedPush, copyShiftedBindings]
 	var counted pipeline.TypedPipeline[copyCountPush, copyCountBindings]
-	if elemBytes == 0 {
+	switch {
+	case elemBytes != 0:
+		counted, err = copyCountKernel.Get(pipeline.For(ctx), copyCountSpec{copySpec: spec, Shifted: shifted})
+	case shifted:
+		wordwise, err = copyShiftedKernel.Get(pipeline.For(ctx), spec)
+	default:
 		plain, err = copyKernel.Get(pipeline.For(ctx), spec)
-	} else {
-		counted, err = copyCountKernel.Get(pipeline.For(ctx), spec)
 	}
 	if err != nil {
 		r.Fail(err)
 		return
 	}
-	chunk := chunkBytes(ctx.Info())
+	chunk := chunkBytes(ctx.Info(), shifted)
+	var countBind vk.Range
+	var countOn uint32
 	if elemBytes != 0 {
+		var word uint32
+		countBind, word = pipeline.Unaligned(ctx, count)
+		countOn = word + 1                                                      // common.glsl: countWord
 		chunk = chunk / (uint64(elemBytes) * 1024) * (uint64(elemBytes) * 1024) // whole elements, 4 KiB aligned
 	}
 	for off := uint64(0); off < src.Size; off += chunk {
@@ -200,12 +247,17 @@ func recordCopy(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32
 		words := n / 4
 		tile := uint64(o.WorkgroupSize) * uint64(o.LoadsPerLane) * 4
 		groups := max((words+tile-1)/tile, 1) // the tail alone needs workgroup 0
-		s, d := src.Sub(off, n), dst.Sub(off, n)
-		if elemBytes == 0 {
+		s, srcShift := pipeline.Unaligned(ctx, src.Sub(off, n))
+		d, dstShift := pipeline.Unaligned(ctx, dst.Sub(off, n))
+		switch {
+		case elemBytes == 0 && shifted:
+			wordwise.Dispatch(r, groups, copyShiftedPush{N: uint32(words), SrcShift: srcShift, DstShift: dstShift}, copyShiftedBindings{SrcWord: s, DstWord: d})
+		case elemBytes == 0:
 			plain.Dispatch(r, groups, copyPush{N: uint32(words)}, copyBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d})
-		} else {
-			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4},
-				copyCountBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d, GpuCount: count})
+		default:
+			counted.Dispatch(r, groups, copyCountPush{N: uint32(words), FirstElem: uint32(off / uint64(elemBytes)), WordsPerElem: elemBytes / 4,
+				CountOn: countOn, SrcShift: srcShift, DstShift: dstShift},
+				copyCountBindings{SrcVec: s, DstVec: d, SrcWord: s, DstWord: d, GpuCount: countBind})
 		}
 	}
 }
@@ -224,6 +276,9 @@ func checkCopy(dst, src vk.Range) error {
 	}
 	if src.Size%4 != 0 {
 		return vk.Invalidf("vkcompact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+	}
+	if src.Offset%4 != 0 || dst.Offset%4 != 0 {
+		return vk.Invalidf("vkcompact: copy from offset %d to offset %d: both must be multiples of 4", src.Offset, dst.Offset)
 	}
 	if dst.Size != src.Size {
 		return vk.Invalidf("vkcompact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
@@ -260,7 +315,7 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 		r.Fail(err)
 		return
 	}
-	chunk := chunkBytes(ctx.Info())
+	chunk := chunkBytes(ctx.Info(), false)
 	for off := uint64(0); off < dst.Size; off += chunk {
 		size := min(chunk, dst.Size-off)
 		words := size / 4

@@ -114,6 +114,26 @@ func TestCopyAboveMaxRange(t *testing.T) {
 	}
 	rng := vktest.Rand(t)
 	copyCase(t, ctx, rng, maxWords+12345, 0, 4, transfer.CopyOptions{})
+	copyCase(t, ctx, rng, maxWords+12345, 1, 3, transfer.CopyOptions{}) // shifted: word by word
+}
+
+// TestCopyShifted copies ranges whose offsets are whole words but not
+// multiples of minStorageBufferOffsetAlignment (a count word at byte 4
+// of a result block, the shifts up to the alignment's last word), which
+// are bound from the offset rounded down and copied word by word, under
+// several tunings.
+func TestCopyShifted(t *testing.T) {
+	ctx := vktest.Open(t)
+	rng := vktest.Rand(t)
+	align := int(max(ctx.Info().MinStorageBufferOffsetAlignment, 4) / 4) // in words
+	sg := ctx.Info().MaxSubgroupSize
+	for _, o := range []transfer.CopyOptions{{}, {WorkgroupSize: max(sg, 32), LoadsPerLane: 3}, {WorkgroupSize: 3, LoadsPerLane: 2}} {
+		for _, off := range [][2]int{{1, 0}, {0, 1}, {1, 1}, {3, 5}, {align - 1, align + 1}, {2*align + 1, 0}} {
+			for _, n := range []int{1, 2, 5, 257, 10003} {
+				copyCase(t, ctx, rng, n, off[0], off[1], o)
+			}
+		}
+	}
 }
 
 func TestCopyBadInput(t *testing.T) {
@@ -124,11 +144,11 @@ func TestCopyBadInput(t *testing.T) {
 	defer b.Release()
 	released, _ := ctx.NewBuffer(64, vk.DeviceLocal)
 	released.Release()
-	if ctx.Info().MinStorageBufferOffsetAlignment > 4 {
-		err := transfer.Copy(ctx, b.Range(0, 64), a.Range(4, 64), transfer.CopyOptions{})
-		if err == nil || !strings.Contains(err.Error(), "minStorageBufferOffsetAlignment") {
-			t.Errorf("misaligned offset: %v", err)
-		}
+	if err := transfer.Copy(ctx, b.Range(0, 64), a.Range(2, 64), transfer.CopyOptions{}); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "copy from offset 2 to offset 0: both must be multiples of 4") {
+		t.Errorf("source offset of 2 bytes: %v", err)
+	}
+	if err := transfer.Copy(ctx, b.Range(6, 64), a.Range(0, 64), transfer.CopyOptions{}); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "both must be multiples of 4") {
+		t.Errorf("destination offset of 6 bytes: %v", err)
 	}
 	for _, tc := range []struct {
 		name     string

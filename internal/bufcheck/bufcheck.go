@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -18,12 +19,28 @@ type Range struct {
 	Need  uint64   // bytes the operation touches from its offset
 	Exact bool     // the range must be Need bytes, no more (a count word)
 	Write bool     // whether the operation writes it
+	// Word: a count word, bound by CountWord, whose offset need only be
+	// a multiple of 4.
+	Word bool
+}
+
+// CountWord returns how a kernel binds a GPU-side count word, count (4
+// bytes at an offset that is a multiple of 4), and the countOn push
+// constant that finds it there (shaders/include/common.glsl: countWord):
+// the range from count's offset rounded down to the device's
+// minStorageBufferOffsetAlignment through the word, and 1 + the word's
+// index in it. So any count word chains, the second count of a result
+// block at byte 4 included, where the alignment is 256.
+func CountWord(ctx *vk.Context, count vk.Range) (bind vk.Range, countOn uint32) {
+	bind, word := pipeline.Unaligned(ctx, count.Sub(0, min(count.Size, 4)))
+	return bind, word + 1
 }
 
 // Check validates list for ctx: every range present, of ctx, valid, at
 // least Need bytes long (exactly, with Exact), at an offset that is a multiple of
-// minStorageBufferOffsetAlignment, and overlapping no other range unless
-// both are only read. prefix starts each message ("compact", "radix").
+// minStorageBufferOffsetAlignment (of 4 for a Word), and overlapping no
+// other range unless both are only read. prefix starts each message
+// ("compact", "radix").
 func Check(prefix string, ctx *vk.Context, list []Range) error {
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, x := range list {
@@ -42,7 +59,10 @@ func Check(prefix string, ctx *vk.Context, list []Range) error {
 		if x.Exact && x.Range.Size != x.Need {
 			return vk.Invalidf("%s: %s range of %d bytes: it must be exactly %d", prefix, x.Name, x.Range.Size, x.Need)
 		}
-		if align > 0 && x.Range.Offset%align != 0 {
+		if x.Word && x.Range.Offset%4 != 0 {
+			return vk.Invalidf("%s: %s offset %d is not a multiple of 4", prefix, x.Name, x.Range.Offset)
+		}
+		if !x.Word && align > 0 && x.Range.Offset%align != 0 {
 			return vk.Invalidf("%s: %s offset %d is not a multiple of minStorageBufferOffsetAlignment %d", prefix, x.Name, x.Range.Offset, align)
 		}
 	}

@@ -86,7 +86,7 @@ layout(push_constant) uniform Push {
     uint c1Hi;
     uint c2Lo;      // the second's
     uint c2Hi;
-    uint countOn;   // take the element count from gpuCount[0]
+    uint countOn;   // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
     uint groupSize; // the caller's invocations per workgroup, for the dispatch arguments
     uint maxX;      // maxComputeWorkGroupCount[0]
     uint spins;     // re-reads of an unpublished predecessor before the fallback
@@ -291,7 +291,7 @@ void main() {
     uint nsg = gl_NumSubgroups;
     uvec2 c1 = uvec2(pc.c1Lo, pc.c1Hi);
     uvec2 c2 = uvec2(pc.c2Lo, pc.c2Hi);
-    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]);
     uint lastTile = n == 0 ? 0 : (n - 1) / TILE;
 
     uint tile;

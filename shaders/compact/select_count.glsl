@@ -28,7 +28,7 @@ layout(push_constant) uniform Push {
     uint n;     // elements in the segment
     uint cLo;   // the constant's words
     uint cHi;
-    uint countOn; // take the element count from gpuCount[0]
+    uint countOn; // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
 } pc;
 
 const bool LOAD_DATA = false;
@@ -51,7 +51,7 @@ void main() {
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
-    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[countWord(pc.countOn)]);
 #ifdef NEIGHBOUR_PREDS
     selN = n; // the neighbour predicates' bound
 #endif

@@ -65,7 +65,7 @@ layout(push_constant) uniform Push {
     uint pageCount; // output slots in the page
     uint cLo;       // the constant's words
     uint cHi;
-    uint countOn;   // take the element count from gpuCount[0]
+    uint countOn;   // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
 } pc;
 
 const bool LOAD_DATA = true;
@@ -175,7 +175,7 @@ void main() {
     uvec2 c = uvec2(pc.cLo, pc.cHi);
     uint total = counts[PROCS];
     uint nAll = counts[PROCS + 1];
-    uint n = countedElems(pc.n, pc.segFirst, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, pc.segFirst, pc.countOn, gpuCount[countWord(pc.countOn)]);
 #ifdef NEIGHBOUR_PREDS
     selN = n; // the neighbour predicates' bound
 #endif

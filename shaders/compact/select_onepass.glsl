@@ -121,7 +121,7 @@ layout(push_constant) uniform Push {
     uint tiles;     // tiles dispatched: status holds 2 + tiles words
     uint cLo;       // the constant's words
     uint cHi;
-    uint countOn;   // take the element count from gpuCount[0]
+    uint countOn;   // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
     uint groupSize; // the caller's invocations per workgroup, for result[4..6]
     uint maxX;      // maxComputeWorkGroupCount[0]
     uint spins;     // re-reads of an unpublished predecessor before the fallback
@@ -246,7 +246,7 @@ void main() {
     uint sgid = gl_SubgroupID;
     uint nsg = gl_NumSubgroups;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
-    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]);
     uint lastTile = n == 0 ? 0 : (n - 1) / TILE;
 
     uint tile;

@@ -38,7 +38,7 @@ layout(push_constant) uniform Push {
     uint pieceElems; // elements per copy-back piece
     uint pieces;    // copy-back pieces; 0 when there is no copy-back
     uint copyTile;  // words per copy-back workgroup
-    uint countOn;   // take the element count from gpuCount[0]
+    uint countOn;   // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
     uint copyAll;   // the copy-back copies every element, not the kept ones
 } pc;
 
@@ -47,7 +47,7 @@ layout(push_constant) uniform Push {
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint kept = scanExclusive(0, pc.nChunks);
-    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]);
     if (lid == 0) {
         counts[pc.nChunks] = kept;
         counts[PROCS] = kept;

@@ -70,7 +70,7 @@ layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
 layout(push_constant) uniform Push {
     uint n;       // elements (the capacity when countOn)
     uint tiles;   // tiles dispatched: status holds 2 + 2 * tiles words
-    uint countOn; // take the element count from gpuCount[0]
+    uint countOn; // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
     uint spins;   // re-reads of an unpublished predecessor before the fallback
     // With WINDOWED (else unused): this dispatch's tiles are tile0 ..
     // tileEnd - 1, its input and output bound from element tile0 * TILE;
@@ -141,7 +141,7 @@ void runTile() {
     uint sg = gl_SubgroupSize;
     uint sgid = gl_SubgroupID;
     uint nsg = gl_NumSubgroups;
-    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]);
     uint lastTile = n == 0 ? 0 : (n - 1) / TILE;
 
     uint tile;

@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
     uint nc;    // chunks in the segment
     uint chunk; // elements per chunk
     uint n;     // elements in the segment
-    uint countOn; // take the element count from gpuCount[0]
+    uint countOn; // 0, or 1 + the word of the element count in gpuCount (common.glsl: countWord)
 } pc;
 
 const bool LOAD_DATA = true;
@@ -42,7 +42,7 @@ void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, pc.c0 * pc.chunk, pc.countOn, gpuCount[countWord(pc.countOn)]);
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
         uint len = start < n ? min(pc.chunk, n - start) : 0;
@@ -83,7 +83,7 @@ void main() {
             }
         }
         uint total = FLOAT_SUM ? floatBitsToUint(signedAdd(fsum)) : subgroupAdd(isum);
-        if (FLOAT_SUM && pc.countOn != 0 && gpuCount[0] == 0) {
+        if (FLOAT_SUM && pc.countOn != 0 && gpuCount[countWord(pc.countOn)] == 0) {
             // Nothing is counted: the sum of nothing is +0.0, which the
             // total then is (float_sum.glsl).
             total = 0;
