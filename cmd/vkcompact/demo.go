@@ -16,12 +16,18 @@ import (
 // Defaults of `vkcompact demo`: 2^20 particles (32 MiB) for 60 frames, a
 // size that runs in seconds on a CPU driver such as lavapipe, where the Go
 // simulation that checks it must run too (the README says how long;
-// BENCHMARKS-history.md has the demo's GPU times).
+// BENCHMARKS-history.md has the demo's GPU times). With -grid (the swarm,
+// whose grid finds some 25 neighbours per particle each frame, on the GPU
+// and in the Go reference): 2^15 particles spawned 2^11 a frame, so that
+// the buffer is full from frame 16, for 40 frames, particles dying from
+// frame 32: verified in 3.5 s on lavapipe.
 const (
-	demoDefaultParticles = 1 << 20
-	demoDefaultFrames    = 60
-	demoDefaultSeed      = 1
-	demoPNGWidth         = 512
+	demoDefaultParticles     = 1 << 20
+	demoDefaultFrames        = 60
+	demoGridDefaultParticles = 1 << 15
+	demoGridDefaultFrames    = 40
+	demoDefaultSeed          = 1
+	demoPNGWidth             = 512
 )
 
 // demoOutput is the JSON of `vkcompact demo -json`.
@@ -43,13 +49,19 @@ type demoOutput struct {
 	GPUmsFrames   []float64 `json:"gpu_ms_frames"`
 	GPUms         *float64  `json:"gpu_ms"`
 	Device        string    `json:"device"`
-	// With -grid: the grid's stages (particles.GridStages) and the mean
-	// GPU time of each per frame, ms, in the same order (null without
-	// timestamps); the occupied cells after each frame, and at the end.
-	Grid          bool      `json:"grid,omitempty"`
-	GridStages    []string  `json:"grid_stages,omitempty"`
-	GridStageMs   []float64 `json:"grid_stage_ms,omitempty"`
-	OccupiedCells []uint32  `json:"occupied_cells_per_frame,omitempty"`
+	// With -grid: the cube's side in cells (particles.Side); the grid's
+	// stages (particles.GridStages) and the mean GPU time of each per
+	// frame, ms, in the same order (null without timestamps); the
+	// occupied cells after each frame; the mean and the largest count of
+	// neighbours (other particles closer than the interaction radius) of
+	// the last frame's particles.
+	Grid           bool      `json:"grid,omitempty"`
+	GridSide       uint32    `json:"grid_side,omitempty"`
+	GridStages     []string  `json:"grid_stages,omitempty"`
+	GridStageMs    []float64 `json:"grid_stage_ms,omitempty"`
+	OccupiedCells  []uint32  `json:"occupied_cells_per_frame,omitempty"`
+	NeighboursMean *float64  `json:"neighbours_mean,omitempty"`
+	NeighboursMax  *uint32   `json:"neighbours_max,omitempty"`
 	// Mismatch describes the first difference from the Go simulation when
 	// Verified is false.
 	Mismatch string `json:"mismatch,omitempty"`
@@ -83,7 +95,11 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 		Grid: j.params.Grid, OccupiedCells: got.Occupied,
 	}
 	if j.params.Grid {
-		o.GridStages = particles.GridStages
+		o.GridSide, o.GridStages = particles.Side(j.params.Capacity), particles.GridStages
+		if got.Grid != nil {
+			mean, most := got.Grid.NeighbourStats()
+			o.NeighboursMean, o.NeighboursMax = &mean, &most
+		}
 	}
 	if n := len(got.Live); n > 0 {
 		o.Live = got.Live[n-1]
@@ -115,21 +131,24 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 // parseDemo parses and checks the flags.
 func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	fs := newFlags("demo", stderr)
-	n := fs.Int64("particles", demoDefaultParticles, "particle capacity `N`: the buffer holds at most N particles")
-	frames := fs.Int64("frames", demoDefaultFrames, "simulate `F` frames")
-	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, at least 1)")
+	n := fs.Int64("particles", demoDefaultParticles, fmt.Sprintf("particle capacity `N`: the buffer holds at most N particles (with -grid default %d)", demoGridDefaultParticles))
+	frames := fs.Int64("frames", demoDefaultFrames, fmt.Sprintf("simulate `F` frames (with -grid default %d)", demoGridDefaultFrames))
+	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, with -grid N/16, at least 1)")
 	seed := fs.Int64("seed", demoDefaultSeed, "`SEED` of the spawn hash, 0 to 4294967295")
-	grid := fs.Bool("grid", false, "after each frame build the uniform grid of the live particles on the GPU (cell, sort by cell, run-length encoding into cell starts and counts, neighbour counts through the 27 adjacent cells), verified against Go")
+	grid := fs.Bool("grid", false, "the swarm: particles spawned anywhere in a cube of about 7 per cell, which push apart; after each frame build the uniform grid of the live particles on the GPU (cell, sort by cell, run-length encoding into cell starts and counts, each particle's neighbours and their push through the 27 adjacent cells, which the next frame applies), verified against Go")
 	drawing := drawingFlags(fs, "draw the final particles to `FILE` (PNG)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	spawnSet := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "spawn" {
-			spawnSet = true
-		}
-	})
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	spawnSet := set["spawn"]
+	if *grid && !set["particles"] {
+		*n = demoGridDefaultParticles
+	}
+	if *grid && !set["frames"] {
+		*frames = demoGridDefaultFrames
+	}
 	switch {
 	case *n < 1 || *n > math.MaxUint32:
 		return nil, usagef("-particles %d: want 1 to %d", *n, uint64(math.MaxUint32))
@@ -142,6 +161,9 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	}
 	if !spawnSet {
 		*spawn = max(*n/64, 1)
+		if *grid {
+			*spawn = max(*n/16, 1)
+		}
 	}
 	return &demoJob{
 		params:     particles.Params{Capacity: uint32(*n), Frames: int(*frames), Spawn: uint32(*spawn), Seed: uint32(*seed), Grid: *grid},
@@ -157,7 +179,7 @@ func (j *demoJob) runGPU(stderr io.Writer) (st particles.State, t *particles.Tim
 			return err
 		}
 		defer sim.Release()
-		if t, err = sim.Run(); err != nil {
+		if t, err = sim.Run(nil); err != nil {
 			return err
 		}
 		st, err = sim.Read()
@@ -195,7 +217,11 @@ func (o demoOutput) printText(w io.Writer) error {
 		if k := len(o.OccupiedCells); k > 0 {
 			cells = o.OccupiedCells[k-1]
 		}
-		fmt.Fprintf(&b, "demo: grid of %d cells, %d occupied at the end", particles.GridCells, cells)
+		mean, most := 0.0, uint32(0)
+		if o.NeighboursMean != nil {
+			mean, most = *o.NeighboursMean, *o.NeighboursMax
+		}
+		fmt.Fprintf(&b, "demo: grid of %d^3 cells, %d occupied at the end, %.1f neighbours per particle (at most %d)", o.GridSide, cells, mean, most)
 		for k, ms := range o.GridStageMs {
 			sep := "; GPU ms per frame: "
 			if k > 0 {

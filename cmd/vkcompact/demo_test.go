@@ -111,6 +111,10 @@ func TestDemoDetectsCorruption(t *testing.T) {
 			g.Ids[0], g.Ids[1] = g.Ids[1], g.Ids[0]
 		},
 		"grid: occupied cells": func(st *particles.State) { st.Occupied[3]++ },
+		"grid: a push's lowest bit": func(st *particles.State) {
+			g := grid(st)
+			g.Forces[5] = math.Float32frombits(math.Float32bits(g.Forces[5]) ^ 1)
+		},
 		"particle": func(st *particles.State) {
 			p := &st.Particles[len(st.Particles)/2]
 			p.Vel[1] = math.Float32frombits(math.Float32bits(p.Vel[1]) ^ 1) // one ulp
@@ -135,24 +139,30 @@ func TestDemoDetectsCorruption(t *testing.T) {
 }
 
 // TestDemoGridJSON runs the demo with its grid: verified, the stages named
-// and timed, and the occupied cells of every frame as the Go simulation
-// counts them.
+// and timed, the cube's side, the occupied cells of every frame and the
+// last frame's neighbour counts as the Go simulation has them.
 func TestDemoGridJSON(t *testing.T) {
 	requireDevice(t)
 	p := particles.Params{Capacity: 3001, Frames: 15, Spawn: 250, Seed: 6, Grid: true}
 	args := []string{"demo", "-json", "-grid", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-particles", "3001", "-frames", "15", "-spawn", "250", "-seed", "6"}
-	out := runJSON(t, args, "verified", "grid", "grid_stages", "grid_stage_ms", "occupied_cells_per_frame")
+	out := runJSON(t, args, "verified", "grid", "grid_side", "grid_stages", "grid_stage_ms", "occupied_cells_per_frame", "neighbours_mean", "neighbours_max")
 	type gridJSON struct {
 		demoJSON
-		Grid          bool      `json:"grid"`
-		GridStages    []string  `json:"grid_stages"`
-		GridStageMs   []float64 `json:"grid_stage_ms"`
-		OccupiedCells []uint32  `json:"occupied_cells_per_frame"`
+		Grid           bool      `json:"grid"`
+		GridSide       uint32    `json:"grid_side"`
+		GridStages     []string  `json:"grid_stages"`
+		GridStageMs    []float64 `json:"grid_stage_ms"`
+		OccupiedCells  []uint32  `json:"occupied_cells_per_frame"`
+		NeighboursMean float64   `json:"neighbours_mean"`
+		NeighboursMax  uint32    `json:"neighbours_max"`
 	}
 	d := decodeLastLine[gridJSON](t, out)
 	want := particles.Simulate(p)
-	if !d.Verified || !d.Grid || !slices.Equal(d.GridStages, particles.GridStages) || !slices.Equal(d.OccupiedCells, want.Occupied) {
+	if !d.Verified || !d.Grid || d.GridSide != particles.Side(3001) || !slices.Equal(d.GridStages, particles.GridStages) || !slices.Equal(d.OccupiedCells, want.Occupied) {
 		t.Errorf("JSON %+v; want occupied cells %v", d, want.Occupied)
+	}
+	if mean, most := want.Grid.NeighbourStats(); d.NeighboursMean != mean || d.NeighboursMax != most || !(mean > 0) {
+		t.Errorf("neighbours %g on average, %d at most; want %g, %d", d.NeighboursMean, d.NeighboursMax, mean, most)
 	}
 	if len(d.GridStageMs) != len(particles.GridStages) {
 		t.Errorf("%d stage times for %d stages", len(d.GridStageMs), len(particles.GridStages))

@@ -11,7 +11,7 @@
 //	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact segsort -in FILE -out FILE (-offsets FILE | -segment N) [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
-//	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-png FILE] [-device D] [-json]
+//	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-grid] [-png FILE] [-device D] [-json]
 //	vkcompact raytrace [-width W] [-height H] [-spp S] [-bounces B] [-reps R] [-warmup-ms MS] [-png FILE] [-device D] [-json]
 //
 // compact writes the elements of the input that EXPR (or the flags) keeps,
@@ -70,7 +70,11 @@
 // sort's.
 //
 // demo runs a GPU particle system whose dead particles are compacted away
-// every frame, and checks it bit for bit against a Go simulation.
+// every frame, and checks it bit for bit against a Go simulation. With
+// -grid the particles are a swarm that fills a cube at a bounded density
+// and pushes apart, and every frame builds their uniform grid on the GPU
+// (cells, a sort by cell, run-length encoding, cell starts, each
+// particle's neighbours and push), checked against Go too.
 //
 // raytrace renders a scene with a wavefront path tracer, W x H pixels, S
 // samples per pixel, at most B bounces, compacting the ray queue on the

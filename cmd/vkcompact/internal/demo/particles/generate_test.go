@@ -16,15 +16,15 @@ func TestGenerated(t *testing.T) {
 
 // TestValid runs spirv-val on the embedded modules.
 func TestValid(t *testing.T) {
-	spvtest.Valid(t, "setup", "update", "grid_cells", "grid_table", "grid_neighbours")
+	spvtest.Valid(t, "setup", "update", "grid_update", "grid_cells", "grid_table", "grid_neighbours")
 }
 
-// TestPrecise checks that the float arithmetic of the update and of the
-// grid's cells and neighbour distances is marked NoContraction, which
+// TestPrecise checks that the float arithmetic of both updates and of the
+// grid's neighbour distances and pushes is marked NoContraction, which
 // keeps a driver from fusing it into FMAs that the Go reference does not do.
 func TestPrecise(t *testing.T) {
 	spvtest.RequireTool(t, "spirv-dis")
-	for _, module := range []string{"update", "grid_cells", "grid_neighbours"} {
+	for _, module := range []string{"update", "grid_update", "grid_neighbours"} {
 		msg, err := exec.Command("spirv-dis", module+".spv").CombinedOutput()
 		if err != nil {
 			t.Fatalf("spirv-dis: %v\n%s", err, msg)

@@ -75,6 +75,7 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 			p.Capacity, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/Size)
 	}
 	s = &Sim{ctx: ctx, params: p, gridX: info.MaxWorkgroupCount[0]}
+	update := updateKernel
 	defer func() {
 		if err != nil {
 			s.Release()
@@ -84,6 +85,7 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 		if s.grid, err = newGrid(ctx, p); err != nil {
 			return nil, err
 		}
+		update = gridUpdateKernel // the swarm's
 	}
 	s.plan, err = compact.NewPlan(ctx, uint64(p.Capacity), compact.Selection{
 		Elem:    vkcompact.Struct(Size, 0, vkcompact.Float32), // the key is unused: flags decide
@@ -97,7 +99,7 @@ func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 	if s.setup, err = cache.Get(setupKernel, 1, UpdateGroup); err != nil {
 		return nil, err
 	}
-	if s.update, err = cache.Get(updateKernel, UpdateGroup); err != nil {
+	if s.update, err = cache.Get(update, UpdateGroup); err != nil {
 		return nil, err
 	}
 	for _, b := range []struct {
@@ -143,19 +145,24 @@ func (s *Sim) Release() {
 // recorder's: the first accesses are compute-shader reads and writes, the
 // last compute-shader writes (of the particles, the result block, the
 // frame block and history), which the caller orders before its reads.
-func (s *Sim) Record(r *pipeline.Recorder) { s.record(r, nil) }
+func (s *Sim) Record(r *pipeline.Recorder) { s.record(r, 0, uint32(s.params.Frames), nil) }
 
-// RecordTimed is Record with timestamps: without the grid, t's query f
-// is written before frame f, query Frames after the last; with it, query
-// f*S+k before stage k of frame f (S = len(GridStages)), and query
-// Frames*S after the last. t needs Stamps() queries, reset earlier in the
-// command buffer.
+// RecordTimed is Record with timestamps: S+1 queries a frame (S =
+// len(GridStages) with the grid, else 1), frame f's query f*(S+1)+k before
+// its stage k and f*(S+1)+S after its last, so that the frames may also
+// be recorded in several command buffers (Run does). t needs Stamps()
+// queries, reset earlier in the command buffer.
 func (s *Sim) RecordTimed(r *pipeline.Recorder, t *vk.Timer) {
-	s.record(r, func(i uint32) {
+	s.record(r, 0, uint32(s.params.Frames), s.stamper(r, t))
+}
+
+// stamper returns the stamp function of RecordTimed over r and t.
+func (s *Sim) stamper(r *pipeline.Recorder, t *vk.Timer) func(uint32) {
+	return func(i uint32) {
 		if r.Err() == nil {
 			t.Stamp(r.CommandBuffer(), i)
 		}
-	})
+	}
 }
 
 // stagesPerFrame is the timed intervals of a frame: the whole frame, or
@@ -168,9 +175,12 @@ func (s *Sim) stagesPerFrame() uint32 {
 }
 
 // Stamps is the timestamps RecordTimed writes.
-func (s *Sim) Stamps() uint32 { return uint32(s.params.Frames)*s.stagesPerFrame() + 1 }
+func (s *Sim) Stamps() uint32 { return uint32(s.params.Frames) * (s.stagesPerFrame() + 1) }
 
-func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
+// record records frames first to end-1, and after the last frame of the
+// run the final setup, calling stamp (when not nil) with each query
+// RecordTimed describes.
+func (s *Sim) record(r *pipeline.Recorder, first, end uint32, stamp func(uint32)) {
 	if stamp == nil {
 		stamp = func(uint32) {}
 	}
@@ -180,12 +190,20 @@ func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 	setup := func(f uint32) {
 		r.Dispatch(s.setup, 1, []uint32{f, p.Spawn, p.Capacity, s.gridX}, s.result.All(), block, s.history.All())
 	}
-	for f := range uint32(p.Frames) {
-		stamp(f * per)
+	for f := first; f < end; f++ {
+		base := f * (per + 1)
+		stamp(base)
 		setup(f)
 		cur, next := s.particles[f%2], s.particles[(f+1)%2]
-		r.DispatchIndirect(s.update, block.Sub(frameArgsOffset, 12), []uint32{f, p.Seed},
-			cur.All(), s.flags.All(), block.Sub(0, 8))
+		if s.grid != nil {
+			// The swarm's update: each kept particle takes the push the
+			// last frame's grid left for it (forces, by the same index).
+			r.DispatchIndirect(s.update, block.Sub(frameArgsOffset, 12), []uint32{f, p.Seed, s.grid.side},
+				cur.All(), s.flags.All(), block.Sub(0, 8), s.grid.forces.All())
+		} else {
+			r.DispatchIndirect(s.update, block.Sub(frameArgsOffset, 12), []uint32{f, p.Seed},
+				cur.All(), s.flags.All(), block.Sub(0, 8))
+		}
 		s.plan.Record(r, compact.Buffers{
 			Src:     cur.All(),
 			Dst:     next.All(),
@@ -195,12 +213,14 @@ func (s *Sim) record(r *pipeline.Recorder, stamp func(uint32)) {
 			Count:   block.Sub(0, 4),
 		})
 		if s.grid != nil {
-			k := f * per
+			k := base
 			s.grid.record(r, f, next, s.result, func() { k++; stamp(k) })
 		}
+		stamp(base + per)
 	}
-	setup(uint32(p.Frames))
-	stamp(uint32(p.Frames) * per)
+	if end == uint32(p.Frames) {
+		setup(end)
+	}
 }
 
 // Poison fills the particles with NaNs and the flags with ones (keep), so
@@ -219,17 +239,23 @@ func (s *Sim) Poison(cb vk.CommandBuffer) {
 
 // Timing is a run's GPU time per frame.
 type Timing struct {
-	FrameMs []float64 // FrameMs[f] is frame f's time, ms; the last includes the final setup
+	FrameMs []float64 // FrameMs[f] is frame f's time, ms
 	// StageMs[k][f], with the grid, is stage k's (GridStages[k]) time in
 	// frame f, ms; the first stage's includes the frame's setup.
 	StageMs [][]float64
 }
 
-// Run records the poisoned buffers and every frame into one command
-// buffer, submits it and waits: nothing is read back between frames. It
-// returns the GPU time of each frame, or nil where the device has no
-// timestamps.
-func (s *Sim) Run() (*Timing, error) {
+// RunBatch is the frames Run records into one command buffer: each
+// submission waits for its frames alone (vk.Options.Timeout bounds that
+// wait), and the caller hears after each.
+const RunBatch = 8
+
+// Run records the poisoned buffers and the frames, RunBatch frames to a
+// command buffer, submits each and waits: nothing is read back between
+// frames. It calls done, when not nil, with the frames finished after
+// each submission. It returns the GPU time of each frame, or nil where
+// the device has no timestamps.
+func (s *Sim) Run(done func(frames int)) (*Timing, error) {
 	var timer *vk.Timer
 	if s.ctx.Info().TimestampValidBits > 0 {
 		var err error
@@ -238,25 +264,44 @@ func (s *Sim) Run() (*Timing, error) {
 		}
 		defer timer.Release()
 	}
-	err := s.ctx.Submit(func(cb vk.CommandBuffer) error {
-		// Earlier work of the queue (an earlier run's reads included)
-		// before the fills and the frames.
-		cb.MemoryBarrier(vk.StageAllCommands, vk.StageTransfer|vk.StageComputeShader, vk.AccessMemoryWrite,
-			vk.AccessTransferWrite|vk.AccessShaderRead|vk.AccessShaderWrite)
-		s.Poison(cb)
-		r := pipeline.Record(cb)
-		if timer != nil {
-			timer.Reset(cb)
-			s.RecordTimed(r, timer)
-		} else {
-			s.Record(r)
+	frames := uint32(s.params.Frames)
+	for first := uint32(0); first < frames; first += RunBatch {
+		end := min(first+RunBatch, frames)
+		err := s.ctx.Submit(func(cb vk.CommandBuffer) error {
+			// Earlier work of the queue (an earlier run's, or the last
+			// batch's frames) before the fills and these frames.
+			cb.MemoryBarrier(vk.StageAllCommands, vk.StageTransfer|vk.StageComputeShader, vk.AccessMemoryWrite,
+				vk.AccessTransferWrite|vk.AccessShaderRead|vk.AccessShaderWrite)
+			if first == 0 {
+				s.Poison(cb)
+				if timer != nil {
+					timer.Reset(cb)
+				}
+			}
+			r := pipeline.Record(cb)
+			var stamp func(uint32)
+			if timer != nil {
+				stamp = s.stamper(r, timer)
+			}
+			s.record(r, first, end, stamp)
+			cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
+			return r.Err()
+		})
+		if err != nil {
+			return nil, err
 		}
-		cb.MemoryBarrier(vk.StageComputeShader, vk.StageAllCommands, vk.AccessShaderWrite, vk.AccessMemoryRead|vk.AccessMemoryWrite)
-		return r.Err()
-	})
-	if err != nil || timer == nil {
-		return nil, err
+		if done != nil {
+			done(int(end))
+		}
 	}
+	if timer == nil {
+		return nil, nil
+	}
+	return s.timing(timer)
+}
+
+// timing reads a run's timestamps.
+func (s *Sim) timing(timer *vk.Timer) (*Timing, error) {
 	per := s.stagesPerFrame()
 	t := &Timing{FrameMs: make([]float64, s.params.Frames)}
 	if s.grid != nil {
@@ -266,7 +311,7 @@ func (s *Sim) Run() (*Timing, error) {
 		}
 	}
 	for f := range t.FrameMs {
-		first := uint32(f) * per
+		first := uint32(f) * (per + 1)
 		ns, err := timer.Nanoseconds(first, first+per)
 		if err != nil {
 			return nil, err

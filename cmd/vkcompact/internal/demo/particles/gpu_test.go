@@ -50,7 +50,7 @@ func TestDemoGPU(t *testing.T) {
 func checkRun(t *testing.T, sim *Sim) State {
 	t.Helper()
 	p := sim.Params()
-	timing, err := sim.Run()
+	timing, err := sim.Run(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-// grid.glsl: the particle grid's shared definitions (grid.go holds the
-// same in Go).
+// grid.glsl: the swarm's grid (swarm.go, grid_ref.go hold the same in
+// Go). Positions are in cells: a cell is 1 on a side, 1 is the
+// interaction radius, and the cube is pc.side cells along each axis.
 
 struct Particle {
     float px, py, pz;
@@ -7,24 +8,17 @@ struct Particle {
     float age, lifetime;
 };
 
-const uint GRID = 128u;           // cells per axis
-const float CELLS_PER_M = 32.0;   // a cell is 1/32 m
-const float HALF = 2.0;           // the box is [-HALF, HALF] in x and z
-
-uint axis(float v) {
-    precise float c = v * CELLS_PER_M;
-    // c >= 0 here for x and z (the walls) and y (the floor); clamp guards
-    // the top and rounding at the walls.
-    return min(uint(max(c, 0.0)), GRID - 1u);
+// axis truncates a coordinate to its cell, clamped to the cube (a
+// particle on the far face, or past it by rounding, takes the last cell).
+uint axis(float v, uint side) {
+    return min(uint(max(v, 0.0)), side - 1u);
 }
 
-uvec3 coordsOf(float x, float y, float z) {
-    precise float sx = x + HALF;
-    precise float sz = z + HALF;
-    return uvec3(axis(sx), axis(y), axis(sz));
+uvec3 coordsOf(float x, float y, float z, uint side) {
+    return uvec3(axis(x, side), axis(y, side), axis(z, side));
 }
 
-uint cellOf(float x, float y, float z) {
-    uvec3 c = coordsOf(x, y, z);
-    return (c.y * GRID + c.z) * GRID + c.x;
+uint cellOf(float x, float y, float z, uint side) {
+    uvec3 c = coordsOf(x, y, z, side);
+    return (c.y * side + c.z) * side + c.x;
 }

@@ -2,6 +2,7 @@ package particles
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
@@ -13,12 +14,14 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// The grid's stages, after each frame's compaction, all on the GPU and
-// all sized by the kept count the compaction left in its result block:
+// The grid's stages, after each frame's compaction of the swarm
+// (swarm.go), all on the GPU and all sized by the kept count the
+// compaction left in its result block:
 //
 //  1. grid_cells.comp: the cell of each live particle, and its index;
-//  2. radix.Plan: the pairs (cell, index) sorted by cell, on the 21 bits
-//     a cell takes; stable, so a cell's particles keep their order;
+//  2. radix.Plan: the pairs (cell, index) sorted by cell, on the bits a
+//     cell takes (21 for the largest cube); stable, so a cell's particles
+//     keep their order;
 //  3. runs.Plan (runs.Encode): the run-length encoding of the sorted cells: each
 //     occupied cell and its particle count, the number of occupied cells
 //     on the GPU;
@@ -28,14 +31,23 @@ import (
 //     count, the frame that wrote them: a cell with an older stamp is
 //     empty, so nothing clears the table between frames);
 //  6. grid_neighbours.comp: each particle's neighbours (closer than a
-//     cell's width) counted through the 27 cells around its own.
+//     cell's width, the interaction radius) counted, and their pushes
+//     summed, through the 27 cells around its own: the next frame's
+//     update (grid_update.comp) adds each particle's push to its velocity.
 var GridStages = []string{"update+compact", "cells", "sort", "rle", "starts", "table", "neighbours"}
 
 var (
+	gridUpdateKernel = &pipeline.Kernel{
+		Name:      "particles_grid_update",
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_update"),
+		Bindings:  []pipeline.Use{pipeline.ReadWrite, pipeline.Write, pipeline.Read, pipeline.Read},
+		PushWords: 3,
+	}
 	gridCellsKernel = &pipeline.Kernel{
-		Name:     "particles_grid_cells",
-		SPIRV:    shaders.MustSPIRVFrom(spirvFiles, "grid_cells"),
-		Bindings: []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		Name:      "particles_grid_cells",
+		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_cells"),
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords: 1,
 	}
 	gridTableKernel = &pipeline.Kernel{
 		Name:      "particles_grid_table",
@@ -46,13 +58,14 @@ var (
 	gridNeighboursKernel = &pipeline.Kernel{
 		Name:      "particles_grid_neighbours",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_neighbours"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write},
-		PushWords: 1,
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		PushWords: 2,
 	}
 )
 
 // grid is the grid's plans, pipelines and buffers.
 type grid struct {
+	side                                    uint32 // the cube's side in cells (Side)
 	sort                                    *radix.Plan
 	encode                                  *runs.Plan
 	starts                                  *scan.Plan
@@ -61,23 +74,27 @@ type grid struct {
 	sortedKeys, sortedIds                   *vk.Buffer
 	unique, lengths, first                  *vk.Buffer // the encoding and its prefix sum
 	runsResult, total                       *vk.Buffer
-	lookup                                  *vk.Buffer // GridCells x (start, count, stamp)
+	lookup                                  *vk.Buffer // side³ x (start, count, stamp)
 	neighbours                              *vk.Buffer
+	forces                                  *vk.Buffer // a vec4 per particle: its push for the next frame
 	history                                 *vk.Buffer // occupied cells per frame
 	sortScratch, encodeScratch, scanScratch *vk.Buffer
 }
 
+// cellBits is the bits of a cell index in a cube of side cells.
+func cellBits(side uint32) uint32 { return uint32(bits.Len32(side*side*side - 1)) }
+
 // newGrid creates the grid's plans, pipelines and buffers for capacity
 // particles.
 func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
-	g = &grid{}
+	g = &grid{side: Side(p.Capacity)}
 	defer func() {
 		if err != nil {
 			g.release()
 		}
 	}()
 	n := uint64(p.Capacity)
-	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: gridCellBits}); err != nil {
+	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: cellBits(g.side)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's sort: %w", err)
 	}
 	if g.encode, err = runs.NewPlan(ctx, n, runs.Request{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
@@ -102,9 +119,9 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 		size uint64
 	}{
 		{&g.keys, words}, {&g.ids, words}, {&g.sortedKeys, words}, {&g.sortedIds, words},
-		{&g.unique, words}, {&g.lengths, words}, {&g.first, words}, {&g.neighbours, words},
+		{&g.unique, words}, {&g.lengths, words}, {&g.first, words}, {&g.neighbours, words}, {&g.forces, 4 * words},
 		{&g.runsResult, runs.ResultSize}, {&g.total, scan.TotalSize},
-		{&g.lookup, GridCells * 3 * 4},
+		{&g.lookup, uint64(g.side) * uint64(g.side) * uint64(g.side) * 3 * 4},
 		{&g.history, uint64(p.Frames) * 4},
 		{&g.sortScratch, max(g.sort.ScratchSize(), 4)},
 		{&g.encodeScratch, max(g.encode.ScratchSize(), 4)},
@@ -122,7 +139,7 @@ func (g *grid) release() {
 		return
 	}
 	for _, b := range []**vk.Buffer{&g.keys, &g.ids, &g.sortedKeys, &g.sortedIds, &g.unique, &g.lengths, &g.first,
-		&g.neighbours, &g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch} {
+		&g.neighbours, &g.forces, &g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch} {
 		if *b != nil {
 			(*b).Release()
 			*b = nil
@@ -133,7 +150,7 @@ func (g *grid) release() {
 // poison fills the grid's outputs with ones, and the table's stamps with
 // a frame no run reaches, so that an unwritten slot cannot pass.
 func (g *grid) poison(cb vk.CommandBuffer) {
-	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.unique, g.lengths, g.first, g.neighbours, g.lookup, g.history} {
+	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.unique, g.lengths, g.first, g.neighbours, g.forces, g.lookup, g.history} {
 		cb.FillBuffer(b.All(), 0xffffffff)
 	}
 }
@@ -145,7 +162,7 @@ func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, s
 	kept := result.Range(compact.ResultKeptOffset, 4)
 	dispatch := result.Range(compact.ResultDispatchOffset, 12)
 	stamp()
-	r.DispatchIndirect(g.cells, dispatch, nil, live.All(), result.All(), g.keys.All(), g.ids.All())
+	r.DispatchIndirect(g.cells, dispatch, []uint32{g.side}, live.All(), result.All(), g.keys.All(), g.ids.All())
 	stamp()
 	g.sort.Record(r, radix.Buffers{
 		Keys: g.keys.All(), Values: g.ids.All(), KeysOut: g.sortedKeys.All(), ValuesOut: g.sortedIds.All(),
@@ -165,7 +182,7 @@ func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, s
 	groups := (uint64(g.keys.Size()/4) + UpdateGroup - 1) / UpdateGroup
 	r.Dispatch(g.table, groups, []uint32{f, runs.ResultRunsOffset / 4}, g.runsResult.All(), g.unique.All(), g.lengths.All(), g.first.All(), g.lookup.All(), g.history.All())
 	stamp()
-	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f}, live.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All())
+	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f, g.side}, live.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All(), g.forces.All())
 }
 
 // read downloads the last frame's grid over live particles, and the
@@ -180,7 +197,7 @@ func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
 		return Grid{}, nil, fmt.Errorf("particles: the GPU reports %d occupied cells for %d particles", occupied, live)
 	}
 	out := Grid{
-		Cells: make([]uint32, live), Ids: make([]uint32, live), Neighbours: make([]uint32, live),
+		Cells: make([]uint32, live), Ids: make([]uint32, live), Neighbours: make([]uint32, live), Forces: make([]float32, 4*live),
 		Unique: make([]uint32, occupied), Lengths: make([]uint32, occupied), Starts: make([]uint32, occupied),
 	}
 	for _, d := range []struct {
@@ -194,6 +211,11 @@ func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
 			continue
 		}
 		if err := vk.Download(d.buf.Range(0, uint64(len(d.dst))*4), d.dst); err != nil {
+			return Grid{}, nil, err
+		}
+	}
+	if live > 0 {
+		if err := vk.Download(g.forces.Range(0, uint64(live)*16), out.Forces); err != nil {
 			return Grid{}, nil, err
 		}
 	}

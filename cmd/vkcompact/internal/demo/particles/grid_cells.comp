@@ -7,11 +7,9 @@
 // block (64 invocations per workgroup, a 2D grid past
 // maxComputeWorkGroupCount[0]).
 //
-// A cell is 1/32 m on a side; the grid is 128 cells across in x and z
-// (the box, [-2, 2]) and 128 up in y (0 to 4 m, clamped above):
-// cell = (cy * 128 + cz) * 128 + cx, 21 bits. The coordinates are exact
-// functions of the position: (x + 2) * 32 rounds once (the add; the
-// multiply by a power of two is exact), then truncates, as grid.go does.
+// A cell is 1 on a side (the interaction radius); the cube is pc.side
+// cells along each axis: cell = (cy * side + cz) * side + cx, the
+// coordinates the positions truncated (grid.glsl), as grid_ref.go does.
 //
 // Bindings: 0 particles (compacted, read), 1 the compaction's result block,
 // 2 cells, 3 ids.
@@ -25,6 +23,10 @@ layout(std430, binding = 1) readonly buffer Result { uint result[]; };
 layout(std430, binding = 2) writeonly buffer Cells { uint cells[]; };
 layout(std430, binding = 3) writeonly buffer Ids { uint ids[]; };
 
+layout(push_constant) uniform Push {
+    uint side; // the cube's side in cells
+} pc;
+
 void main() {
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
@@ -32,6 +34,6 @@ void main() {
         return;
     }
     Particle p = particles[i];
-    cells[i] = cellOf(p.px, p.py, p.pz);
+    cells[i] = cellOf(p.px, p.py, p.pz, pc.side);
     ids[i] = i;
 }

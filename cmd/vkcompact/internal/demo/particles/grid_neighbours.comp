@@ -1,18 +1,24 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // grid_neighbours: the particle grid's use. Invocation i < K takes the
-// i-th particle in cell order (ids[i], from the sort) and counts the other
-// particles closer than one cell's width (1/32 m) by reading the 27 cells
-// around its own through the table: every candidate lies in one of them.
-// It writes the count to neighbours[ids[i]], in the particles' own order.
-// The squared distance is computed as grid.go does, each operation
-// rounded on its own (precise: no fused multiply-add), so the counts
-// match the Go reference exactly.
+// i-th particle in cell order (ids[i], from the sort) and reads the 27
+// cells around its own through the table (every particle closer than 1,
+// the interaction radius, lies in one of them): it counts the others
+// closer than 1 and sums the push each gives it, (1 - d²) times the
+// vector from the other to it, the swarm's repulsion, which the next
+// frame's update adds to its velocity (grid_update.comp). It writes the
+// count to neighbours[ids[i]] and the push to forces[ids[i]], in the
+// particles' own order.
+//
+// The cells are read y, then z, then x from -1 to 1, each cell's
+// particles in the sort's order, and every operation is rounded on its
+// own (precise: no fused multiply-add), as grid_ref.go does, so the
+// counts and the pushes match the Go reference bit for bit.
 //
 // Dispatched indirectly from the compaction's result block.
 //
 // Bindings: 0 particles, 1 the compaction's result block, 2 ids (sorted by
-// cell), 3 the table, 4 neighbours.
+// cell), 3 the table, 4 neighbours, 5 forces.
 
 layout(local_size_x_id = 0) in;
 
@@ -23,12 +29,12 @@ layout(std430, binding = 1) readonly buffer Result { uint result[]; };
 layout(std430, binding = 2) readonly buffer Ids { uint ids[]; };
 layout(std430, binding = 3) readonly buffer Table { uint table[]; };
 layout(std430, binding = 4) writeonly buffer Neighbours { uint neighbours[]; };
+layout(std430, binding = 5) writeonly buffer Forces { vec4 forces[]; };
 
 layout(push_constant) uniform Push {
     uint frame;
+    uint side; // the cube's side in cells
 } pc;
-
-const float RADIUS2 = 1.0 / (CELLS_PER_M * CELLS_PER_M);
 
 void main() {
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
@@ -38,16 +44,20 @@ void main() {
     }
     uint me = ids[i];
     Particle p = particles[me];
-    ivec3 c = ivec3(coordsOf(p.px, p.py, p.pz));
+    ivec3 c = ivec3(coordsOf(p.px, p.py, p.pz, pc.side));
+    int side = int(pc.side);
     uint count = 0;
+    precise float fx = 0.0;
+    precise float fy = 0.0;
+    precise float fz = 0.0;
     for (int dy = -1; dy <= 1; dy++) {
         for (int dz = -1; dz <= 1; dz++) {
             for (int dx = -1; dx <= 1; dx++) {
                 ivec3 q = c + ivec3(dx, dy, dz);
-                if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, ivec3(GRID)))) {
+                if (any(lessThan(q, ivec3(0))) || any(greaterThanEqual(q, ivec3(side)))) {
                     continue;
                 }
-                uint cell = (uint(q.y) * GRID + uint(q.z)) * GRID + uint(q.x);
+                uint cell = (uint(q.y) * pc.side + uint(q.z)) * pc.side + uint(q.x);
                 if (table[3 * cell + 2] != pc.frame) {
                     continue; // empty this frame
                 }
@@ -63,12 +73,17 @@ void main() {
                     precise float ey = p.py - o.py;
                     precise float ez = p.pz - o.pz;
                     precise float d2 = ex * ex + ey * ey + ez * ez;
-                    if (d2 < RADIUS2) {
+                    if (d2 < 1.0) {
                         count++;
+                        precise float w = 1.0 - d2;
+                        fx = fx + w * ex;
+                        fy = fy + w * ey;
+                        fz = fz + w * ez;
                     }
                 }
             }
         }
     }
     neighbours[me] = count;
+    forces[me] = vec4(fx, fy, fz, 0.0);
 }

@@ -1,68 +1,67 @@
 package particles
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
+	"math"
+	"runtime"
+	"sync"
 )
 
-// The uniform grid of `vkcompact demo -grid`, the same in grid.glsl: a cell
-// is 1/32 m on a side, GridSide cells across the box in x and z ([-Half,
-// Half]) and GridSide up in y (0 to 4 m; higher particles fall in the top
-// layer). Two particles are neighbours when they are closer than one
-// cell's width, so every neighbour of a particle lies in the 27 cells
-// around its own.
+// The uniform grid of `vkcompact demo -grid` over a swarm (swarm.go): a
+// cell is 1 on a side, the cube is side cells along each axis, and two
+// particles are neighbours when they are closer than 1, so every
+// neighbour of a particle lies in the 27 cells around its own. grid.glsl
+// holds the same in GLSL.
 const (
-	GridSide     = 128
-	GridCells    = GridSide * GridSide * GridSide
-	cellsPerM    = 32
-	radiusSq     = float32(1.0 / (cellsPerM * cellsPerM))
-	gridCellBits = 21 // bits of a cell index: GridCells = 2^21
+	radiusSq = float32(1) // the interaction radius, squared
 )
 
 // Grid is one frame's uniform grid over the live particles: the
 // particles' indices sorted by cell (stably: equal cells keep the
 // particles' order), the run-length encoding of the sorted cells (each
 // occupied cell, its particle count and its first slot in the sorted
-// order) and each particle's neighbour count.
+// order), and each particle's neighbour count and the push its neighbours
+// give it.
 type Grid struct {
 	Cells      []uint32 // Cells[i]: the cell of the i-th particle in cell order
 	Ids        []uint32 // Ids[i]: that particle's index among the live ones
 	Unique     []uint32 // the occupied cells, ascending
 	Lengths    []uint32 // Lengths[j]: the particles in cell Unique[j]
 	Starts     []uint32 // Starts[j]: the first slot of cell Unique[j] in Ids
-	Neighbours []uint32 // Neighbours[k]: the particles closer than 1/32 m to particle k
+	Neighbours []uint32 // Neighbours[k]: the particles closer than 1 to particle k
+	// Forces[4k:4k+3] is the push on particle k: the sum over its
+	// neighbours o of (1 - d²)(p_k - p_o), in the order grid_neighbours
+	// sums it; Forces[4k+3] is 0.
+	Forces []float32
 }
 
-// gridAxis is grid.glsl's axis: a coordinate already shifted to be
-// non-negative, scaled by a power of two (exact), truncated and clamped.
-func gridAxis(v float32) uint32 {
-	c := v * cellsPerM
-	if !(c > 0) {
+// gridAxis is grid.glsl's axis: a coordinate (in cells, at least 0 inside
+// the cube) truncated to its cell, and clamped to the cube.
+func gridAxis(v float32, side uint32) uint32 {
+	if !(v > 0) {
 		return 0
 	}
-	if c >= GridSide {
-		return GridSide - 1
+	if v >= float32(side) {
+		return side - 1
 	}
-	return uint32(c)
+	return uint32(v)
 }
 
 // gridCoords returns the cell coordinates of a position, as grid.glsl's
-// coordsOf: the shift by Half rounds once, as the shader's precise add does.
-func gridCoords(p *Particle) [3]uint32 {
-	sx := p.Pos[0] + Half
-	sz := p.Pos[2] + Half
-	return [3]uint32{gridAxis(sx), gridAxis(p.Pos[1]), gridAxis(sz)}
+// coordsOf.
+func gridCoords(p *Particle, side uint32) [3]uint32 {
+	return [3]uint32{gridAxis(p.Pos[0], side), gridAxis(p.Pos[1], side), gridAxis(p.Pos[2], side)}
 }
 
-// CellOf returns the grid cell of a particle: (y*GridSide + z)*GridSide + x.
-func CellOf(p *Particle) uint32 {
-	c := gridCoords(p)
-	return (c[1]*GridSide+c[2])*GridSide + c[0]
+// CellOf returns the grid cell of a particle in a cube of side cells:
+// (y*side + z)*side + x.
+func CellOf(p *Particle, side uint32) uint32 {
+	c := gridCoords(p, side)
+	return (c[1]*side+c[2])*side + c[0]
 }
 
 // distSq is grid_neighbours.comp's squared distance, each operation
-// rounded on its own: ((ex*ex) + (ey*ey)) + (ez*ez).
+// rounded on its own: ((ex*ex) + (ey*ey)) + (ez*ez), e = a - b.
 func distSq(a, b *Particle) float32 {
 	ex := a.Pos[0] - b.Pos[0]
 	ey := a.Pos[1] - b.Pos[1]
@@ -71,77 +70,138 @@ func distSq(a, b *Particle) float32 {
 	return d + float32(ez*ez)
 }
 
-// BuildGrid builds the grid of ps in Go, as the GPU stages do: cells,
-// a stable sort by cell, the run-length encoding, its exclusive prefix
-// sum, and the neighbour counts through the 27 cells around each
-// particle's.
-func BuildGrid(ps []Particle) Grid {
+// gridBuilder builds grids over one cube, reusing its per-cell tables.
+type gridBuilder struct {
+	side           uint32
+	start, count   []uint32 // per cell: the first slot in Ids and the particles
+	next           []uint32 // per cell: the next slot the stable sort fills
+	cellOfParticle []uint32
+}
+
+func newGridBuilder(side uint32) *gridBuilder {
+	cells := side * side * side
+	return &gridBuilder{side: side, start: make([]uint32, cells), count: make([]uint32, cells), next: make([]uint32, cells)}
+}
+
+// BuildGrid builds the grid of ps in a cube of side cells in Go, as the
+// GPU stages do: cells, a stable sort by cell, the run-length encoding,
+// its exclusive prefix sum, and each particle's neighbours and push
+// through the 27 cells around its own.
+func BuildGrid(ps []Particle, side uint32) Grid {
+	return newGridBuilder(side).build(ps)
+}
+
+// build builds the grid of ps (BuildGrid).
+func (b *gridBuilder) build(ps []Particle) Grid {
 	n := len(ps)
-	g := Grid{Cells: make([]uint32, n), Ids: make([]uint32, n), Neighbours: make([]uint32, n)}
+	g := Grid{Cells: make([]uint32, n), Ids: make([]uint32, n), Neighbours: make([]uint32, n), Forces: make([]float32, 4*n)}
+	clear(b.count)
+	b.cellOfParticle = append(b.cellOfParticle[:0], make([]uint32, n)...)
 	for i := range ps {
-		g.Cells[i] = CellOf(&ps[i])
-		g.Ids[i] = uint32(i)
+		c := CellOf(&ps[i], b.side)
+		b.cellOfParticle[i] = c
+		b.count[c]++
 	}
-	slices.SortStableFunc(g.Ids, func(a, b uint32) int { return cmp.Compare(g.Cells[a], g.Cells[b]) })
-	for i, id := range g.Ids {
-		g.Cells[i] = CellOf(&ps[id])
-	}
-	table := map[uint32][2]uint32{} // cell: start, count
-	for i := 0; i < n; {
-		j := i
-		for j < n && g.Cells[j] == g.Cells[i] {
-			j++
+	slot := uint32(0)
+	for c, k := range b.count {
+		if k == 0 {
+			continue
 		}
-		g.Unique = append(g.Unique, g.Cells[i])
-		g.Lengths = append(g.Lengths, uint32(j-i))
-		g.Starts = append(g.Starts, uint32(i))
-		table[g.Cells[i]] = [2]uint32{uint32(i), uint32(j - i)}
-		i = j
+		b.start[c], b.next[c] = slot, slot
+		g.Unique = append(g.Unique, uint32(c))
+		g.Lengths = append(g.Lengths, k)
+		g.Starts = append(g.Starts, slot)
+		slot += k
 	}
-	for me := range ps {
-		c := gridCoords(&ps[me])
-		count := uint32(0)
-		for dy := -1; dy <= 1; dy++ {
-			for dz := -1; dz <= 1; dz++ {
-				for dx := -1; dx <= 1; dx++ {
-					x, y, z := int(c[0])+dx, int(c[1])+dy, int(c[2])+dz
-					if x < 0 || y < 0 || z < 0 || x >= GridSide || y >= GridSide || z >= GridSide {
+	for i, c := range b.cellOfParticle {
+		g.Ids[b.next[c]] = uint32(i)
+		b.next[c]++
+	}
+	for i, id := range g.Ids {
+		g.Cells[i] = b.cellOfParticle[id]
+	}
+	// The neighbours, each particle on its own: in parallel, each
+	// summing in the one order.
+	workers := min(runtime.GOMAXPROCS(0), max(n/4096, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for me := w * n / workers; me < (w+1)*n/workers; me++ {
+				b.neighbours(ps, &g, me)
+			}
+		}()
+	}
+	wg.Wait()
+	return g
+}
+
+// neighbours counts particle me's neighbours in g and sums their push,
+// as grid_neighbours.comp does: the cells y, then z, then x from -1 to 1
+// around its own, each cell's particles in sorted order.
+func (b *gridBuilder) neighbours(ps []Particle, g *Grid, me int) {
+	side := int(b.side)
+	c := gridCoords(&ps[me], b.side)
+	p := &ps[me]
+	count := uint32(0)
+	var fx, fy, fz float32
+	for dy := -1; dy <= 1; dy++ {
+		for dz := -1; dz <= 1; dz++ {
+			for dx := -1; dx <= 1; dx++ {
+				x, y, z := int(c[0])+dx, int(c[1])+dy, int(c[2])+dz
+				if x < 0 || y < 0 || z < 0 || x >= side || y >= side || z >= side {
+					continue
+				}
+				cell := (y*side+z)*side + x
+				first := b.start[cell]
+				for _, other := range g.Ids[first : first+b.count[cell]] {
+					if int(other) == me {
 						continue
 					}
-					run, ok := table[uint32((y*GridSide+z)*GridSide+x)]
-					if !ok {
-						continue
-					}
-					for _, other := range g.Ids[run[0] : run[0]+run[1]] {
-						if int(other) != me && distSq(&ps[me], &ps[other]) < radiusSq {
-							count++
-						}
+					o := &ps[other]
+					ex := p.Pos[0] - o.Pos[0]
+					ey := p.Pos[1] - o.Pos[1]
+					ez := p.Pos[2] - o.Pos[2]
+					d2 := float32(ex*ex) + float32(ey*ey)
+					d2 = d2 + float32(ez*ez)
+					if d2 < radiusSq {
+						count++
+						w := 1 - d2
+						fx = fx + float32(w*ex)
+						fy = fy + float32(w*ey)
+						fz = fz + float32(w*ez)
 					}
 				}
 			}
 		}
-		g.Neighbours[me] = count
 	}
-	return g
+	g.Neighbours[me] = count
+	g.Forces[4*me], g.Forces[4*me+1], g.Forces[4*me+2], g.Forces[4*me+3] = fx, fy, fz, 0
 }
 
-// occupiedCells counts the distinct cells of ps: the runs of a frame's
-// grid. seen is scratch of GridCells words, stamped with mark.
-func occupiedCells(ps []Particle, seen []uint32, mark uint32) uint32 {
-	runs := uint32(0)
-	for i := range ps {
-		c := CellOf(&ps[i])
-		if seen[c] != mark {
-			seen[c] = mark
-			runs++
-		}
+// push returns particle k's push from the grid's forces.
+func (g *Grid) push(k int) [3]float32 {
+	return [3]float32{g.Forces[4*k], g.Forces[4*k+1], g.Forces[4*k+2]}
+}
+
+// NeighbourStats returns the mean and the largest neighbour count of a
+// grid's particles (0, 0 for none).
+func (g *Grid) NeighbourStats() (mean float64, most uint32) {
+	if len(g.Neighbours) == 0 {
+		return 0, 0
 	}
-	return runs
+	sum := uint64(0)
+	for _, c := range g.Neighbours {
+		sum += uint64(c)
+		most = max(most, c)
+	}
+	return float64(sum) / float64(len(g.Neighbours)), most
 }
 
 // CompareGrid checks a GPU grid against the Go one, and the occupied
-// cells of every frame; nil when identical, else an error that counts the
-// differences and describes the first.
+// cells of every frame; nil when identical (the forces bit for bit), else
+// an error that counts the differences and describes the first.
 func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 	var first string
 	diffs := 0
@@ -161,6 +221,13 @@ func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 			}
 		}
 	}
+	bits := func(fs []float32) []uint32 {
+		out := make([]uint32, len(fs))
+		for i, f := range fs {
+			out[i] = math.Float32bits(f)
+		}
+		return out
+	}
 	list("occupied cells per frame", gotRuns, wantRuns)
 	list("sorted cells", got.Cells, want.Cells)
 	list("sorted ids", got.Ids, want.Ids)
@@ -168,6 +235,7 @@ func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 	list("run lengths", got.Lengths, want.Lengths)
 	list("run starts", got.Starts, want.Starts)
 	list("neighbour counts", got.Neighbours, want.Neighbours)
+	list("force bits", bits(got.Forces), bits(want.Forces))
 	if diffs == 0 {
 		return nil
 	}

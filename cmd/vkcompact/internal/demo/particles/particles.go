@@ -1,6 +1,7 @@
 // Package particles is the particle system behind `vkcompact demo`: a
-// fountain of particles in a box, moved, aged and spawned each frame by a
-// compute shader, with the dead ones removed by vkcompact's compaction
+// fountain of particles in a box (or with Params.Grid a swarm in a cube,
+// swarm.go, with its uniform grid, grid.go), moved, aged and spawned each
+// frame by a compute shader, with the dead ones removed by vkcompact's compaction
 // (from one of two buffers into the other, taken in turn) and the next frame dispatched indirectly from the kept count,
 // all on the GPU. Simulate runs the same frames in Go, operation for
 // operation, so that the GPU's final state can be checked bit for bit.
@@ -74,10 +75,11 @@ type Params struct {
 	// Path is the compaction's (compact.Options.Path); the zero value,
 	// PathAuto, takes the single pass on GPUs.
 	Path vkcompact.Path
-	// Grid builds the uniform grid of the live particles after every
-	// frame's compaction (grid.go): cells, a sort by cell, the
-	// run-length encoding into each cell's start and count, and each
-	// particle's neighbour count.
+	// Grid makes the scene the swarm (swarm.go) and builds the uniform
+	// grid of the live particles after every frame's compaction
+	// (grid.go): cells, a sort by cell, the run-length encoding into each
+	// cell's start and count, and each particle's neighbour count and
+	// push, which the next frame's update applies.
 	Grid bool
 }
 
@@ -160,24 +162,61 @@ func (p *Particle) Alive() bool { return p.Age < p.Lifetime }
 
 // Simulate runs the frames of p in Go, as the GPU does: the kept particles
 // step, the new ones spawn after them, and a stable compaction keeps the
-// live ones in order.
-// With p.Grid it builds the last frame's grid too (BuildGrid), and counts
-// the occupied cells of every frame.
+// live ones in order. With p.Grid the scene is the swarm (swarm.go),
+// whose every frame builds the grid of its live particles (BuildGrid),
+// their pushes for the next frame's step; the state holds the last
+// frame's grid and the occupied cells of every frame.
 func Simulate(p Params) State {
-	if !p.Grid {
-		return SimulateEach(p, nil)
+	if p.Grid {
+		return SimulateSwarm(p, nil)
 	}
-	seen := make([]uint32, GridCells)
-	occupied := make([]uint32, p.Frames)
-	st := SimulateEach(p, func(f int, live []Particle) { occupied[f] = occupiedCells(live, seen, uint32(f)+1) })
-	g := BuildGrid(st.Particles)
-	st.Grid, st.Occupied = &g, occupied
-	return st
+	return SimulateEach(p, nil)
 }
 
-// SimulateEach is Simulate calling each, when not nil, with every frame's
-// live particles after its compaction (the slice is reused: copy what is
-// kept).
+// SimulateSwarm is Simulate of a swarm (Params.Grid), calling each, when
+// not nil, with every frame's live particles and grid (both reused: copy
+// what is kept).
+func SimulateSwarm(p Params, each func(frame int, live []Particle, g *Grid)) State {
+	side := Side(p.Capacity)
+	b := newGridBuilder(side)
+	ps := make([]Particle, 0, p.Capacity)
+	live := make([]uint32, p.Frames)
+	occupied := make([]uint32, p.Frames)
+	var g Grid
+	for f := range p.Frames {
+		kept := uint32(len(ps))
+		for i := range ps {
+			ps[i].StepSwarm(g.push(i), float32(side))
+		}
+		for j := range min(p.Spawn, p.Capacity-kept) {
+			ps = append(ps, SpawnSwarm(p.Seed, uint32(f), j, side))
+		}
+		ps = keepAlive(ps)
+		live[f] = uint32(len(ps))
+		g = b.build(ps)
+		occupied[f] = uint32(len(g.Unique))
+		if each != nil {
+			each(f, ps, &g)
+		}
+	}
+	return State{Particles: ps, Live: live, Grid: &g, Occupied: occupied}
+}
+
+// keepAlive is the stable compaction of ps: the live ones, in order, in
+// place.
+func keepAlive(ps []Particle) []Particle {
+	out := ps[:0]
+	for _, q := range ps {
+		if q.Alive() {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// SimulateEach is Simulate of the fountain (no grid), calling each, when
+// not nil, with every frame's live particles after its compaction (the
+// slice is reused: copy what is kept).
 func SimulateEach(p Params, each func(frame int, live []Particle)) State {
 	ps := make([]Particle, 0, p.Capacity)
 	live := make([]uint32, p.Frames)
@@ -189,13 +228,7 @@ func SimulateEach(p Params, each func(frame int, live []Particle)) State {
 		for j := range min(p.Spawn, p.Capacity-kept) {
 			ps = append(ps, Spawn(p.Seed, uint32(f), j))
 		}
-		out := ps[:0]
-		for _, q := range ps {
-			if q.Alive() {
-				out = append(out, q)
-			}
-		}
-		ps = out
+		ps = keepAlive(ps)
 		live[f] = uint32(len(ps))
 		if each != nil {
 			each(f, ps)

@@ -26,7 +26,7 @@ func TestSpawn(t *testing.T) {
 				if abs(p.Vel[0]) > 2 || abs(p.Vel[2]) > 2 || p.Vel[1] < 3 || p.Vel[1] >= 6 {
 					t.Errorf("Spawn(%d, %d, %d): velocity %v", seed, f, j, p.Vel)
 				}
-				seen[bits(p)] = true
+				seen[particleBits(p)] = true
 			}
 		}
 	}
@@ -37,7 +37,7 @@ func TestSpawn(t *testing.T) {
 
 func abs(x float32) float32 { return float32(math.Abs(float64(x))) }
 
-func bits(p Particle) (b [8]uint32) {
+func particleBits(p Particle) (b [8]uint32) {
 	for k, f := range fields(&p) {
 		b[k] = math.Float32bits(*f.v)
 	}
