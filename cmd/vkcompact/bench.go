@@ -95,15 +95,18 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer statsOut.abortOnError(&err)
 	}
-	_, err = onDevice(vk.Options{Device: j.device, Statistics: j.kernelStats != ""}, stderr, func(ctx *vk.Context, _ *allocator) error {
-		return j.measure(ctx, stdout, stderr, statsOut)
+	prog := startProgress(stderr, j.asJSON, "bench")
+	defer prog.end()
+	_, err = onDevice(vk.Options{Device: j.device, Timeout: j.timeout, Statistics: j.kernelStats != ""}, prog.Writer(stderr), func(ctx *vk.Context, _ *allocator) error {
+		return j.measure(ctx, prog.Writer(stdout), prog.Writer(stderr), statsOut, prog)
 	})
 	return err
 }
 
 // measure times and checks every operation at every size on ctx, prints
-// the rows, and writes the plot and the kernel statistics to statsOut.
-func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *outputFile) error {
+// the rows, and writes the plot and the kernel statistics to statsOut. It
+// counts the measurements done on prog.
+func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *outputFile, prog *progress) error {
 	info := ctx.Info()
 	if statsOut != nil && !info.PipelineStatistics {
 		return usagef("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", info.Name)
@@ -123,13 +126,14 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 		fmt.Fprintln(stdout, "impl,op,n,keep_ratio,ms_median,gelem_per_s")
 	}
 	var rows []benchRow
+	total := 0
+	for _, op := range j.ops {
+		total += len(j.logs) * len(j.ratiosOf(op))
+	}
 	for _, lg := range j.logs {
 		for _, op := range j.ops {
-			rs := []float64{1}
-			if keeps(op) {
-				rs = j.ratios
-			}
-			for _, keep := range rs {
+			for _, keep := range j.ratiosOf(op) {
+				prog.set(len(rows), total, "measurements")
 				row, err := benchOps[op](ctx, 1<<lg, keep, cfg)
 				if err != nil {
 					return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
@@ -160,6 +164,15 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 		return json.NewEncoder(stdout).Encode(rows)
 	}
 	return nil
+}
+
+// ratiosOf is the keep ratios op is measured at: -keep's, or 1 for an
+// operation that keeps everything.
+func (j *benchJob) ratiosOf(op string) []float64 {
+	if keeps(op) {
+		return j.ratios
+	}
+	return []float64{1}
 }
 
 // benchCopy times the uvec4 copy of n uint32 and checks its output.

@@ -25,6 +25,7 @@ type benchJob struct {
 	phases      bool // -phases: cfg.phases is stderr once measuring
 	reuse       bool // -alloc size
 	device      string
+	timeout     time.Duration // -timeout
 	asJSON      bool
 	plot        string     // -plot: the file to draw
 	extra       []benchRow // -plot-with: rows drawn beside the measured ones
@@ -60,7 +61,7 @@ func parseBench(args []string, stderr io.Writer) (*benchJob, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	j := &benchJob{phases: f.phases, reuse: f.alloc == "size", device: f.device, asJSON: f.asJSON,
+	j := &benchJob{phases: f.phases, reuse: f.alloc == "size", device: f.device, timeout: fs.timeout, asJSON: f.asJSON,
 		plot: f.plot, plotOnly: f.plotOnly, kernelStats: f.kernelStats}
 	var err error
 	if j.logs, j.ops, j.ratios, err = f.lists(); err != nil {

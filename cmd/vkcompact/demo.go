@@ -171,15 +171,20 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	}, nil
 }
 
-// runGPU runs the frames on the device and reads the state back.
+// runGPU runs the frames on the device and reads the state back, showing
+// the frames done on a terminal.
 func (j *demoJob) runGPU(stderr io.Writer) (st particles.State, t *particles.Timing, device string, err error) {
-	device, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
+	prog := startProgress(stderr, j.asJSON, "demo")
+	defer prog.end()
+	frames := j.params.Frames
+	device, err = onDevice(vk.Options{Device: j.device, Timeout: j.timeout}, prog.Writer(stderr), func(ctx *vk.Context, _ *allocator) error {
 		sim, err := particles.NewSim(ctx, j.params)
 		if err != nil {
 			return err
 		}
 		defer sim.Release()
-		if t, err = sim.Run(nil); err != nil {
+		prog.set(0, frames, "frames")
+		if t, err = sim.Run(func(done int) { prog.set(done, frames, "frames") }); err != nil {
 			return err
 		}
 		st, err = sim.Read()

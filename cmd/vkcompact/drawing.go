@@ -3,6 +3,7 @@ package main
 import (
 	"image"
 	"io"
+	"time"
 )
 
 // drawingCommand is a checked invocation of a command that checks its own
@@ -16,11 +17,12 @@ type drawingCommand interface {
 }
 
 // drawingJob is what the drawing commands' invocations share: -png,
-// -device and -json.
+// -device, -timeout and -json.
 type drawingJob struct {
-	png    string // "" for no picture
-	device string
-	asJSON bool
+	png     string // "" for no picture
+	device  string
+	timeout time.Duration // -timeout
+	asJSON  bool
 }
 
 // drawing returns j: drawingJob embedded in a job gives it the method.
@@ -32,7 +34,7 @@ func drawingFlags(fs *flags, pngHelp string) (job func() drawingJob) {
 	png := fs.String("png", "", pngHelp)
 	device := fs.String("device", "", deviceHelp)
 	asJSON := fs.Bool("json", false, jsonHelp)
-	return func() drawingJob { return drawingJob{png: *png, device: *device, asJSON: *asJSON} }
+	return func() drawingJob { return drawingJob{png: *png, device: *device, timeout: fs.timeout, asJSON: *asJSON} }
 }
 
 // checkedRun is what a drawing command's run produces: the report, the

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"strings"
+	"time"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/vk"
@@ -28,11 +29,13 @@ type fileCommand interface {
 }
 
 // fileJob is what the file commands' invocations share: the inputs they
-// opened, the outputs they write, -device and -json.
+// opened, the outputs they write, -device, -timeout and -json.
 type fileJob struct {
+	name    string // the command's
 	inputs  []*inputFile
 	outputs []outputName
 	device  string
+	timeout time.Duration // -timeout
 	asJSON  bool
 }
 
@@ -40,6 +43,7 @@ type fileJob struct {
 // command has.
 type fileFlags struct {
 	*flags
+	name            string
 	in, out, device *string
 	asJSON          *bool
 }
@@ -50,6 +54,7 @@ func newFileFlags(name string, stderr io.Writer, inHelp, outHelp string) *fileFl
 	fs := newFlags(name, stderr)
 	return &fileFlags{
 		flags:  fs,
+		name:   name,
 		in:     fs.String("in", "", inHelp),
 		out:    fs.String("out", "", outHelp),
 		device: fs.String("device", "", deviceHelp),
@@ -69,7 +74,7 @@ func (fs *fileFlags) parse(args []string) (fileJob, error) {
 	case *fs.out == "":
 		return fileJob{}, usagef("missing -out FILE")
 	}
-	return fileJob{outputs: []outputName{{"-out", *fs.out}}, device: *fs.device, asJSON: *fs.asJSON}, nil
+	return fileJob{name: fs.name, outputs: []outputName{{"-out", *fs.out}}, device: *fs.device, timeout: fs.timeout, asJSON: *fs.asJSON}, nil
 }
 
 // outputName is an output file: the flag that names it and its path.
@@ -166,10 +171,14 @@ func runFileCommand[J fileCommand](c J, stdout, stderr io.Writer) (err error) {
 		outs = append(outs, o)
 	}
 	var data []outputData
-	device, err := onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, a *allocator) (err error) {
+	// A large input may keep a CPU driver busy for minutes: the elapsed
+	// time shows on a terminal.
+	prog := startProgress(stderr, j.asJSON, j.name)
+	device, err := onDevice(vk.Options{Device: j.device, Timeout: j.timeout}, prog.Writer(stderr), func(ctx *vk.Context, a *allocator) (err error) {
 		data, err = c.run(ctx, a)
 		return err
 	})
+	prog.end()
 	if err != nil {
 		return err
 	}

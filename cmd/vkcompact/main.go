@@ -82,6 +82,12 @@
 // two images are the same bit for bit, and a small render against a Go
 // tracer, and reports the rays entering each bounce and both GPU times.
 //
+// Every command takes -timeout DURATION: each wait for the GPU that runs
+// past it ends the command with an error (exit status 1); by default there
+// is none. While a long run works, a line on stderr shows its progress
+// (frames, renders or measurements done, the seconds elapsed) when stderr
+// is a terminal and there is no -json; piped, stderr gets errors alone.
+//
 // Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
 // device or driver failure, or a check that failed (demo, raytrace).
 // Errors go to stderr, prefixed "vkcompact:".
@@ -95,6 +101,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -222,24 +229,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // Help texts of the flags several commands have.
 const (
-	deviceHelp = "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)"
-	jsonHelp   = "print one JSON object"
+	deviceHelp  = "device index or name substring (default: VKCOMPACT_DEVICE, else the best GPU)"
+	jsonHelp    = "print one JSON object"
+	timeoutHelp = "bound each wait for the GPU to `DURATION` (90s, 10m, 1h30m): a wait that runs past it ends the command with an error, exit status 1; 0 waits as long as the work runs (a lost device still ends it)"
 )
 
-// newFlags makes a command's flag set. It prints nothing itself: parse
-// errors come back as usage errors (one "vkcompact:" line), and -h prints
-// the flags to stderr.
+// newFlags makes a command's flag set, with -timeout, which every command
+// takes. It prints nothing itself: parse errors come back as usage errors
+// (one "vkcompact:" line), and -h prints the flags to stderr.
 func newFlags(name string, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet("vkcompact "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flags{FlagSet: fs, help: stderr}
+	f := &flags{FlagSet: fs, help: stderr}
+	fs.DurationVar(&f.timeout, "timeout", 0, timeoutHelp)
+	return f
 }
 
-// flags is a command's flag set and where its -h text goes.
+// flags is a command's flag set, where its -h text goes, and -timeout.
 type flags struct {
 	*flag.FlagSet
-	help io.Writer
+	help    io.Writer
+	timeout time.Duration // -timeout: 0 for no bound
 }
 
 // parse parses a command's arguments: a bad flag is a usage error naming
@@ -257,6 +268,9 @@ func parse(fs *flags, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if fs.timeout < 0 {
+		return usagef("-timeout %v: want a positive duration, or 0 for no bound", fs.timeout)
 	}
 	return nil
 }

@@ -12,14 +12,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestMain lets the test binary stand in for vkcompact: with
-// VKCOMPACT_TEST_AS_CLI=1 it runs the command line on its arguments.
+// VKCOMPACT_TEST_AS_CLI=1 it runs the command line on its arguments (with
+// VKCOMPACT_TEST_PROGRESS_AT_ONCE=1 too, a progress line would be drawn
+// at once, not after a second).
 func TestMain(m *testing.M) {
 	if os.Getenv("VKCOMPACT_TEST_AS_CLI") == "1" {
+		if os.Getenv("VKCOMPACT_TEST_PROGRESS_AT_ONCE") == "1" {
+			progressShowAfter, progressEvery = 0, time.Millisecond
+		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -70,8 +70,8 @@ func parsePartition3(args []string, stderr io.Writer) (*partition3Job, error) {
 	case !set["first"] || !set["second"]:
 		return nil, usagef("missing -first EXPR or -second EXPR: the two groups' tests")
 	}
-	j := &partition3Job{fileJob: fileJob{outputs: []outputName{{"-out-first", *outs[0]}, {"-out-second", *outs[1]}, {"-out-rest", *outs[2]}},
-		device: *device, asJSON: *asJSON}}
+	j := &partition3Job{fileJob: fileJob{name: "partition3", outputs: []outputName{{"-out-first", *outs[0]}, {"-out-second", *outs[1]}, {"-out-rest", *outs[2]}},
+		device: *device, timeout: fs.timeout, asJSON: *asJSON}}
 	ef := elemFlags{op: "partition3", set: set, typ: *typ, stride: *stride, key: *key, structs: true,
 		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
 		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}

@@ -149,15 +149,18 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 // runGPU opens the device, runs the reference check and the timed
 // renders, and returns the report and the compacted render.
 func (j *raytraceJob) runGPU(stderr io.Writer) (o *raytraceOutput, img *raytrace.Render, err error) {
-	_, err = onDevice(vk.Options{Device: j.device}, stderr, func(ctx *vk.Context, _ *allocator) error {
-		o, img, err = j.render(ctx)
+	prog := startProgress(stderr, j.asJSON, "raytrace")
+	defer prog.end()
+	_, err = onDevice(vk.Options{Device: j.device, Timeout: j.timeout}, prog.Writer(stderr), func(ctx *vk.Context, _ *allocator) error {
+		o, img, err = j.render(ctx, prog)
 		return err
 	})
 	return o, img, err
 }
 
-// render runs the reference check and the timed renders on ctx.
-func (j *raytraceJob) render(ctx *vk.Context) (*raytraceOutput, *raytrace.Render, error) {
+// render runs the reference check and the timed renders on ctx, counting
+// the renders done on prog.
+func (j *raytraceJob) render(ctx *vk.Context, prog *progress) (*raytraceOutput, *raytrace.Render, error) {
 	// The size is checked against the device first: a queue too large
 	// for one binding is refused before anything runs.
 	r, err := raytrace.NewRenderer(ctx, j.params)
@@ -178,7 +181,7 @@ func (j *raytraceJob) render(ctx *vk.Context) (*raytraceOutput, *raytrace.Render
 	if o.Warmup, err = warmUp(r, j.warmupMs); err != nil {
 		return nil, nil, err
 	}
-	img, err := j.timedRenders(r, o, fail)
+	img, err := j.timedRenders(r, o, fail, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,12 +239,13 @@ func warmUp(r *raytrace.Renderer, ms int) (frames int, err error) {
 // first compacted one bit for bit, samples included; every later render
 // against the first of its mode. It fills o's counts and median times,
 // and returns the first compacted render.
-func (j *raytraceJob) timedRenders(r *raytrace.Renderer, o *raytraceOutput, fail func(string, ...any)) (*raytrace.Render, error) {
+func (j *raytraceJob) timedRenders(r *raytrace.Renderer, o *raytraceOutput, fail func(string, ...any), prog *progress) (*raytrace.Render, error) {
 	modes := []raytrace.Mode{raytrace.Compacted, raytrace.Uncompacted}
 	first := make([]*raytrace.Render, len(modes))
 	timings := make([][]*raytrace.Timing, len(modes))
 	for rep := range j.reps {
 		for k, m := range modes {
+			prog.set(rep*len(modes)+k, j.reps*len(modes), "timed renders")
 			t, err := r.Run(m)
 			if err != nil {
 				return nil, err
