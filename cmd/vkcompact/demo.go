@@ -51,17 +51,20 @@ type demoOutput struct {
 	Device        string    `json:"device"`
 	// With -grid: the cube's side in cells (particles.Side); the grid's
 	// stages (particles.GridStages) and the mean GPU time of each per
-	// frame, ms, in the same order (null without timestamps); the
+	// frame, ms, in the same order (absent without timestamps), over all
+	// frames and over the frames that begin with a full buffer (kept
+	// plus spawned reaching the capacity; absent when none does); the
 	// occupied cells after each frame; the mean and the largest count of
 	// neighbours (other particles closer than the interaction radius) of
 	// the last frame's particles.
-	Grid           bool      `json:"grid,omitempty"`
-	GridSide       uint32    `json:"grid_side,omitempty"`
-	GridStages     []string  `json:"grid_stages,omitempty"`
-	GridStageMs    []float64 `json:"grid_stage_ms,omitempty"`
-	OccupiedCells  []uint32  `json:"occupied_cells_per_frame,omitempty"`
-	NeighboursMean *float64  `json:"neighbours_mean,omitempty"`
-	NeighboursMax  *uint32   `json:"neighbours_max,omitempty"`
+	Grid            bool      `json:"grid,omitempty"`
+	GridSide        uint32    `json:"grid_side,omitempty"`
+	GridStages      []string  `json:"grid_stages,omitempty"`
+	GridStageMs     []float64 `json:"grid_stage_ms,omitempty"`
+	GridStageMsFull []float64 `json:"grid_stage_ms_full,omitempty"`
+	OccupiedCells   []uint32  `json:"occupied_cells_per_frame,omitempty"`
+	NeighboursMean  *float64  `json:"neighbours_mean,omitempty"`
+	NeighboursMax   *uint32   `json:"neighbours_max,omitempty"`
 	// Mismatch describes the first difference from the Go simulation when
 	// Verified is false.
 	Mismatch string `json:"mismatch,omitempty"`
@@ -112,13 +115,7 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 		}
 		mean := total / float64(len(timing.FrameMs))
 		o.GPUms, o.GPUmsPerFrame = &total, &mean
-		for _, stage := range timing.StageMs {
-			sum := 0.0
-			for _, ms := range stage {
-				sum += ms
-			}
-			o.GridStageMs = append(o.GridStageMs, sum/float64(len(stage)))
-		}
+		o.GridStageMs, o.GridStageMsFull = stageMeans(timing.StageMs, j.params, got.Live)
 	}
 	var failed error
 	if mismatch != nil {
@@ -126,6 +123,28 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 		failed = fmt.Errorf("demo: the GPU's particles differ from the Go simulation: %w", mismatch)
 	}
 	return checkedRun{report: o, picture: func() image.Image { return particles.Draw(got.Particles, demoPNGWidth) }, failed: failed}, nil
+}
+
+// stageMeans returns the mean of each stage's times over all frames, and
+// over the frames that begin with a full buffer (frame f > 0 whose kept
+// count live[f-1] plus the spawn reaches the capacity), nil where none
+// does.
+func stageMeans(stageMs [][]float64, p particles.Params, live []uint32) (all, full []float64) {
+	for _, stage := range stageMs {
+		sum, sumFull, nFull := 0.0, 0.0, 0
+		for f, ms := range stage {
+			sum += ms
+			if f > 0 && f <= len(live) && uint64(live[f-1])+uint64(p.Spawn) >= uint64(p.Capacity) {
+				sumFull += ms
+				nFull++
+			}
+		}
+		all = append(all, sum/float64(len(stage)))
+		if nFull > 0 {
+			full = append(full, sumFull/float64(nFull))
+		}
+	}
+	return all, full
 }
 
 // parseDemo parses and checks the flags.
@@ -229,6 +248,13 @@ func (o demoOutput) printText(w io.Writer) error {
 		fmt.Fprintf(&b, "demo: grid of %d^3 cells, %d occupied at the end, %.1f neighbours per particle (at most %d)", o.GridSide, cells, mean, most)
 		for k, ms := range o.GridStageMs {
 			sep := "; GPU ms per frame: "
+			if k > 0 {
+				sep = ", "
+			}
+			fmt.Fprintf(&b, "%s%s %.3f", sep, o.GridStages[k], ms)
+		}
+		for k, ms := range o.GridStageMsFull {
+			sep := "; with the buffer full: "
 			if k > 0 {
 				sep = ", "
 			}

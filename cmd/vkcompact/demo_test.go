@@ -145,16 +145,17 @@ func TestDemoGridJSON(t *testing.T) {
 	requireDevice(t)
 	p := particles.Params{Capacity: 3001, Frames: 15, Spawn: 250, Seed: 6, Grid: true}
 	args := []string{"demo", "-json", "-grid", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-particles", "3001", "-frames", "15", "-spawn", "250", "-seed", "6"}
-	out := runJSON(t, args, "verified", "grid", "grid_side", "grid_stages", "grid_stage_ms", "occupied_cells_per_frame", "neighbours_mean", "neighbours_max")
+	out := runJSON(t, args, "verified", "grid", "grid_side", "grid_stages", "grid_stage_ms", "grid_stage_ms_full", "occupied_cells_per_frame", "neighbours_mean", "neighbours_max")
 	type gridJSON struct {
 		demoJSON
-		Grid           bool      `json:"grid"`
-		GridSide       uint32    `json:"grid_side"`
-		GridStages     []string  `json:"grid_stages"`
-		GridStageMs    []float64 `json:"grid_stage_ms"`
-		OccupiedCells  []uint32  `json:"occupied_cells_per_frame"`
-		NeighboursMean float64   `json:"neighbours_mean"`
-		NeighboursMax  uint32    `json:"neighbours_max"`
+		Grid            bool      `json:"grid"`
+		GridSide        uint32    `json:"grid_side"`
+		GridStages      []string  `json:"grid_stages"`
+		GridStageMs     []float64 `json:"grid_stage_ms"`
+		GridStageMsFull []float64 `json:"grid_stage_ms_full"`
+		OccupiedCells   []uint32  `json:"occupied_cells_per_frame"`
+		NeighboursMean  float64   `json:"neighbours_mean"`
+		NeighboursMax   uint32    `json:"neighbours_max"`
 	}
 	d := decodeLastLine[gridJSON](t, out)
 	want := particles.Simulate(p)
@@ -164,12 +165,26 @@ func TestDemoGridJSON(t *testing.T) {
 	if mean, most := want.Grid.NeighbourStats(); d.NeighboursMean != mean || d.NeighboursMax != most || !(mean > 0) {
 		t.Errorf("neighbours %g on average, %d at most; want %g, %d", d.NeighboursMean, d.NeighboursMax, mean, most)
 	}
-	if len(d.GridStageMs) != len(particles.GridStages) {
-		t.Errorf("%d stage times for %d stages", len(d.GridStageMs), len(particles.GridStages))
+	if len(d.GridStageMs) != len(particles.GridStages) || len(d.GridStageMsFull) != len(particles.GridStages) {
+		t.Errorf("%d stage times, %d with the buffer full, for %d stages", len(d.GridStageMs), len(d.GridStageMsFull), len(particles.GridStages))
 	}
 	for k, ms := range d.GridStageMs {
 		if !(ms > 0) {
 			t.Errorf("stage %s: %g ms", d.GridStages[k], ms)
 		}
+	}
+}
+
+// TestStageMeans checks the stage means over all frames and over the
+// frames that begin with a full buffer.
+func TestStageMeans(t *testing.T) {
+	p := particles.Params{Capacity: 10, Spawn: 4}
+	live := []uint32{4, 6, 9, 10, 7} // full from frame 2 (6+4), then 3 (9+4), 4 (10+4)
+	all, full := stageMeans([][]float64{{1, 2, 3, 4, 5}, {10, 10, 10, 10, 40}}, p, live)
+	if !slices.Equal(all, []float64{3, 16}) || !slices.Equal(full, []float64{4, 20}) {
+		t.Errorf("means %v, with the buffer full %v", all, full)
+	}
+	if _, full := stageMeans([][]float64{{1, 2}}, particles.Params{Capacity: 100, Spawn: 1}, []uint32{1, 2}); full != nil {
+		t.Errorf("no full frame, means %v", full)
 	}
 }
