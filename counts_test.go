@@ -10,6 +10,7 @@ import (
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/runs"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/transfer"
@@ -24,8 +25,9 @@ import (
 // a run-length encoding of the second group, a counted copy of the rest,
 // a partition of the rest, plain copies of both words (one to the last
 // word of an aligned window, whose index in its binding is the largest,
-// which then counts a compaction of its own); each output checked
-// against Go with the buffers poisoned first.
+// which then counts a compaction of its own), a radix sort of the rest
+// and a struct sort of the second group; each output checked against Go
+// with the buffers poisoned first.
 func TestCountWordsChain(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := vktest.Rand(t)
@@ -111,6 +113,18 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	if err != nil {
 		t.Fatal(err)
 	}
+	sortOpts := radix.Options{Path: path}
+	if path == vkcompact.PathSinglePass {
+		sortOpts.DigitBits = 6 // a CPU driver's shared memory holds the single pass's 6-bit digits
+	}
+	sorter, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Options: sortOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	structs, err := radix.NewStructPlan(ctx, uint64(n), radix.StructSort{Elem: vkcompact.Struct(4, 0, vkcompact.Uint32), Options: sortOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
 	scratch := func(bytes uint64) vk.Range { return vktest.NewPoisoned(t, ctx, bytes).Range(0, bytes) }
 	p3Block := block(0, compact.Partition3ResultSize)
 	secondWord := p3Block.Sub(compact.Partition3SecondOffset, 4)
@@ -134,6 +148,8 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 		transfer.RecordCopy(rec, lastWord, secondWord, transfer.CopyOptions{})
 		sel.Record(rec, compact.Buffers{Src: r(2, size), Dst: r(12, size), Result: block(5, compact.ResultSize),
 			Scratch: scratch(sel.ScratchSize()), Count: lastWord})
+		sorter.Record(rec, radix.Buffers{Keys: r(3, size), KeysOut: r(13, size), Scratch: scratch(sorter.ScratchSize()), Count: restWord})
+		structs.Record(rec, radix.StructBuffers{Src: r(2, size), Dst: r(14, size), Scratch: scratch(structs.ScratchSize()), Count: secondWord})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +190,8 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	download("copies of the second and rest words", words.Sub(0, 8), []uint32{u(len(second)), u(len(rest))})
 	download("the copy to the window's last word", lastWord, []uint32{u(len(second))})
 	download("compaction counted by the window's last word", r(12, size), odd)
+	download("radix sort of the rest, counted by its word", r(13, size), slices.Sorted(slices.Values(rest)))
+	download("struct sort of the second group, counted by its word", r(14, size), slices.Sorted(slices.Values(second)))
 }
 
 // head is the first few words of a slice, for a message.

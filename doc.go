@@ -103,10 +103,8 @@
 // no read back. A count may be any word of a result block at any offset
 // that is a multiple of 4 (a three-way partition's second and third
 // counts at bytes 4 and 8 too), as may the ranges of transfer.RecordCopy,
-// which copies such a word where the next pass wants it. (radix.Plan and
-// radix.StructPlan still want their Count at a multiple of
-// minStorageBufferOffsetAlignment: copy the word there with
-// transfer.RecordCopy first.) A segmented sort takes no count: its segments already
+// which copies such a word where the next pass wants it. A segmented
+// sort takes no count: its segments already
 // come from the GPU (radix.SegmentedBuffers.Offsets), and it reads and
 // writes all n keys, those outside the segments copied through; plan it
 // for the keys it must cover.

@@ -58,7 +58,7 @@ func (o *oneGroupPlan) record(r *pipeline.Recorder, io sortRanges, n, begin, end
 		binds.ValsIn, binds.ValsOut = io.vals, io.outVals
 	}
 	if io.countOn != 0 {
-		push.Whole, binds.Offsets = 2, io.count
+		push.Whole, binds.Offsets = 1+io.countOn, io.count // 2 + the count's word
 	}
 	o.block.Dispatch(r, 1, push, binds)
 }

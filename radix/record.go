@@ -129,8 +129,10 @@ type sortRanges struct {
 	outKeys, outVals vk.Range // the output: KeysOut and ValuesOut, or Keys and Values in place
 	tmpKeys, tmpVals vk.Range // scratch's half of the ping-pong (the lane-serial sort's packed pairs: its two regions of 8n bytes)
 	hist             vk.Range // the digit counts at the start of scratch
-	// count is Buffers.Count with countOn 1, or with countOn 0 any range
-	// (hist), bound and never read.
+	// count is Buffers.Count bound from its offset rounded down to
+	// minStorageBufferOffsetAlignment, countOn 1 + the index of its word
+	// there (bufcheck.CountWord); or with countOn 0 any range (hist),
+	// bound and never read.
 	count   vk.Range
 	countOn uint32
 	// copyBack: in place with an odd number of passes, the last pass
@@ -148,7 +150,7 @@ func (p *Plan) oneRanges(b Buffers) sortRanges {
 		io.vals, io.outVals = b.Values.Sub(0, 4*n), b.ValuesOut.Sub(0, 4*n)
 	}
 	if b.Count.Buffer != nil {
-		io.countOn = 1
+		io.count, io.countOn = bufcheck.CountWord(p.ctx, b.Count) // any 4-byte aligned word
 	}
 	return io
 }
@@ -160,8 +162,6 @@ func (p *Plan) ranges(b Buffers) sortRanges {
 	io := sortRanges{
 		keys: b.Keys.Sub(0, keyBytes), outKeys: b.KeysOut.Sub(0, keyBytes), tmpKeys: b.Scratch.Sub(l.keysOff, keyBytes),
 		hist:     b.Scratch.Sub(0, l.histWords*4),
-		count:    b.Count,
-		countOn:  1,
 		copyBack: p.copiesBack(),
 		passes:   p.passes,
 	}
@@ -173,7 +173,9 @@ func (p *Plan) ranges(b Buffers) sortRanges {
 		// (lanesPlan).
 		io.tmpKeys, io.tmpVals = b.Scratch.Sub(l.keysOff, 8*n), b.Scratch.Sub(l.valsOff, 8*n)
 	}
-	if io.count.Buffer == nil {
+	if b.Count.Buffer != nil {
+		io.count, io.countOn = bufcheck.CountWord(p.ctx, b.Count) // any 4-byte aligned word
+	} else {
 		io.count, io.countOn = io.hist, 0 // bound, never read
 	}
 	return io
@@ -258,7 +260,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		}
 	}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Word: true})
 	}
 	return bufcheck.Check("radix", p.ctx, list)
 }

@@ -30,7 +30,7 @@ type segBlockPush struct {
 	Begin    uint32 `glsl:"begin"`  // the first bit sorted
 	End      uint32 `glsl:"end"`    // the bit after the last
 	SkipOn   uint32 `glsl:"skipOn"` // the automatic path: return where the skip word is not 0
-	Whole    uint32 `glsl:"whole"`  // radix.Plan's one-workgroup sort: 1 keys [0, n), 2 up to the count bound at Offsets
+	Whole    uint32 `glsl:"whole"`  // radix.Plan's one-workgroup sort: 1 keys [0, n), 2 + w up to the count at word w of Offsets
 }
 
 // segHeadsSpec is segsort_heads' specialization constants.

@@ -158,8 +158,8 @@ type Sort struct {
 	Options
 }
 
-// Buffers are the ranges a recorded sort uses. Every offset must be a
-// multiple of the device's minStorageBufferOffsetAlignment.
+// Buffers are the ranges a recorded sort uses. Every offset but Count's
+// must be a multiple of the device's minStorageBufferOffsetAlignment.
 type Buffers struct {
 	Keys   vk.Range // n keys, read (and written in place)
 	Values vk.Range // with Sort.Values: n uint32 values
@@ -167,9 +167,10 @@ type Buffers struct {
 	// place.
 	KeysOut, ValuesOut vk.Range
 	Scratch            vk.Range // Plan.ScratchSize bytes
-	// Count, when set, is a 4-byte range holding the key count as a
-	// uint32 written on the GPU, for instance the kept count of a
-	// compaction (compact.Buffers.Count explains): the sort then covers
+	// Count, when set, is a range whose first 4 bytes hold the key count
+	// as a uint32 written on the GPU, at any offset that is a multiple of
+	// 4, for instance the kept count of a compaction
+	// (compact.Buffers.Count explains): the sort then covers
 	// the first min(count, n) keys and values, and leaves the outputs
 	// past them unwritten (in place, unchanged).
 	Count vk.Range

@@ -71,14 +71,16 @@ type StructSort struct {
 }
 
 // StructBuffers are the ranges a recorded struct sort uses. Every offset
-// must be a multiple of the device's minStorageBufferOffsetAlignment.
+// but Count's must be a multiple of the device's
+// minStorageBufferOffsetAlignment.
 type StructBuffers struct {
 	Src vk.Range // n structs, read
 	// Dst receives the n structs sorted; it must not overlap Src.
 	Dst     vk.Range
 	Scratch vk.Range // StructPlan.ScratchSize bytes
-	// Count, when set, is a 4-byte range holding the struct count as a
-	// uint32 written on the GPU, for instance a compaction's kept count
+	// Count, when set, is a 4-byte range at any offset that is a
+	// multiple of 4 holding the struct count as a uint32 written on the
+	// GPU, for instance a compaction's kept count
 	// (compact.Buffers.Count): the sort then covers the first min(count,
 	// n) structs and leaves the rest of Dst unwritten.
 	Count vk.Range
@@ -185,7 +187,7 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 	idx := b.Scratch.Sub(p.idxOff, 4*p.n)
 	count, countOn := b.Src, uint32(0) // an unread stand-in without a count
 	if b.Count.Buffer != nil {
-		count, countOn = b.Count, 1
+		count, countOn = bufcheck.CountWord(p.ctx, b.Count) // any 4-byte aligned word
 	}
 	push := structPush{N: uint32(p.n), CountOn: countOn}
 	p.extract.Dispatch(r, align.CeilDiv(p.n, uint64(p.wg)), push, structKeysBindings{Structs: b.Src, Keys: keys, Indices: idx, GpuCount: count})
@@ -209,7 +211,7 @@ func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {
 		{Name: "destination", Range: b.Dst, Need: bytes, Write: true},
 		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
 	if b.Count.Buffer != nil {
-		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true})
+		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}
 	return bufcheck.Check("radix: struct sort", p.ctx, list)
 }

@@ -29,7 +29,7 @@ layout(push_constant) uniform Push {
     uint nProcs; // processors
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
-    uint countOn; // take the key count from gpuCount[0]
+    uint countOn; // 1 + the word of gpuCount that holds the key count; 0: no count
     uint proc0;   // the dispatch's first processor
     uint procEnd; // the processor after its last
 } pc;
@@ -51,7 +51,7 @@ void main() {
     // is proc0 * chunk (a window of them, or all).
     uint inBase = pc.proc0 * pc.chunk;
     uint start = p * pc.chunk;
-    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0])), start) - inBase;
+    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)])), start) - inBase;
     start -= inBase;
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];

@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
     uint nProcs;  // workgroups
     uint begin;   // the first pass's first bit
     uint end;     // the bit after the last pass's last
-    uint countOn; // take the key count from gpuCount[0]
+    uint countOn; // 1 + the word of gpuCount that holds the key count; 0: no count
 } pc;
 
 shared uint counts[PASSES * BUCKETS];
@@ -47,7 +47,7 @@ void main() {
     }
     barrier();
     uint start = p * pc.chunk;
-    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0]));
+    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]));
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];
         // Every load of the round is issued before any count.

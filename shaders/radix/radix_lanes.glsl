@@ -31,7 +31,7 @@ layout(push_constant) uniform Push {
     uint nProcs;   // workgroups
     uint shift;    // the digit's first bit
     uint width;    // the digit's bits
-    uint countOn;  // take the key count from gpuCount[0]
+    uint countOn;  // 1 + the word of gpuCount that holds the key count; 0: no count
 } pc;
 
 const uint WG = gl_WorkGroupSize.x;

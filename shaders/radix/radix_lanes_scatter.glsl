@@ -85,7 +85,7 @@ void main() {
     for (uint d = 0; d < buckets; d++) {
         counters[d * WG + l] += digitFirst[d];
     }
-    uvec2 run = laneRun(gpuCount[0]);
+    uvec2 run = laneRun(gpuCount[countWord(pc.countOn)]);
     uint i = run.x;
 #ifdef INT64
     if (!WIDE && !PAIRS && !PACK_IN) {

@@ -94,7 +94,7 @@ layout(push_constant) uniform Push {
     uint tiles;   // tiles dispatched
     uint shift;   // the digit's first bit
     uint width;   // the digit's bits
-    uint countOn; // take the key count from gpuCount[0]
+    uint countOn; // 1 + the word of gpuCount that holds the key count; 0: no count
     uint spins;   // re-reads of an unpublished predecessor before the fallback
     uint counter; // the pass's tile counter: status[counter]
     uint cur;     // the pass's status region: status[cur ..]
@@ -251,7 +251,7 @@ void main() {
             status[pc.counter - 1] = 0;
         }
     }
-    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[0]);
+    uint n = countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]);
     uint start = tile * TILE;
     if (start >= n) {
         if (SELF_RESET && pc.done != 0) {

@@ -100,7 +100,7 @@ layout(push_constant) uniform Push {
     uint nProcs; // processors
     uint shift;  // the digit's first bit
     uint width;  // the digit's bits
-    uint countOn; // take the key count from gpuCount[0]
+    uint countOn; // 1 + the word of gpuCount that holds the key count; 0: no count
     uint proc0;   // the dispatch's first processor
     uint procEnd; // the processor after its last
     uint nextShift; // with NEXT: the next pass's digit
@@ -253,7 +253,7 @@ void main() {
     // is proc0 * chunk (a window of them, or all).
     uint inBase = pc.proc0 * pc.chunk;
     uint start = p * pc.chunk;
-    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[0])), start) - inBase;
+    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)])), start) - inBase;
     start -= inBase;
     uint sgPiece = gl_SubgroupID * sgSize * KPL; // the subgroup's piece in a round
     uvec2 k[KPL];

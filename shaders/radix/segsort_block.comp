@@ -46,8 +46,10 @@
 // blocked reads and the scan's consecutive reads off one bank.
 //
 // With whole (radix.Plan's small sorts on CPU devices, one workgroup and
-// SEGS = 1), workgroup 0 sorts keys [0, n), or [0, min(offsets[0], n))
-// with offsets bound to a GPU count, and copies nothing through.
+// SEGS = 1), workgroup 0 sorts keys [0, n) (whole 1), or [0,
+// min(offsets[whole - 2], n)) with offsets bound to the aligned window
+// that holds a GPU count (whole 2 + the count's word), and copies
+// nothing through.
 //
 // With skipOn (the automatic path), the whole dispatch returns at once
 // where skip[0] is not 0: segsort_longest found a segment too long, and
@@ -80,7 +82,7 @@ layout(push_constant) uniform Push {
     uint begin; // the first bit sorted
     uint end;   // the bit after the last
     uint skipOn; // return where skip[0] is not 0
-    uint whole;  // radix.Plan's sort in one workgroup: 1 keys [0, n), 2 keys [0, min(offsets[0], n)); nothing copied through
+    uint whole;  // radix.Plan's sort in one workgroup: 1 keys [0, n), 2 + w keys [0, min(offsets[w], n)); nothing copied through
 } pc;
 
 const uint CAP = gl_WorkGroupSize.x * KPL;
@@ -294,7 +296,7 @@ void main() {
         // offsets (radix.Plan's small sorts on CPU devices): the keys
         // past it, in the outputs, are left unwritten.
         if (g == 0) {
-            sortRange(0, pc.whole == 2 ? min(offsets[0], pc.n) : pc.n, false);
+            sortRange(0, pc.whole >= 2 ? min(offsets[pc.whole - 2], pc.n) : pc.n, false);
         }
         return;
     }

@@ -13,7 +13,7 @@
 // segment: the heads, and so the order, are then unspecified, but the
 // sort stays a permutation.
 //
-// With countOn, only the first gpuCount[0] keys (common.glsl:
+// With countOn, only the first gpuCount[countWord(pc.countOn)] keys (common.glsl:
 // countedElems), as the sorts around it take them.
 //
 // Bindings: 0 the sorted indices, 1 offsets (nSeg + 1 words), 2 the
@@ -31,12 +31,12 @@ layout(std430, binding = 3) readonly buffer GpuCount { uint gpuCount[]; };
 layout(push_constant) uniform Push {
     uint n;    // keys
     uint nSeg; // segments
-    uint countOn; // take the key count from gpuCount[0] (at most n)
+    uint countOn; // 1 + the word of gpuCount that holds the key count (at most n); 0: no count
 } pc;
 
 void main() {
     uint j = linearWorkgroup() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    if (j >= countedElems(pc.n, 0, pc.countOn, pc.countOn != 0 ? gpuCount[0] : 0)) {
+    if (j >= countedElems(pc.n, 0, pc.countOn, pc.countOn != 0 ? gpuCount[countWord(pc.countOn)] : 0)) {
         return;
     }
     uint i = indices[j];

@@ -23,12 +23,12 @@ layout(std430, binding = 3) readonly buffer GpuCount { uint gpuCount[]; };
 
 layout(push_constant) uniform Push {
     uint n;       // structs
-    uint countOn; // take the count from gpuCount[0] (at most n)
+    uint countOn; // 1 + the word of gpuCount that holds the count (at most n); 0: no count
 } pc;
 
 void main() {
     uint i = linearWorkgroup() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
-    if (i >= countedElems(pc.n, 0, pc.countOn, pc.countOn != 0 ? gpuCount[0] : 0)) {
+    if (i >= countedElems(pc.n, 0, pc.countOn, pc.countOn != 0 ? gpuCount[countWord(pc.countOn)] : 0)) {
         return;
     }
     for (uint w = 0; w < KEY_WORDS; w++) {
