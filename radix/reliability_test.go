@@ -83,7 +83,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.NewPlan", Input: "bits [0, 33) of a u32", Want: inval, Msg: "bit range [0, 33) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, EndBit: 33})},
 		{Entry: "radix.NewPlan", Input: "bits [0, 65) of a u64", Want: inval, Msg: "bit range [0, 65) of a 64-bit key", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, EndBit: 65})},
 		{Entry: "radix.NewPlan", Input: "bits [20, 10)", Want: inval, Msg: "bit range [20, 10)", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
-		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 0) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, BeginBit: 40})},
+		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 32) (EndBit 0: the key's width) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, BeginBit: 40})},
 		{Entry: "radix.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 keys", Call: plan(1<<32, radix.Sort{})},
 		{Entry: "radix.NewPlan", Input: "keys beyond four bindings", Want: inval, Msg: "past it the sort binds each output as at most 4 windows", Call: plan(uint64(info.MaxStorageBufferRange)/2+1, radix.Sort{Key: vkcompact.Uint64})},
 		{Entry: "radix.NewPlan", Input: "9-bit digits", Want: inval, Msg: "9 digit bits", Call: plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},

@@ -138,11 +138,12 @@ func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, e
 	}
 	width := 8 * s.Key.Size()
 	begin, end = s.BeginBit, s.EndBit
+	note := ""
 	if end == 0 {
-		end = width
+		end, note = width, " (EndBit 0: the key's width)"
 	}
 	if end > width || begin > end {
-		return 0, 0, 0, invalid("radix: bit range [%d, %d) of a %d-bit key", s.BeginBit, s.EndBit, width)
+		return 0, 0, 0, invalid("radix: bit range [%d, %d)%s of a %d-bit key", s.BeginBit, end, note, width)
 	}
 	if n > MaxElements {
 		return 0, 0, 0, invalid("radix: %d keys: at most %d", n, uint64(MaxElements))
