@@ -23,8 +23,13 @@ type Options struct {
 	// validation and collects its messages (see Context.Messages). It is also
 	// enabled by VKCOMPACT_VALIDATE=1.
 	Validate bool
-	// Timeout bounds each wait of the library's own submissions; 0 means
-	// one minute.
+	// Timeout bounds each wait of the library's own submissions (Submit,
+	// Upload, Download, every operation's Run). 0 (or less), the default,
+	// means no bound: a wait lasts as long as the work does (a CPU driver
+	// may legitimately work for minutes), and only a lost device ends it
+	// early, with an error matching ErrDeviceLost. A wait past a bound
+	// returns an error matching ErrTimeout with the work still in flight;
+	// see Context.SetTimeout, which changes it later.
 	Timeout time.Duration
 	// Statistics asks the driver to keep, for every pipeline, the
 	// statistics of VK_KHR_pipeline_executable_properties (on NVIDIA:
@@ -210,7 +215,6 @@ func (c *Context) init() error {
 	c.children = map[child]struct{}{}
 	c.outstanding = map[uint64]struct{}{}
 	c.wrapped = map[unsafe.Pointer]*holder{}
-	c.timeout = defaultTimeout
 	if !c.push {
 		c.sets = newSetCache(c.idleSets)
 	}
@@ -316,6 +320,14 @@ func (c *Context) OnRelease(f func()) bool {
 // Open, the device and its instance (not the process's resident one, which
 // keeps the drivers loaded). It is idempotent. It must not be called
 // from inside a Submit record callback.
+//
+// Release destroys nothing that work it knows of may still use, and waits
+// for that work without a bound, whatever the context's timeout: the
+// library's submissions whose wait timed out, each until its fence has
+// signalled, and, on a device of its own (Open), the whole device
+// (vkDeviceWaitIdle). A lost device ends the waits at once. So on a CPU
+// driver that takes minutes over a submission, Release takes those
+// minutes.
 func (c *Context) Release() {
 	if c == nil {
 		return
@@ -340,30 +352,31 @@ func (c *Context) Release() {
 	c.mu.Unlock()
 	c.active.Wait()
 
-	// Wait for submissions whose wait timed out. A lost device completes
-	// nothing more, so nothing needs waiting for.
-	// Release owns them from here: Pending and reaping leave them alone.
+	// Wait until nothing of the library's may run, however long that
+	// takes: the submissions whose wait timed out (Release owns them from
+	// here: Pending and reaping leave them alone), each until its fence
+	// has signalled; on a device of the context's own, everything. A lost
+	// device answers at once. Nothing is destroyed before these waits.
 	c.mu.Lock()
 	inFlight := c.inFlight
 	c.inFlight = nil
 	c.mu.Unlock()
 	for _, s := range inFlight {
-		// Wait even when the device is reported lost: a lost device
-		// answers at once, and a loss reported by a wait alone (an
-		// injected fault, or a driver that reports loss late) may leave
-		// the work running.
-		c.fns.waitFence(s.fence, uint64(releaseWait))
-		s.destroy(c)
+		c.waitDone(s.fence)
 	}
 	if !c.borrowed {
-		// Nothing of the library's may run when its objects go (the
-		// device is its own; a lost device answers at once).
 		c.fns.waitIdle()
+	}
+	for _, s := range inFlight {
+		s.destroy(c)
 	}
 	c.mu.Lock()
 	clear(c.outstanding)
 	c.mu.Unlock()
 
+	if f := releaseWaited.Load(); f != nil {
+		(*f)(c)
+	}
 	for i := len(hooks) - 1; i >= 0; i-- {
 		hooks[i]() // with nothing outstanding, what they release is destroyed at once
 	}
@@ -389,6 +402,9 @@ func (c *Context) Release() {
 		c.sets.destroy(c.fns)
 	}
 	c.closePipelineCache()
+	if f := releaseLive.Load(); f != nil {
+		(*f)(c, c.fns.liveObjects())
+	}
 	if c.borrowed {
 		c.ifns.free()
 	} else {
@@ -401,9 +417,6 @@ func (c *Context) Release() {
 	c.fns = nil
 	c.free = nil
 }
-
-// releaseWait bounds Release's wait for each submission still in flight.
-const releaseWait = 10 * time.Second
 
 // Close releases the context (see Release) and returns nil: it makes a
 // Context an io.Closer, for defer and for code that closes what it opens.
@@ -430,3 +443,13 @@ func (c *Context) owns(x child) bool {
 	_, ok := c.children[x]
 	return ok
 }
+
+// Test seams, set only by this package's tests (export_test.go).
+var (
+	// releaseWaited runs in Release once the work it waits for has
+	// ended, before it destroys anything.
+	releaseWaited atomic.Pointer[func(*Context)]
+	// releaseLive runs in Release with the objects still alive just
+	// before the device (or, borrowed, the function table) goes.
+	releaseLive atomic.Pointer[func(*Context, VulkanObjects)]
+)

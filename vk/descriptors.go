@@ -370,15 +370,7 @@ func (c *Context) Objects() ObjectCounts {
 	}
 	n.Retired = len(c.retire)
 	if f := c.fns; f != nil {
-		l := func(k objectKind) int { return int(f.live[k].Load()) }
-		n.Vulkan = VulkanObjects{
-			Buffers: l(objBuffer), DeviceMemory: l(objMemory),
-			CommandPools: l(objCommandPool), CommandBuffers: l(objCommandBuffer), Fences: l(objFence),
-			ShaderModules: l(objShaderModule), SetLayouts: l(objSetLayout), PipelineLayouts: l(objPipelineLayout),
-			Pipelines: l(objPipeline), QueryPools: l(objQueryPool),
-			DescriptorPools: l(objDescriptorPool), DescriptorSets: l(objDescriptorSet),
-			PipelineCaches: l(objPipelineCache),
-		}
+		n.Vulkan = f.liveObjects()
 	}
 	c.mu.Unlock()
 	c.stagingMu.Lock()
@@ -398,4 +390,17 @@ func (c *Context) Objects() ObjectCounts {
 		c.sets.mu.Unlock()
 	}
 	return n
+}
+
+// liveObjects counts the objects created through d and not destroyed.
+func (d *deviceFuncs) liveObjects() VulkanObjects {
+	l := func(k objectKind) int { return int(d.live[k].Load()) }
+	return VulkanObjects{
+		Buffers: l(objBuffer), DeviceMemory: l(objMemory),
+		CommandPools: l(objCommandPool), CommandBuffers: l(objCommandBuffer), Fences: l(objFence),
+		ShaderModules: l(objShaderModule), SetLayouts: l(objSetLayout), PipelineLayouts: l(objPipelineLayout),
+		Pipelines: l(objPipeline), QueryPools: l(objQueryPool),
+		DescriptorPools: l(objDescriptorPool), DescriptorSets: l(objDescriptorSet),
+		PipelineCaches: l(objPipelineCache),
+	}
 }

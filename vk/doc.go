@@ -57,9 +57,13 @@
 // # Submission and errors
 //
 // Submit records a command buffer of the library's own, submits it (queue
-// access serialised inside the context) and waits with a timeout. A timed
-// out wait returns an error matching ErrTimeout and leaves the context
-// usable; a lost device makes every later call return ErrDeviceLost.
+// access serialised inside the context) and waits for it: without a bound
+// by default, a CPU driver's minutes included, or up to Options.Timeout
+// (Context.SetTimeout). A timed out wait returns an error matching
+// ErrTimeout and leaves the work in flight and the context usable; until
+// the work has completed nothing it uses is destroyed (objects released
+// meanwhile are retired), and Release waits for it. A lost device ends
+// any wait and makes every later call return ErrDeviceLost.
 // Every failing Vulkan call is returned as an *Error naming the function
 // and the VkResult.
 //

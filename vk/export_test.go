@@ -126,3 +126,24 @@ func UnwrapPipelineCache(file []byte) []byte {
 	data, _ := unwrapPipelineCache(file)
 	return data
 }
+
+// Mapped returns the host's view of a host-visible buffer's memory (nil
+// where it is not mapped).
+func Mapped(b *Buffer) unsafe.Pointer { return b.mapped }
+
+// SetReleaseSeams makes every Release call waited once the work it waits
+// for has ended, before it destroys anything, and live with the objects
+// still alive just before the device (or a borrowed context's function
+// table) goes; nil stops either.
+func SetReleaseSeams(waited func(*Context), live func(*Context, VulkanObjects)) {
+	if waited == nil {
+		releaseWaited.Store(nil)
+	} else {
+		releaseWaited.Store(&waited)
+	}
+	if live == nil {
+		releaseLive.Store(nil)
+	} else {
+		releaseLive.Store(&live)
+	}
+}

@@ -7,7 +7,19 @@ import (
 	"unsafe"
 )
 
-const defaultTimeout = time.Minute
+// noBound is the timeout of a wait without a bound (UINT64_MAX
+// nanoseconds): vkWaitForFences then returns once the fence has signalled
+// or the device is lost.
+const noBound = ^uint64(0)
+
+// waitNanos is a wait's timeout for vkWaitForFences: d, or no bound for
+// d <= 0.
+func waitNanos(d time.Duration) uint64 {
+	if d <= 0 {
+		return noBound
+	}
+	return uint64(d.Nanoseconds())
+}
 
 // CommandBuffer is a command buffer in the recording state: one the library
 // owns (inside Submit) or an engine's (Wrap). Its methods record commands.
@@ -185,21 +197,44 @@ type retiree struct {
 	after   uint64 // destroy once no submission up to this serial is outstanding
 }
 
-// SetTimeout changes the bound on each wait of the library's submissions.
+// SetTimeout bounds each later wait of the library's own submissions
+// (Submit, Upload, Download, and every operation's Run) to d; d <= 0
+// removes the bound (the default, Options.Timeout): a wait then lasts
+// as long as the work, and only a lost device ends it early, with an
+// error matching ErrDeviceLost. A wait that runs past its bound returns
+// an error matching ErrTimeout and leaves the work in flight: nothing it
+// uses is destroyed before it completes (Submit says how). It works on a
+// borrowed context as on one from Open.
 func (c *Context) SetTimeout(d time.Duration) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	c.timeout = d
+	c.timeout = max(d, 0)
 	c.mu.Unlock()
 }
 
+// Timeout returns the bound on each wait of the library's submissions: 0
+// when there is none (the default).
+func (c *Context) Timeout() time.Duration {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timeout
+}
+
 // Submit records a command buffer with record, submits it to the context's
-// queue and waits up to the context's timeout. A wait that times out
-// returns an error matching ErrTimeout; the work stays in flight, the
-// context stays usable, and its resources are reclaimed once it completes.
-// record must not call the context's Release.
+// queue and waits for it: without a bound, or up to the context's timeout
+// (SetTimeout). A wait that times out returns an error matching
+// ErrTimeout; the work stays in flight and the context usable. Until the
+// work has completed, nothing it uses is destroyed: its command pool,
+// command buffer and fence are not reused, and buffers, pipelines and
+// timers released meanwhile are retired, destroyed once the library has
+// seen the submission's fence signalled (at a later call) or at the
+// context's Release, which waits for it. record must not call the
+// context's Release.
 func (c *Context) Submit(record func(CommandBuffer) error) error {
 	if c == nil {
 		return invalidf("Submit: nil context")
@@ -210,7 +245,8 @@ func (c *Context) Submit(record func(CommandBuffer) error) error {
 	return c.SubmitTimeout(timeout, record)
 }
 
-// SubmitTimeout is Submit with an explicit timeout.
+// SubmitTimeout is Submit with its own bound on the wait: timeout <= 0
+// means none.
 func (c *Context) SubmitTimeout(timeout time.Duration, record func(CommandBuffer) error) error {
 	if err := c.enter(); err != nil {
 		return err
@@ -322,8 +358,7 @@ func (c *Context) recordAndSubmit(s *submission, record func(CommandBuffer) erro
 // wait waits for s. On success it recycles s; on timeout or failure it
 // leaves s in flight for a later reap.
 func (c *Context) wait(s *submission, timeout time.Duration) error {
-	ns := uint64(max(timeout.Nanoseconds(), 0))
-	r := c.fns.waitFence(s.fence, ns)
+	r := c.fns.waitFence(s.fence, waitNanos(timeout))
 	if r == resultSuccess {
 		c.finish(s, true)
 		return nil
@@ -332,7 +367,11 @@ func (c *Context) wait(s *submission, timeout time.Duration) error {
 	c.inFlight = append(c.inFlight, s)
 	c.mu.Unlock()
 	if r == resultTimeout {
-		return errorf(ErrTimeout, "vk: timed out after %v waiting for the GPU (the work is still in flight; the context remains usable): %w", timeout, newError("vkWaitForFences", r))
+		bound := "with no bound" // the fault seam's timeout: a wait without a bound returns none
+		if timeout > 0 {
+			bound = "after " + timeout.String()
+		}
+		return errorf(ErrTimeout, "vk: timed out %s waiting for the GPU (the work is still in flight; the context remains usable): %w", bound, newError("vkWaitForFences", r))
 	}
 	return c.noteResult(check("vkWaitForFences", r))
 }
@@ -395,6 +434,19 @@ func (c *Context) reapLocked() {
 	}
 	clear(c.retire[len(left):])
 	c.retire = left
+}
+
+// waitDone waits for fence without a bound, however long its work takes:
+// until it has signalled or the device is lost (a lost device answers at
+// once), and returns the wait's result. A VK_TIMEOUT, which no wait
+// without a bound returns but a test's fault seam may, means the work may
+// still run: it waits again.
+func (c *Context) waitDone(fence uint64) int32 {
+	for {
+		if r := c.fns.waitFence(fence, noBound); r != resultTimeout {
+			return r
+		}
+	}
 }
 
 // settledLocked reports whether no submission up to serial is outstanding.

@@ -16,8 +16,11 @@ import (
 // what a timed-out wait leaves behind (work in flight, retired objects,
 // staging that must not be reused) then depends on nothing the driver
 // does: a CPU driver on a busy machine once finished a 32 MiB copy before
-// a zero-timeout wait three times in a row. The function is idempotent,
-// and called when t ends.
+// a zero-timeout wait three times in a row. What it holds is not really
+// in flight: the work may have finished long before the library is let
+// see it, so a test of what must not happen while work runs (an object
+// destroyed, a submission reused) holds real work with Spin instead. The
+// function is idempotent, and called when t ends.
 func HoldInFlight(t testing.TB, ctx *vk.Context, waits int) (release func()) {
 	t.Helper()
 	var mu sync.Mutex
