@@ -170,6 +170,43 @@ func TestDescriptorSetsBounded(t *testing.T) {
 	}
 }
 
+// TestReusedSubmissionHoldsItsSets: the library reuses one submission's
+// command buffer and descriptor-set hold from one Submit to the next, so a
+// set that the previous recording bound (and released when it completed)
+// must be taken again by the next recording that binds it. With one idle
+// set kept, a copy into slot 0, then one submission copying into slot 0
+// again and into a new slot 1: the first dispatch holds its set (one
+// held), so the second gets a set of its own rather than rewriting the one
+// the first has bound, and both copies land.
+func TestReusedSubmissionHoldsItsSets(t *testing.T) {
+	ctx := vktest.OpenOptions(t, vk.Options{CachedDescriptorSets: 1})
+	if ctx.PushDescriptors() {
+		t.Skip("push descriptors: no sets to hold")
+	}
+	r := newCopyRig(t, ctx, 2)
+	if err := ctx.Submit(func(cb vk.CommandBuffer) error { return r.dispatch(cb, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	r.check(t, 0)
+	if err := vk.Upload(r.dst.Range(0, r.slot), slices.Repeat([]uint32{vktest.Poison}, int(r.slot/4))); err != nil {
+		t.Fatal(err)
+	}
+	err := ctx.Submit(func(cb vk.CommandBuffer) error {
+		if err := r.dispatch(cb, 0); err != nil {
+			return err
+		}
+		if held := ctx.Objects().HeldDescriptorSets; held != 1 {
+			t.Errorf("a recording that bound slot 0's set again, bound by the previous recording of its command buffer: %d sets held, want 1", held)
+		}
+		return r.dispatch(cb, 1)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.check(t, 0)
+	r.check(t, 1)
+}
+
 // TestWrappedCommandBuffers plays an engine with two command buffers in
 // flight (frame f records into buffer f%2 while the other may run), each
 // frame copying into a range no frame before it used, with at most 4 idle
