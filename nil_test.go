@@ -90,6 +90,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 		{"Context.Submit", "nil record function", "nil record function", func() error { return ctx.Submit(nil) }},
 		{"Context.Err", "nil context", nilContext, func() error { return nilCtx.Err() }},
 		{"Context.Wrap", "nil context", nilContext, func() error { return nilCtx.Wrap(unsafe.Pointer(buf)).Err() }},
+		{"Context.Submitted", "nil context", nilContext, func() error { return nilCtx.Submitted(unsafe.Pointer(buf), unsafe.Pointer(buf)) }},
 		{"Context.Wrap", "nil VkCommandBuffer", "nil VkCommandBuffer", func() error { return ctx.Wrap(nil).Err() }},
 		{"Context accessors", "nil context", "", none(func() {
 			_, _, _, _ = nilCtx.Info(), nilCtx.Borrowed(), nilCtx.FullSubgroups(), nilCtx.Handles()
@@ -97,6 +98,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 			_, _, _ = nilCtx.DescriptorSets(), nilCtx.PushDescriptors(), nilCtx.Pending()
 			nilCtx.ClearMessages()
 			nilCtx.SetTimeout(time.Second)
+			_ = nilCtx.Timeout()
 			nilCtx.OnRelease(func() {})
 			nilCtx.Completed(nil)
 			ctx.Completed(nil)

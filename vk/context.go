@@ -122,6 +122,7 @@ type Context struct {
 	mu          sync.Mutex // guards the fields below
 	released    bool
 	releaseDone chan struct{}       // closed when Release has finished
+	releaseErr  error               // what Release found wrong (Close returns it)
 	free        []*submission       // command buffers, with their pools and fences, free for the next submission
 	children    map[child]struct{}  // live buffers, pipelines and timers, released with the context
 	inFlight    []*submission       // submissions whose wait timed out
@@ -136,7 +137,7 @@ type Context struct {
 	closed atomic.Bool // set as Release starts: recording methods then record nothing
 
 	wrapMu  sync.Mutex
-	wrapped map[unsafe.Pointer]*holder // the engine's command buffers (Wrap), until Completed
+	wrapped map[unsafe.Pointer]*wrappedCmd // the engine's command buffers (Wrap), until known complete
 
 	// allocated is the device memory held by the context's own buffers
 	// (staging and retired ones included), in bytes.
@@ -214,7 +215,7 @@ func (c *Context) init() error {
 	c.memory = c.ifns.memoryTypes(c.physical)
 	c.children = map[child]struct{}{}
 	c.outstanding = map[uint64]struct{}{}
-	c.wrapped = map[unsafe.Pointer]*holder{}
+	c.wrapped = map[unsafe.Pointer]*wrappedCmd{}
 	if !c.push {
 		c.sets = newSetCache(c.idleSets)
 	}
@@ -323,11 +324,14 @@ func (c *Context) OnRelease(f func()) bool {
 //
 // Release destroys nothing that work it knows of may still use, and waits
 // for that work without a bound, whatever the context's timeout: the
-// library's submissions whose wait timed out, each until its fence has
-// signalled, and, on a device of its own (Open), the whole device
-// (vkDeviceWaitIdle). A lost device ends the waits at once. So on a CPU
-// driver that takes minutes over a submission, Release takes those
-// minutes.
+// library's submissions whose wait timed out and the engine's submissions
+// reported with Submitted, each until its fence has signalled, and, on a
+// device of its own (Open), the whole device (vkDeviceWaitIdle). A lost
+// device ends the waits at once. So on a CPU driver that takes minutes
+// over a submission, Release takes those minutes. On a borrowed device it
+// cannot know of an engine's command buffer that recorded library work
+// and was reported neither with Submitted nor with Completed: such a
+// command buffer must have completed before Release (Close names any).
 func (c *Context) Release() {
 	if c == nil {
 		return
@@ -353,11 +357,16 @@ func (c *Context) Release() {
 	c.active.Wait()
 
 	// Wait until nothing of the library's may run, however long that
-	// takes: the submissions whose wait timed out (Release owns them from
-	// here: Pending and reaping leave them alone), each until its fence
-	// has signalled; on a device of the context's own, everything. A lost
+	// takes: the engine's submissions it reported (Submitted), and the
+	// library's whose wait timed out (Release owns them from here:
+	// Pending and reaping leave them alone), each until its fence has
+	// signalled; on a device of the context's own, everything. A lost
 	// device answers at once. Nothing is destroyed before these waits.
+	unreported := c.waitWrapped()
 	c.mu.Lock()
+	if c.borrowed { // on a device of its own, the wait for the device covers them
+		c.releaseErr = unreportedError(unreported)
+	}
 	inFlight := c.inFlight
 	c.inFlight = nil
 	c.mu.Unlock()
@@ -418,11 +427,20 @@ func (c *Context) Release() {
 	c.free = nil
 }
 
-// Close releases the context (see Release) and returns nil: it makes a
-// Context an io.Closer, for defer and for code that closes what it opens.
+// Close releases the context (see Release): it makes a Context an
+// io.Closer, for defer and for code that closes what it opens. It returns
+// nil, or, on a borrowed device, an error matching ErrInvalid naming the
+// engine's command buffers that recorded library work and that the
+// engine reported neither with Submitted nor with Completed: Release
+// cannot know whether they still run, and destroyed what they use.
 func (c *Context) Close() error {
 	c.Release()
-	return nil
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.releaseErr
 }
 
 // AllocatedBytes reports the device memory the context's own buffers hold

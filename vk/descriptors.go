@@ -75,8 +75,9 @@ type setEntry struct {
 
 // holder is one recording's hold on the sets it bound.
 type holder struct {
-	gen  uint64 // advanced at each release
-	sets []*setEntry
+	gen    uint64 // advanced at each release
+	sets   []*setEntry
+	engine bool // an engine's command buffer's (Wrap): its holds count against maxWrappedHolds
 }
 
 type setPool struct {
@@ -93,6 +94,9 @@ type setCache struct {
 	idle    setEntry // the idle list's sentinel: idle.next is the most recently used
 	nIdle   int
 	pools   []*setPool
+	// engineHolds counts the holds of the engine's command buffers
+	// (holder.engine), bounded by maxWrappedHolds.
+	engineHolds int
 }
 
 func newSetCache(limit int) *setCache {
@@ -128,6 +132,12 @@ func (s *setCache) get(f *deviceFuncs, layout uint64, bindings []Range, a *bindi
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.sets[key]
+	if ok && e.by == h && e.gen == h.gen {
+		return e.set, nil // held by this recording already
+	}
+	if h.engine && s.engineHolds >= maxWrappedHolds {
+		return 0, errorf(ErrInvalid, "vk: the engine's command buffers hold %d descriptor sets, the most the library keeps for them (MaxWrappedDescriptorSets): report each command buffer that recorded library work with Context.Submitted after submitting it, or Context.Completed once it has completed", s.engineHolds)
+	}
 	switch {
 	case !ok:
 		var err error
@@ -135,10 +145,11 @@ func (s *setCache) get(f *deviceFuncs, layout uint64, bindings []Range, a *bindi
 			return 0, err
 		}
 		s.sets[key] = e
-	case e.by == h && e.gen == h.gen:
-		return e.set, nil // held by this recording already
 	case e.holds == 0:
 		s.unlinkIdle(e)
+	}
+	if h.engine {
+		s.engineHolds++
 	}
 	e.holds++
 	e.by, e.gen = h, h.gen
@@ -252,6 +263,9 @@ func (s *setCache) release(f *deviceFuncs, h *holder) {
 }
 
 func (s *setCache) releaseLocked(f *deviceFuncs, h *holder) {
+	if h.engine {
+		s.engineHolds -= len(h.sets) // one for each hold taken, dead sets' too
+	}
 	for _, e := range h.sets {
 		if e.dead {
 			continue
@@ -329,9 +343,11 @@ type ObjectCounts struct {
 	// destroyed.
 	Vulkan VulkanObjects
 	// WrappedCommandBuffers counts the engine's command buffers the
-	// context knows (Context.Wrap, until Context.Completed), and
-	// HeldDescriptorSets the sets that recordings which may still run
-	// hold (Vulkan.DescriptorSets counts the idle ones too).
+	// context knows (Context.Wrap, until it knows them complete:
+	// Context.Completed, the fences given to Context.Submitted signalled,
+	// or a Wrap after Submitted), and HeldDescriptorSets the sets that
+	// recordings which may still run hold (Vulkan.DescriptorSets counts
+	// the idle ones too).
 	WrappedCommandBuffers, HeldDescriptorSets int
 	// StagingBytes is the memory of the staging buffer the context keeps
 	// for transfers where device memory is not host-visible (counted in

@@ -25,14 +25,16 @@
 // Borrow builds a context on an engine's own instance, device and queue
 // (Handles). DeviceRequirements tells the engine, before it creates its
 // device, what it may enable (nothing is required): for full subgroups
-// the subgroup size control features; LoaderProcAddr gives it
-// vkGetInstanceProcAddr when it has no windowing library to ask.
-// WrapBuffer makes the engine's own VkBuffers usable by the library, and
-// Context.Wrap its command buffers recordable; Context.Completed tells the
-// library that one of them has completed, so that the descriptor sets
-// bound in it may be reused. Release on a borrowed context destroys only
-// what the library created, never a borrowed device, queue or buffer.
-// Handles returns any context's handles.
+// the subgroup size control features, shaderInt64 for 64-bit words on CPU
+// drivers; LoaderProcAddr gives it vkGetInstanceProcAddr when it has no
+// windowing library to ask. WrapBuffer makes the engine's own VkBuffers
+// usable by the library, and Context.Wrap its command buffers recordable;
+// Context.Submitted hands the library the fence of each submission of
+// one, so that the library sees for itself when the descriptor sets bound
+// in it may be reused and Release waits for it (Context.Completed says it
+// outright instead). Release on a borrowed context destroys only what the
+// library created, never a borrowed device, queue or buffer. Handles
+// returns any context's handles.
 //
 // # Memory over a program's life
 //
@@ -42,8 +44,9 @@
 // Options.CachedDescriptorSets idle ones are kept (beyond them the least
 // recently used is rewritten), plus those that recordings which may still
 // run hold (the library's submissions until they complete, an engine's
-// command buffers until Completed). Objects counts every Vulkan object the
-// context holds, by kind.
+// command buffers until the library knows them complete, and at most
+// MaxWrappedDescriptorSets of those). Objects counts every Vulkan object
+// the context holds, by kind.
 //
 // # Buffers and transfers
 //

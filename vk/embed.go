@@ -202,10 +202,13 @@ type Handles struct {
 // Borrow builds a Context on an engine's device. Release on it destroys only
 // what the library created (its command pool, pipelines, buffers), never
 // the borrowed handles. Release waits for the library's own submissions
-// only: the engine's command buffers that recorded library work must have
-// completed first, and must not be submitted again afterwards (they refer
-// to the library's pipelines). Release the context before destroying the
-// device.
+// and for the engine's submissions reported with Context.Submitted (their
+// fences), without a bound; the engine's other command buffers that
+// recorded library work must have completed first (Close names those it
+// was never told of), and none may be submitted again afterwards (they
+// refer to the library's pipelines). Release the context before
+// destroying the device, and before destroying the fences given to
+// Submitted.
 //
 // vkcompact reaches Vulkan through function tables of its own, loaded
 // through the engine's instance and device: the engine's binding (any

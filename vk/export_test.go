@@ -99,8 +99,14 @@ func (e *EngineCommands) Submit() error {
 	return check("vkQueueSubmit", f.queueSubmit(e.c.queue, e.H, e.fence))
 }
 
-// Wait waits for the last submission.
+// Fence returns the fence, as Context.Submitted takes it.
+func (e *EngineCommands) Fence() unsafe.Pointer { return handlePointer(e.fence) }
+
+// Wait waits for the last submission (nil when there was none).
 func (e *EngineCommands) Wait() error {
+	if !e.submitted {
+		return nil
+	}
 	return check("vkWaitForFences", e.c.fns.waitFence(e.fence, uint64(time.Minute)))
 }
 
@@ -146,4 +152,21 @@ func SetReleaseSeams(waited func(*Context), live func(*Context, VulkanObjects)) 
 	} else {
 		releaseLive.Store(&live)
 	}
+}
+
+// SetMaxWrappedHolds lowers the bound on the descriptor-set holds of the
+// engine's command buffers (MaxWrappedDescriptorSets) until the returned
+// function is called.
+func SetMaxWrappedHolds(n int) (restore func()) {
+	old := maxWrappedHolds
+	maxWrappedHolds = n
+	return func() { maxWrappedHolds = old }
+}
+
+// ReapWrapped polls the fences the engine handed to Submitted, as Wrap,
+// Submitted and Completed do.
+func ReapWrapped(c *Context) {
+	c.wrapMu.Lock()
+	c.reapWrappedLocked()
+	c.wrapMu.Unlock()
 }

@@ -1,7 +1,6 @@
 package vk
 
 import (
-	"fmt"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -97,66 +96,6 @@ func (cb CommandBuffer) LeaveZero(r Range) {
 // is then submitted, and perhaps reused). For an engine's command buffer
 // (Wrap) it is always true: the engine knows its own.
 func (cb CommandBuffer) Recording() bool { return cb.sub == nil || cb.sub.recording.Load() == cb.gen }
-
-// Wrap makes an engine's command buffer, already in the recording state and
-// allocated on this context's device, recordable by the library. h is the
-// VkCommandBuffer converted with unsafe.Pointer. Wrap it as often as
-// convenient (once per Record call, say): every CommandBuffer of h records
-// into the same command buffer. A nil h, or a nil, released or lost
-// context, gives a CommandBuffer that records nothing and whose Err (and
-// every Record into it) says why.
-//
-// The descriptor sets the library binds in h stay allocated and unchanged
-// until the engine calls Completed(h). An engine whose buffer ranges move
-// from frame to frame (a ring buffer, a per-frame allocator) calls it for
-// each command buffer, once the command buffer's work has completed and
-// before it is begun again or freed; the sets that no recording holds are
-// then reused beyond Options.CachedDescriptorSets, so memory stays flat.
-// An engine that records over the same ranges every frame binds no new
-// set after the first frame, with Completed or without.
-func (c *Context) Wrap(h unsafe.Pointer) CommandBuffer {
-	switch {
-	case c == nil:
-		return CommandBuffer{err: invalidf("Wrap: nil context")}
-	case h == nil:
-		return CommandBuffer{ctx: c, err: invalidf("Wrap: nil VkCommandBuffer")}
-	}
-	if err := c.enter(); err != nil {
-		return CommandBuffer{ctx: c, err: fmt.Errorf("Wrap: %w", err)}
-	}
-	defer c.exit()
-	c.wrapMu.Lock()
-	defer c.wrapMu.Unlock()
-	sets := c.wrapped[h]
-	if sets == nil {
-		sets = &holder{}
-		c.wrapped[h] = sets
-	}
-	return CommandBuffer{ctx: c, h: h, sets: sets, refused: new(error)}
-}
-
-// Completed tells the library that every submission of the engine's
-// command buffer h has completed (its fence has signalled) and that h will
-// not be submitted again as recorded: it is about to be reset, begun
-// again or freed. The descriptor sets the library bound in h may then be
-// reused for other ranges (Wrap says when that matters), and the library
-// forgets h. Calling it while a submission of h may still run lets the GPU
-// read rewritten descriptors. A handle the library does not know is
-// ignored.
-func (c *Context) Completed(h unsafe.Pointer) {
-	if c == nil || h == nil || c.enter() != nil {
-		return
-	}
-	defer c.exit()
-	c.wrapMu.Lock()
-	defer c.wrapMu.Unlock()
-	if sets := c.wrapped[h]; sets != nil {
-		if c.sets != nil {
-			c.sets.release(c.fns, sets)
-		}
-		delete(c.wrapped, h)
-	}
-}
 
 // Handle returns the VkCommandBuffer as an unsafe.Pointer.
 func (cb CommandBuffer) Handle() unsafe.Pointer { return cb.h }
