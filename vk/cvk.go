@@ -418,3 +418,18 @@ func (m messageQueue) take() []Message {
 }
 
 func (m messageQueue) free() { C.vkc_free_messages(m.q) }
+
+// newSizeControlFeatures allocates, in C memory, a
+// VkPhysicalDeviceSubgroupSizeControlFeatures enabling subgroupSizeControl
+// and computeFullSubgroups, chained to next; free it with freeC.
+func newSizeControlFeatures(next unsafe.Pointer) unsafe.Pointer {
+	f := (*C.vkc_subgroup_size_control_features)(C.calloc(1, C.sizeof_vkc_subgroup_size_control_features))
+	f.sType = 1000225002 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES
+	f.pNext = next
+	f.subgroupSizeControl = 1
+	f.computeFullSubgroups = 1
+	return unsafe.Pointer(f)
+}
+
+// freeC frees C memory.
+func freeC(p unsafe.Pointer) { C.free(p) }

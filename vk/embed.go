@@ -2,6 +2,7 @@ package vk
 
 import (
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -31,14 +32,20 @@ type Requirements struct {
 	// kernels then run with full subgroups. Optional: without them every
 	// kernel still runs, relying on the driver's subgroups being full.
 	SubgroupSizeControl bool
+	// ShaderInt64 tells that the device offers the shaderInt64 feature.
+	// Optional too: enable it (VkPhysicalDeviceFeatures.shaderInt64) and
+	// set Handles.ShaderInt64, and on CPU drivers the lane-serial sort
+	// moves 64-bit words (a 64-bit key in one load, 32-bit keys with
+	// values packed as one word between its passes), a quarter to a third
+	// less time on lavapipe; no kernel needs it.
+	ShaderInt64 bool
 	// SubgroupOperations are the subgroup operations the kernels use,
 	// which VkPhysicalDeviceSubgroupProperties must report for the compute
 	// stage: properties to check, not features to enable.
 	SubgroupOperations []string
 	// Missing lists what this device lacks; empty when Borrow can use it.
-	// No 64-bit shader feature is needed: 64-bit keys are handled as pairs
-	// of 32-bit words, so shaderInt64 and shaderFloat64 may stay off
-	// (Handles.ShaderInt64 says when shaderInt64 is on).
+	// No feature is required: without shaderInt64, 64-bit keys are
+	// handled as pairs of 32-bit words, and shaderFloat64 is never used.
 	Missing []string
 }
 
@@ -46,11 +53,10 @@ type Requirements struct {
 // a VkPhysicalDevice of instance (both converted with unsafe.Pointer), to
 // hand the device to Borrow: nothing but Vulkan 1.1 with subgroup basic,
 // ballot and arithmetic operations in compute shaders (properties, not
-// features), and optionally what Extensions, SubgroupSizeControl and
-// PushDescriptor say. shaderInt64, where the device has it
-// (DeviceInfo.ShaderInt64), is worth enabling too and saying so in
-// Handles.ShaderInt64: on a CPU driver the sort then moves 64-bit words.
-// apiVersion is the instance's apiVersion (0 means 1.1). It loads
+// features), and optionally what Extensions, SubgroupSizeControl,
+// ShaderInt64 and PushDescriptor say: each is worth enabling where
+// offered, and saying so in Handles. apiVersion is the instance's
+// apiVersion (0 means 1.1). It loads
 // the Vulkan loader (libvulkan.so.1; vulkan-1.dll on Windows) if the
 // library has not yet done so.
 func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint32) (Requirements, error) {
@@ -76,6 +82,7 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 		APIVersion:          minAPIVersion,
 		SubgroupSizeControl: info.SubgroupSizeControl,
 		SubgroupOperations:  []string{"basic", "ballot", "arithmetic"},
+		ShaderInt64:         info.ShaderInt64,
 		Missing:             info.Problems,
 		PushDescriptor:      info.PushDescriptor,
 	}
@@ -83,6 +90,31 @@ func DeviceRequirements(instance, physicalDevice unsafe.Pointer, apiVersion uint
 		r.Extensions = append(r.Extensions, extSubgroupSizeCtl)
 	}
 	return r, nil
+}
+
+// SubgroupSizeControlFeatures returns, in C memory, a
+// VkPhysicalDeviceSubgroupSizeControlFeatures (the Vulkan 1.3 name of
+// VkPhysicalDeviceSubgroupSizeControlFeaturesEXT: one structure, one
+// sType) with subgroupSizeControl and computeFullSubgroups enabled and
+// pNext set to next, for a binding that lacks the structure
+// (vulkan-go/vulkan has none): chain it into VkDeviceCreateInfo's pNext
+// where Requirements.SubgroupSizeControl is true, with the extensions
+// Requirements.Extensions names, create the device, call free, and set
+// Handles.FullSubgroups. next must be nil or C memory (cgo's rule: C
+// memory holds no Go pointer), as the structures vulkan-go's PassRef
+// returns are.
+//
+// Without the features every kernel still runs; what is lost is a
+// guarantee: the kernels need every subgroup of a workgroup full, which
+// Vulkan promises only to pipelines created with computeFullSubgroups
+// asked for. Without it they rely on the driver launching full subgroups
+// for workgroups whose size is a multiple of the subgroup size, as the
+// drivers the tests run on do (lavapipe and SwiftShader: the vulkan-go
+// engine's TestEngine creates its device without the features).
+func SubgroupSizeControlFeatures(next unsafe.Pointer) (features unsafe.Pointer, free func()) {
+	p := newSizeControlFeatures(next)
+	var once sync.Once
+	return p, func() { once.Do(func() { freeC(p) }) }
 }
 
 // LoaderProcAddr returns the loader's vkGetInstanceProcAddr, loading

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/vk"
@@ -36,12 +37,34 @@ func TestDeviceRequirements(t *testing.T) {
 	if r.SubgroupSizeControl != ctx.Info().SubgroupSizeControl {
 		t.Errorf("SubgroupSizeControl %v, the context says %v", r.SubgroupSizeControl, ctx.Info().SubgroupSizeControl)
 	}
+	if r.ShaderInt64 != ctx.Info().ShaderInt64 {
+		t.Errorf("ShaderInt64 %v, the device has it: %v", r.ShaderInt64, ctx.Info().ShaderInt64)
+	}
 	if !slices.Equal(r.SubgroupOperations, []string{"basic", "ballot", "arithmetic"}) {
 		t.Errorf("subgroup operations %v", r.SubgroupOperations)
 	}
 	if p, err := vk.LoaderProcAddr(); err != nil || p == nil {
 		t.Errorf("LoaderProcAddr: %v, %v", p, err)
 	}
+}
+
+// TestSubgroupSizeControlFeatures reads back the structure a binding
+// without one chains into VkDeviceCreateInfo (the vulkan-go engine's tests
+// create a device with it).
+func TestSubgroupSizeControlFeatures(t *testing.T) {
+	next := vk.OwnedHandles(vktest.Open(t)).Device // any C pointer
+	p, free := vk.SubgroupSizeControlFeatures(next)
+	defer free()
+	type features struct { // VkPhysicalDeviceSubgroupSizeControlFeatures
+		sType                int32
+		pNext                unsafe.Pointer
+		sizeControl, fullSub uint32
+	}
+	f := (*features)(p)
+	if f.sType != 1000225002 || f.pNext != next || f.sizeControl != 1 || f.fullSub != 1 {
+		t.Errorf("got %+v, want sType 1000225002, pNext %p, both features 1", *f, next)
+	}
+	free() // a second call is harmless
 }
 
 // TestWrapBuffer wraps a buffer as an engine's own: the library reads and
