@@ -24,7 +24,11 @@
 // Later frames take their live count on the GPU from the previous frame's
 // kept count (compact.Buffers.Count). The engine submits and waits itself,
 // checks everything against a Go reference, then releases the vkcompact
-// context first and destroys its own objects. Once the engine does not
+// context first and destroys its own objects. TestFramesInFlight keeps two
+// frames in flight instead, hands vkcompact each submission's fence
+// (Context.Submitted), never calls Completed, and releases the context
+// with its last frames running; TestReleaseWithFrameInFlight releases it
+// with a frame that runs until the test ends it (vktest.Spin). Once the engine does not
 // enable VK_KHR_push_descriptor (vkcompact binds descriptor sets), once it
 // does where the device has it.
 //

@@ -24,15 +24,13 @@ import (
 
 const validationLayer = "VK_LAYER_KHRONOS_validation"
 
-// withoutGC runs f, a call of the binding, with the garbage collector off.
-// The binding copies slice arguments (submit infos, descriptor writes,
-// barriers, queue family properties, and the strings and arrays nested in
-// create infos) to C memory whose only owner is a finalizer on a cell that
-// becomes unreachable as soon as the copying function returns, before the
-// Vulkan call is made: a collection at that moment would free memory the
-// driver is still reading. debug.SetGCPercent(-1) also waits for a cycle
-// in progress to finish, so nothing allocated inside f is finalized before
-// f returns. (vkcompact itself avoids those calls: see vk/cvk.go.)
+// withoutGC runs f, a call of the binding, with the garbage collector off:
+// the binding's C copies of slice arguments are owned by a finalizer that
+// a collection may run before the Vulkan call is made (the README's
+// section on embedding warns engine authors). debug.SetGCPercent(-1) also
+// waits for a cycle in progress to finish, so nothing allocated inside f
+// is finalized before f returns. (vkcompact itself avoids those calls:
+// see vk/cvk.go.)
 func withoutGC(f func()) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	f()
