@@ -52,7 +52,8 @@ type Options struct {
 	// descriptors): beyond it, the least recently used is rewritten for
 	// the next new set of buffer ranges. Sets held by recordings that may
 	// still run (the library's submissions in flight, an engine's command
-	// buffers until wrapped again: Context.Wrap) come on top. 0 means
+	// buffers until the library knows them complete: Context.Wrap) come
+	// on top. 0 means
 	// DefaultCachedDescriptorSets.
 	CachedDescriptorSets int
 	// PipelineCacheDir is the directory of the persistent pipeline cache:
