@@ -38,55 +38,6 @@ import (
 	"fmt"
 )
 
-// SPIR-V opcodes and operands this pass reads or writes.
-const (
-	opUndef                 = 1
-	opName                  = 5
-	opMemberName            = 6
-	opLine                  = 8
-	opTypeBool              = 20
-	opTypeInt               = 21
-	opConstantTrue          = 41
-	opConstantFalse         = 42
-	opConstant              = 43
-	opConstantComposite     = 44
-	opSpecConstantTrue      = 48
-	opSpecConstantFalse     = 49
-	opSpecConstant          = 50
-	opSpecConstantComposite = 51
-	opSpecConstantOp        = 52
-	opFunction              = 54
-	opFunctionEnd           = 56
-	opStore                 = 62
-	opCopyMemory            = 63
-	opCopyMemorySized       = 64
-	opDecorate              = 71
-	opMemberDecorate        = 72
-	opCompositeExtract      = 81
-	opControlBarrier        = 224
-	opMemoryBarrier         = 225
-	opAtomicStore           = 228
-	opPhi                   = 245
-	opLoopMerge             = 246
-	opSelectionMerge        = 247
-	opLabel                 = 248
-	opBranch                = 249
-	opBranchConditional     = 250
-	opSwitch                = 251
-	opKill                  = 252
-	opReturn                = 253
-	opReturnValue           = 254
-	opUnreachable           = 255
-	opNoLine                = 317
-	opDecorateID            = 332
-	opTerminateInvocation   = 4416
-	opDecorateString        = 5632
-
-	decorationSpecID = 1
-	loopUnroll       = 1 // OpLoopMerge's LoopControl Unroll
-	magic            = 0x07230203
-)
-
 // inst is one instruction: its words, the first holding its opcode and
 // word count.
 type inst []uint32
@@ -313,18 +264,18 @@ func (s *spec) fold(typ, op uint32, operands []uint32) (uint32, bool) {
 	if len(vals) == 1 {
 		a := vals[0]
 		switch op {
-		case 168: // LogicalNot
+		case opLogicalNot:
 			return b2u(a == 0), true
-		case 200: // Not
+		case opNot:
 			return ^a, true
-		case 126: // SNegate
+		case opSNegate:
 			return -a, true
-		case 113, 114: // UConvert, SConvert between 32-bit types
+		case opUConvert, opSConvert: // between 32-bit types
 			return a, true
 		}
 		return 0, false
 	}
-	if op == 169 { // Select
+	if op == opSelect {
 		if len(vals) != 3 {
 			return 0, false
 		}
@@ -339,80 +290,80 @@ func (s *spec) fold(typ, op uint32, operands []uint32) (uint32, bool) {
 	a, b := vals[0], vals[1]
 	sa, sb := int32(a), int32(b)
 	switch op {
-	case 128: // IAdd
+	case opIAdd:
 		return a + b, true
-	case 130: // ISub
+	case opISub:
 		return a - b, true
-	case 132: // IMul
+	case opIMul:
 		return a * b, true
-	case 134: // UDiv
+	case opUDiv:
 		if b == 0 {
 			return 0, false
 		}
 		return a / b, true
-	case 135: // SDiv
+	case opSDiv:
 		if b == 0 || (sa == -1<<31 && sb == -1) {
 			return 0, false
 		}
 		return uint32(sa / sb), true
-	case 137: // UMod
+	case opUMod:
 		if b == 0 {
 			return 0, false
 		}
 		return a % b, true
-	case 138: // SRem
+	case opSRem:
 		if b == 0 || (sa == -1<<31 && sb == -1) {
 			return 0, false
 		}
 		return uint32(sa % sb), true
-	case 194: // ShiftRightLogical
+	case opShiftRightLogical:
 		if b >= 32 {
 			return 0, false
 		}
 		return a >> b, true
-	case 195: // ShiftRightArithmetic
+	case opShiftRightArithmetic:
 		if b >= 32 {
 			return 0, false
 		}
 		return uint32(sa >> b), true
-	case 196: // ShiftLeftLogical
+	case opShiftLeftLogical:
 		if b >= 32 {
 			return 0, false
 		}
 		return a << b, true
-	case 197: // BitwiseOr
+	case opBitwiseOr:
 		return a | b, true
-	case 198: // BitwiseXor
+	case opBitwiseXor:
 		return a ^ b, true
-	case 199: // BitwiseAnd
+	case opBitwiseAnd:
 		return a & b, true
-	case 164: // LogicalEqual
+	case opLogicalEqual:
 		return b2u((a != 0) == (b != 0)), true
-	case 165: // LogicalNotEqual
+	case opLogicalNotEqual:
 		return b2u((a != 0) != (b != 0)), true
-	case 166: // LogicalOr
+	case opLogicalOr:
 		return b2u(a != 0 || b != 0), true
-	case 167: // LogicalAnd
+	case opLogicalAnd:
 		return b2u(a != 0 && b != 0), true
-	case 170: // IEqual
+	case opIEqual:
 		return b2u(a == b), true
-	case 171: // INotEqual
+	case opINotEqual:
 		return b2u(a != b), true
-	case 172: // UGreaterThan
+	case opUGreaterThan:
 		return b2u(a > b), true
-	case 173: // SGreaterThan
+	case opSGreaterThan:
 		return b2u(sa > sb), true
-	case 174: // UGreaterThanEqual
+	case opUGreaterThanEqual:
 		return b2u(a >= b), true
-	case 175: // SGreaterThanEqual
+	case opSGreaterThanEqual:
 		return b2u(sa >= sb), true
-	case 176: // ULessThan
+	case opULessThan:
 		return b2u(a < b), true
-	case 177: // SLessThan
+	case opSLessThan:
 		return b2u(sa < sb), true
-	case 178: // ULessThanEqual
+	case opULessThanEqual:
 		return b2u(a <= b), true
-	case 179: // SLessThanEqual
+	case opSLessThanEqual:
 		return b2u(sa <= sb), true
 	}
 	return 0, false
@@ -458,14 +409,6 @@ func (b *block) successors() []uint32 {
 		return out
 	}
 	return nil
-}
-
-func isTerminator(op uint32) bool {
-	switch op {
-	case opBranch, opBranchConditional, opSwitch, opKill, opReturn, opReturnValue, opUnreachable, opTerminateInvocation:
-		return true
-	}
-	return false
 }
 
 // function specializes one function: OpFunction up to OpFunctionEnd.
@@ -638,24 +581,6 @@ func (s *spec) function(insts []inst) ([]inst, error) {
 	}
 	return append(out, insts[len(insts)-1]), nil
 }
-
-// noResult lists the opcodes that may stand in a block and define no
-// result id (the others there define one at word 2, OpLabel at word 1).
-var noResult = map[uint32]bool{
-	0: true, opLine: true, opNoLine: true, opStore: true, opCopyMemory: true, opCopyMemorySized: true,
-	opControlBarrier: true, opMemoryBarrier: true, opAtomicStore: true, opLoopMerge: true, opSelectionMerge: true,
-	opBranch: true, opBranchConditional: true, opSwitch: true, opKill: true, opReturn: true, opReturnValue: true,
-	opUnreachable: true, opTerminateInvocation: true,
-	99: true, // OpImageWrite
-}
-
-// annotation lists the global instructions that define no id: debug
-// (OpSource, OpSourceExtension, OpName, OpMemberName, OpModuleProcessed),
-// OpExtension, OpMemoryModel, OpEntryPoint, OpExecutionMode(Id),
-// OpCapability and the decorations.
-var annotation = map[uint32]bool{3: true, 4: true, opName: true, opMemberName: true, 330: true, 10: true, 14: true, 15: true,
-	16: true, 331: true, 17: true, opDecorate: true, opMemberDecorate: true, 73: true, 74: true, 75: true, opDecorateID: true,
-	opDecorateString: true, 5633: true}
 
 // dropDangling drops the names and decorations of ids that no
 // instruction defines any more (those of removed blocks).
