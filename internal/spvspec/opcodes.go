@@ -94,11 +94,13 @@ const (
 	opMemberDecorateString  = 5633
 )
 
-// Operands and the magic number.
+// Operands and the module header.
 const (
 	decorationSpecID = 1          // Decoration SpecId
 	loopUnroll       = 1          // LoopControl Unroll, a bit of OpLoopMerge's third operand
 	magic            = 0x07230203 // a SPIR-V module's first word
+	headerWords      = 5          // magic, version, generator, id bound, schema
+	boundWord        = 3          // the header word holding the id bound
 )
 
 // noResult lists the opcodes that may stand in a block and define no
