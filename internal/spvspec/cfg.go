@@ -48,13 +48,27 @@ func (b *block) successors() []uint32 {
 	return nil
 }
 
+// blockOperands lists the instructions whose operands the pass reads
+// in a block, with the fewest words it reads of each.
+var blockOperands = map[uint32]struct {
+	name  string
+	words int
+}{
+	opLabel: {"OpLabel", 2}, opBranch: {"OpBranch", 2}, opBranchConditional: {"OpBranchConditional", 4},
+	opSwitch: {"OpSwitch", 3}, opSelectionMerge: {"OpSelectionMerge", 2}, opLoopMerge: {"OpLoopMerge", 3},
+}
+
 // splitBlocks splits a function's instructions, OpFunctionEnd excluded,
 // into its head (OpFunction and its parameters) and its blocks, clearing
 // the Unroll hint of every OpLoopMerge (on a copy: insts is not
-// written).
+// written). A label, branch or merge too short for its operands is an
+// error.
 func splitBlocks(insts []inst) (head []inst, blocks []*block, err error) {
 	var cur *block
 	for _, in := range insts {
+		if o, ok := blockOperands[in.op()]; ok && len(in) < o.words {
+			return nil, nil, fmt.Errorf("spvspec: an %s of %d words, fewer than its operands", o.name, len(in))
+		}
 		switch {
 		case in.op() == opLabel:
 			if cur != nil {

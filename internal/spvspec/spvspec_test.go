@@ -172,3 +172,42 @@ func zeroLengthArray(code []uint32) bool {
 	}
 	return false
 }
+
+// TestSpecializeShortInstructions shortens each label, branch, merge
+// and OpPhi of a kernel with every kind of them to each shorter word
+// count, one at a time, and specializes the result: what the pass cannot
+// read must be an error, never a panic, and the input is not modified.
+func TestSpecializeShortInstructions(t *testing.T) {
+	code := shaders.MustSPIRV("struct_keys")
+	ops := map[uint32]string{245: "OpPhi", 246: "OpLoopMerge", 247: "OpSelectionMerge", 248: "OpLabel",
+		249: "OpBranch", 250: "OpBranchConditional", 251: "OpSwitch"}
+	seen := map[uint32]bool{}
+	for i := 5; i < len(code); i += int(code[i] >> 16) {
+		op, n := code[i]&0xffff, int(code[i]>>16)
+		if ops[op] == "" {
+			continue
+		}
+		seen[op] = true
+		for short := 1; short < min(n, 5); short++ {
+			mod := append(append([]uint32{}, code[:i+short]...), code[i+n:]...)
+			mod[i] = uint32(short)<<16 | op
+			keep := append([]uint32{}, mod...)
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s at word %d cut to %d words: panic: %v", ops[op], i, short, r)
+					}
+				}()
+				spvspec.Specialize(mod, nil)
+			}()
+			for k := range mod {
+				if mod[k] != keep[k] {
+					t.Fatalf("%s at word %d cut to %d words: Specialize modified its input", ops[op], i, short)
+				}
+			}
+		}
+	}
+	if len(seen) != len(ops) {
+		t.Fatalf("struct_keys holds only %d of the %d opcodes", len(seen), len(ops))
+	}
+}
