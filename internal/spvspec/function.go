@@ -26,6 +26,9 @@ func (s *spec) function(insts []inst) ([]inst, error) {
 	}
 	out := append([]inst{}, head...)
 	out = s.appendBlocks(out, kept)
+	if s.err != nil {
+		return nil, s.err
+	}
 	return append(out, insts[len(insts)-1]), nil
 }
 

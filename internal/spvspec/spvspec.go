@@ -35,7 +35,10 @@
 // the end, a block or function left open) is an error.
 package spvspec
 
-import "errors"
+import (
+	"errors"
+	"math"
+)
 
 // The pass in files, in the order it runs: module.go reads the module,
 // rewrites its global section and functions in turn and writes it back;
@@ -79,6 +82,7 @@ type spec struct {
 	bound      uint32              // the module's id bound, raised by new ids
 	undefs     map[uint32]uint32   // type id -> an OpUndef of it (new)
 	undefOrder []inst              // the new OpUndefs, for the global section
+	err        error               // errSkip once an id was needed past the largest bound
 }
 
 // newSpec returns the state of a pass freezing the specialization
@@ -88,10 +92,15 @@ func newSpec(constants []uint32, bound uint32) *spec {
 		values: map[uint32]uint32{}, composites: map[uint32][]uint32{}, bound: bound, undefs: map[uint32]uint32{}}
 }
 
-// undef returns the id of an OpUndef of type typ, declared once.
+// undef returns the id of an OpUndef of type typ, declared once. Where
+// the module's id bound leaves no id to take, it sets s.err to errSkip.
 func (s *spec) undef(typ uint32) uint32 {
 	if id, ok := s.undefs[typ]; ok {
 		return id
+	}
+	if s.bound == math.MaxUint32 {
+		s.err = errSkip
+		return 0
 	}
 	id := s.bound
 	s.bound++
