@@ -22,17 +22,20 @@
 // drops the OpSelectionMerge), removes the blocks no longer reachable from a
 // function's entry, turns an unreachable block that a live construct still
 // names as its merge into a lone OpUnreachable, and drops OpPhi operands
-// and decorations or names of what was removed. It also clears the Unroll
+// and decorations or names of what was removed (an OpPhi gets an
+// OpUndef for an edge the pass adds, never taken). It also clears the Unroll
 // hint of every loop: glslc has unrolled the loops of constant bounds
 // already, so the loops left with the hint are those bounded by a
 // specialization constant, which SwiftShader would now unroll in full
 // (its optimizer unrolls hinted loops of constant bounds): the radix
 // scatter's nested loops over subgroups and digits made that compile run
 // for minutes and take gigabytes. Where the result would fall outside
-// that (a loop whose continue target becomes unreachable) it returns the
-// module unchanged, with changed false: the driver specializes it as
-// before. What it cannot read (not SPIR-V, an instruction running past
-// the end, a block or function left open) is an error.
+// that (a loop whose continue target becomes unreachable, an OpUndef
+// needed where the module's id bound leaves no id) it returns the module
+// unchanged, with changed false: the driver specializes it as before.
+// What it cannot read (not SPIR-V, an instruction running past the end,
+// a label, branch or merge too short for its operands, a block or
+// function left open) is an error.
 package spvspec
 
 import (
