@@ -10,7 +10,7 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// benchPartition3 times issue 38's anchor, partition3_u32: a three-way
+// benchPartition3 times the three-way partition's anchor, partition3_u32: a three-way
 // partition of n random uint32 keys by x < 0x55555555, then
 // x < 0xaaaaaaaa, into three outputs (as CUB's DevicePartition::If with
 // two selectors), each checked against a Go reference. keep is ignored:
