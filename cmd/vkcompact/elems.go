@@ -35,14 +35,13 @@ type elemLayout struct {
 	n     uint64
 	dtype string // the outputs' .npy dtype, as a Python literal: '<f4', '|V32', a record's fields
 	// size and keyOffset are the element's bytes and its key's offset
-	// in the file: the GPU's, except for records repacked (shift).
+	// in the file: the GPU's, except for records repacked (records).
 	size, keyOffset uint64
 	field           string // a record's key field, by name; "" for others
-	// shift is where a repacked record starts in its slot of elem.Stride
-	// bytes: a record whose size or key offset is not a multiple of 4
-	// goes to the GPU in a slot of a multiple of 4 bytes, at the byte
-	// that aligns its key; zeros fill the rest.
-	shift uint64
+	// records lays out a record array's records for the GPU: a record
+	// whose size or key offset is not a multiple of 4 goes in a slot of
+	// a multiple of 4 bytes, at the byte that aligns its key.
+	records vkcompact.Records
 }
 
 // typeList writes types for a message: "u32, i32, f32 or u64".
@@ -227,18 +226,20 @@ func (f *elemFlags) records(in *inputFile) (elemLayout, error) {
 		return fail("-stride %d contradicts the records' %d bytes (their dtype's itemsize)", f.stride, r.itemSize)
 	}
 	l := elemLayout{n: h.count, dtype: r.literal, size: r.itemSize, keyOffset: fd.offset, field: fd.name}
-	l.shift = (4 - fd.offset%4) % 4
-	stride := (r.itemSize + l.shift + 3) &^ 3
-	switch {
+	if r.itemSize > 1<<31 { // no uint32 slot: far past MaxStride
+		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.itemSize, vkcompact.MaxStride)
+	}
+	l.records = vkcompact.Records{Size: uint32(r.itemSize), KeyOffset: uint32(fd.offset), Key: t}
+	l.elem = l.records.Elem()
+	switch stride := uint64(l.elem.Stride); {
 	case stride > vkcompact.MaxStride && stride == r.itemSize:
 		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.itemSize, vkcompact.MaxStride)
 	case stride > vkcompact.MaxStride:
 		return fail("records of %d bytes with the key at byte %d take %d bytes on the GPU, aligned to 4: at most %d (the library's MaxStride)",
 			r.itemSize, fd.offset, stride, vkcompact.MaxStride)
 	}
-	l.elem = vkcompact.Struct(uint32(stride), uint32(fd.offset+l.shift), t)
-	if err := l.elem.Check(); err != nil {
-		return elemLayout{}, err // cannot happen: the layout is made to fit
+	if err := l.records.Check(); err != nil {
+		return elemLayout{}, err // cannot happen: the field is a key within the record
 	}
 	if l.n > compact.MaxElements {
 		return fail("%d elements: at most %d", l.n, uint64(compact.MaxElements))
@@ -330,7 +331,9 @@ func (l *elemLayout) upload(in *inputFile, r vk.Range) ([]byte, error) {
 		return nil, err
 	}
 	if l.size != stride {
-		spreadRecords(data, l.n, l.size, stride, l.shift)
+		if err := l.records.Spread(data, l.n); err != nil {
+			return nil, err
+		}
 	}
 	return data, vk.Upload(r, data[:l.n*stride])
 }
@@ -345,31 +348,7 @@ func (l *elemLayout) download(r vk.Range, host []byte, n uint64) ([]byte, error)
 		return nil, err
 	}
 	if l.size != stride {
-		gatherRecords(b, n, l.size, stride, l.shift)
-		b = b[:n*l.size]
+		return l.records.Gather(b, n)
 	}
 	return b, nil
-}
-
-// spreadRecords moves n records of size bytes, packed at the start of b,
-// each to byte shift of its slot of stride bytes, and zeros the rest of
-// the slots. It works in place, from the last record back, so that no
-// record is overwritten before it moves.
-func spreadRecords(b []byte, n, size, stride, shift uint64) {
-	for k := n; k > 0; k-- {
-		i := k - 1
-		slot := b[i*stride : (i+1)*stride]
-		copy(slot[shift:shift+size], b[i*size:(i+1)*size])
-		clear(slot[:shift])
-		clear(slot[shift+size:])
-	}
-}
-
-// gatherRecords undoes spreadRecords: it packs the n records at byte
-// shift of their slots of stride bytes at the start of b, in place, from
-// the first record on.
-func gatherRecords(b []byte, n, size, stride, shift uint64) {
-	for i := range n {
-		copy(b[i*size:(i+1)*size], b[i*stride+shift:i*stride+shift+size])
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -185,41 +184,8 @@ func TestRecordLayout(t *testing.T) {
 		f := elemFlags{op: "compact", set: map[string]bool{"key": true}, key: c.key, structs: true,
 			types: []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}}
 		l, err := f.resolve(in)
-		if err != nil || l.elem != c.elem || l.shift != c.shift || l.size != c.size || l.keyOffset != c.key0 || l.n != 3 || l.dtype != c.descr {
+		if err != nil || l.elem != c.elem || uint64(l.records.Shift()) != c.shift || l.size != c.size || l.keyOffset != c.key0 || l.n != 3 || l.dtype != c.descr {
 			t.Errorf("%s by %s: %+v, %v; want %v shift %d", c.descr, c.key, l, err, c.elem, c.shift)
-		}
-	}
-}
-
-// TestSpreadRecords: records spread to slots and gathered back are the
-// records, each slot holding its record at the shift and zeros around it.
-func TestSpreadRecords(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 8))
-	for range 200 {
-		size := 1 + rng.Uint64N(40)
-		shift := rng.Uint64N(4)
-		stride := (size + shift + 3) &^ 3
-		n := rng.Uint64N(20)
-		recs := make([]byte, n*size)
-		for i := range recs {
-			recs[i] = byte(1 + rng.IntN(255))
-		}
-		b := make([]byte, n*stride)
-		for i := range b {
-			b[i] = 0xee // stale bytes past the records
-		}
-		copy(b, recs)
-		spreadRecords(b, n, size, stride, shift)
-		for i := range n {
-			slot := b[i*stride : (i+1)*stride]
-			want := slices.Concat(make([]byte, shift), recs[i*size:(i+1)*size], make([]byte, stride-shift-size))
-			if !bytes.Equal(slot, want) {
-				t.Fatalf("size %d shift %d: slot %d is % x, want % x", size, shift, i, slot, want)
-			}
-		}
-		gatherRecords(b, n, size, stride, shift)
-		if !bytes.Equal(b[:n*size], recs) {
-			t.Fatalf("size %d shift %d stride %d: gathered records differ", size, shift, stride)
 		}
 	}
 }
@@ -304,8 +270,8 @@ func FuzzNpyRecord(f *testing.F) {
 				continue
 			}
 			if r.object != nil || fd.keyType() == vkcompact.Unset || l.elem.Key != fd.keyType() || l.elem.Check() != nil ||
-				uint64(l.elem.KeyOffset) != fd.offset+l.shift || l.size != r.itemSize || uint64(l.elem.Stride) < r.itemSize+l.shift ||
-				uint64(l.elem.Stride) >= r.itemSize+l.shift+4 || l.n != 3 {
+				uint64(l.elem.KeyOffset) != fd.offset+uint64(l.records.Shift()) || l.size != r.itemSize || uint64(l.elem.Stride) < r.itemSize+uint64(l.records.Shift()) ||
+				uint64(l.elem.Stride) >= r.itemSize+uint64(l.records.Shift())+4 || l.n != 3 {
 				t.Fatalf("%s: key %s laid out as %+v", descr, fd.name, l)
 			}
 		}
