@@ -70,9 +70,11 @@ echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpu
 fuzz() { # package target runs
 	LP_NATIVE_VECTOR_WIDTH=128 go test -run '^$' -fuzz "^$2\$" -fuzztime "${VKCOMPACT_FUZZTIME:-$3}" -parallel 2 "$1"
 }
-fuzz ./cmd/vkcompact FuzzReadNpy 20000x
+fuzz ./cmd/vkcompact/internal/npy FuzzReadNpy 20000x
+fuzz ./cmd/vkcompact/internal/npy FuzzNpyRecord 20000x
+fuzz ./cmd/vkcompact FuzzInputs 20000x
+fuzz ./cmd/vkcompact FuzzRecordLayout 20000x
 fuzz ./cmd/vkcompact FuzzParseBits 20000x
-fuzz ./cmd/vkcompact FuzzNpyRecord 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x
 fuzz ./compact FuzzUnique 100x

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -58,14 +59,14 @@ func typeList(types []vkcompact.Type) string {
 func dtypeList(types []vkcompact.Type) string {
 	names := make([]string, len(types))
 	for i, t := range types {
-		names[i] = "'" + npyTypes[t] + "'"
+		names[i] = "'" + npy.Dtype(t) + "'"
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // resolve checks the flags against the input and returns its elements.
 func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
-	if in.npy != nil && in.npy.record != nil {
+	if in.npy != nil && in.npy.Record != nil {
 		return f.records(in)
 	}
 	var e vkcompact.Elem
@@ -98,9 +99,9 @@ func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
 	if err != nil {
 		return elemLayout{}, err
 	}
-	l := elemLayout{elem: e, n: n, dtype: pyRepr(npyTypes[e.Key]), size: uint64(e.Size()), keyOffset: uint64(e.KeyOffset)}
+	l := elemLayout{elem: e, n: n, dtype: npy.Quote(npy.Dtype(e.Key)), size: uint64(e.Size()), keyOffset: uint64(e.KeyOffset)}
 	if e.Stride != 0 {
-		l.dtype = pyRepr(fmt.Sprintf("|V%d", e.Stride))
+		l.dtype = npy.Quote(fmt.Sprintf("|V%d", e.Stride))
 	}
 	return l, nil
 }
@@ -110,7 +111,7 @@ func (f *elemFlags) resolve(in *inputFile) (elemLayout, error) {
 func (f *elemFlags) fieldWithoutRecords(in *inputFile) error {
 	what := "a raw file"
 	if in.npy != nil {
-		what = fmt.Sprintf("a plain array (dtype '%s')", in.npy.descr)
+		what = fmt.Sprintf("a plain array (dtype '%s')", in.npy.Descr)
 	}
 	return usagef("-key %s names a field: -key FIELD needs a record array (a .npy of a structured dtype), and %s is %s; for structs without field names give -stride BYTES -key OFFSET:T",
 		f.key, in.name, what)
@@ -133,23 +134,21 @@ func (f *elemFlags) parseType() (vkcompact.Type, error) {
 func (f *elemFlags) npyType(in *inputFile) (vkcompact.Type, error) {
 	h := in.npy
 	for _, t := range f.types {
-		if h.descr == npyTypes[t] {
+		if h.Descr == npy.Dtype(t) {
 			return t, nil
 		}
 	}
 	want := fmt.Sprintf("%s takes %s (%s)", f.op, typeList(f.types), dtypeList(f.types))
-	for t, d := range npyTypes {
-		switch {
-		case h.descr == d:
-			return 0, usagef("%s: dtype '%s' (%s): %s", in.name, h.descr, t, want)
-		case h.descr == ">"+d[1:]:
-			return 0, usagef("%s: big-endian dtype '%s' is not supported: save the array little-endian (a.astype('%s'))", in.name, h.descr, d)
-		}
+	if t := npy.KeyType(h.Descr); t != vkcompact.Unset {
+		return 0, usagef("%s: dtype '%s' (%s): %s", in.name, h.Descr, t, want)
 	}
-	if f.structs && strings.HasPrefix(h.descr, "|V") {
-		return 0, usagef("%s: dtype '%s' holds structs of %s bytes: give -stride %[3]s -key OFFSET:T", in.name, h.descr, h.descr[2:])
+	if le := "<" + h.Descr[min(1, len(h.Descr)):]; strings.HasPrefix(h.Descr, ">") && npy.KeyType(le) != vkcompact.Unset {
+		return 0, usagef("%s: big-endian dtype '%s' is not supported: save the array little-endian (a.astype('%s'))", in.name, h.Descr, le)
 	}
-	return 0, usagef("%s: dtype '%s' is not an element type: %s", in.name, h.descr, want)
+	if f.structs && strings.HasPrefix(h.Descr, "|V") {
+		return 0, usagef("%s: dtype '%s' holds structs of %s bytes: give -stride %[3]s -key OFFSET:T", in.name, h.Descr, h.Descr[2:])
+	}
+	return 0, usagef("%s: dtype '%s' is not an element type: %s", in.name, h.Descr, want)
 }
 
 // structElem returns the raw structs -stride and -key describe.
@@ -192,51 +191,51 @@ func parseKeyOffset(key string) (uint64, vkcompact.Type, error) {
 // records returns the elements of a record array: the key field -key
 // names, its offset and type from the dtype.
 func (f *elemFlags) records(in *inputFile) (elemLayout, error) {
-	h, r := in.npy, in.npy.record
+	h, r := in.npy, in.npy.Record
 	fail := func(format string, args ...any) (elemLayout, error) {
 		return elemLayout{}, usagef("%s: "+format, append([]any{in.name}, args...)...)
 	}
 	switch {
-	case r.object != nil:
-		return fail("field %s holds Python objects ('|O'): NumPy pickled the array, and objects cannot go to the GPU", pyRepr(*r.object))
+	case r.Object != nil:
+		return fail("field %s holds Python objects ('|O'): NumPy pickled the array, and objects cannot go to the GPU", npy.Quote(*r.Object))
 	case !f.structs:
-		return fail("a record array (structured dtype %s): %s takes a plain array of %s", h.descr, f.op, typeList(f.types))
-	case h.fortran:
+		return fail("a record array (structured dtype %s): %s takes a plain array of %s", h.Descr, f.op, typeList(f.types))
+	case h.Fortran:
 		return fail("fortran_order is True: save a C-order array")
-	case len(h.shape) != 1:
-		return fail("shape %s: want a 1-D array of records", h.shapeString())
+	case len(h.Shape) != 1:
+		return fail("shape %s: want a 1-D array of records", h.ShapeString())
 	case !f.set["key"]:
-		return fail("a record array: name the key field with -key FIELD (fields: %s)", r.fieldList())
+		return fail("a record array: name the key field with -key FIELD (fields: %s)", r.FieldList())
 	}
 	fd, err := f.keyField(in)
 	if err != nil {
 		return elemLayout{}, err
 	}
-	t := fd.keyType()
+	t := fd.KeyType()
 	if f.set["type"] {
 		want, err := f.parseType()
 		if err != nil {
 			return elemLayout{}, err
 		}
 		if want != t {
-			return fail("-type %s contradicts the key field %s, which is %s ('%s')", want, pyRepr(fd.name), t, fd.descr)
+			return fail("-type %s contradicts the key field %s, which is %s ('%s')", want, npy.Quote(fd.Name), t, fd.Descr)
 		}
 	}
-	if f.set["stride"] && uint64(f.stride) != r.itemSize {
-		return fail("-stride %d contradicts the records' %d bytes (their dtype's itemsize)", f.stride, r.itemSize)
+	if f.set["stride"] && uint64(f.stride) != r.ItemSize {
+		return fail("-stride %d contradicts the records' %d bytes (their dtype's itemsize)", f.stride, r.ItemSize)
 	}
-	l := elemLayout{n: h.count, dtype: r.literal, size: r.itemSize, keyOffset: fd.offset, field: fd.name}
-	if r.itemSize > 1<<31 { // no uint32 slot: far past MaxStride
-		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.itemSize, vkcompact.MaxStride)
+	l := elemLayout{n: h.Count, dtype: r.Literal, size: r.ItemSize, keyOffset: fd.Offset, field: fd.Name}
+	if r.ItemSize > 1<<31 { // no uint32 slot: far past MaxStride
+		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.ItemSize, vkcompact.MaxStride)
 	}
-	l.records = vkcompact.Records{Size: uint32(r.itemSize), KeyOffset: uint32(fd.offset), Key: t}
+	l.records = vkcompact.Records{Size: uint32(r.ItemSize), KeyOffset: uint32(fd.Offset), Key: t}
 	l.elem = l.records.Elem()
 	switch stride := uint64(l.elem.Stride); {
-	case stride > vkcompact.MaxStride && stride == r.itemSize:
-		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.itemSize, vkcompact.MaxStride)
+	case stride > vkcompact.MaxStride && stride == r.ItemSize:
+		return fail("records of %d bytes: at most %d (the library's MaxStride)", r.ItemSize, vkcompact.MaxStride)
 	case stride > vkcompact.MaxStride:
 		return fail("records of %d bytes with the key at byte %d take %d bytes on the GPU, aligned to 4: at most %d (the library's MaxStride)",
-			r.itemSize, fd.offset, stride, vkcompact.MaxStride)
+			r.ItemSize, fd.Offset, stride, vkcompact.MaxStride)
 	}
 	if err := l.records.Check(); err != nil {
 		return elemLayout{}, err // cannot happen: the field is a key within the record
@@ -250,75 +249,48 @@ func (f *elemFlags) records(in *inputFile) (elemLayout, error) {
 // keyField returns the record's field that -key names, checked as a key
 // of the command: by name (a nested field's path, "pos.x"), or as
 // OFFSET:T, the field of type T at byte OFFSET.
-func (f *elemFlags) keyField(in *inputFile) (*npyField, error) {
-	r := in.npy.record
-	fd := r.field(f.key)
+func (f *elemFlags) keyField(in *inputFile) (*npy.Field, error) {
+	r := in.npy.Record
+	fd := r.Field(f.key)
 	if fd == nil {
 		off, t, err := parseKeyOffset(f.key)
 		if err != nil {
-			return nil, usagef("-key %s: %s has no field of that name; its fields: %s", pyRepr(f.key), in.name, r.fieldList())
+			return nil, usagef("-key %s: %s has no field of that name; its fields: %s", npy.Quote(f.key), in.name, r.FieldList())
 		}
-		for i := range r.fields {
-			if r.fields[i].offset == off && r.fields[i].keyType() == t {
-				fd = &r.fields[i]
+		for i := range r.Fields {
+			if r.Fields[i].Offset == off && r.Fields[i].KeyType() == t {
+				fd = &r.Fields[i]
 				break
 			}
 		}
 		if fd == nil {
-			return nil, usagef("-key %s: %s has no %s field ('%s') at byte %d; its fields: %s", f.key, in.name, t, npyTypes[t], off, r.offsets())
+			return nil, usagef("-key %s: %s has no %s field ('%s') at byte %d; its fields: %s", f.key, in.name, t, npy.Dtype(t), off, r.Offsets())
 		}
 	}
 	keys := fmt.Sprintf("%s takes keys of %s (%s)", f.op, typeList(f.types), dtypeList(f.types))
-	switch t := fd.keyType(); {
-	case fd.descr == "" && fd.shape == nil:
+	switch t := fd.KeyType(); {
+	case fd.Descr == "" && fd.Shape == nil:
 		var sub []string
-		for _, g := range r.fields {
-			if strings.HasPrefix(g.name, fd.name+".") {
-				sub = append(sub, g.name)
+		for _, g := range r.Fields {
+			if strings.HasPrefix(g.Name, fd.Name+".") {
+				sub = append(sub, g.Name)
 			}
 		}
-		return nil, usagef("-key %s: field %s is a struct: name one of its fields (%s)", f.key, pyRepr(fd.name), strings.Join(sub, ", "))
-	case fd.shape != nil:
-		items := pyRepr(fd.descr)
-		if fd.descr == "" {
+		return nil, usagef("-key %s: field %s is a struct: name one of its fields (%s)", f.key, npy.Quote(fd.Name), strings.Join(sub, ", "))
+	case fd.Shape != nil:
+		items := npy.Quote(fd.Descr)
+		if fd.Descr == "" {
 			items = "structs"
 		}
-		return nil, usagef("-key %s: field %s is a sub-array (%s %s): a key is one value, and sub-arrays cannot be keys", f.key, pyRepr(fd.name), items, shapeText(fd.shape))
-	case t == vkcompact.Unset && len(fd.descr) > 1 && fd.descr[0] == '>' && slices.Contains(f.types, npyType("<"+fd.descr[1:])):
-		return nil, usagef("-key %s: field %s is big-endian ('%s'): save the records little-endian (a.astype(a.dtype.newbyteorder('<')))", f.key, pyRepr(fd.name), fd.descr)
+		return nil, usagef("-key %s: field %s is a sub-array (%s %s): a key is one value, and sub-arrays cannot be keys", f.key, npy.Quote(fd.Name), items, npy.FormatShape(fd.Shape))
+	case t == vkcompact.Unset && len(fd.Descr) > 1 && fd.Descr[0] == '>' && slices.Contains(f.types, npy.KeyType("<"+fd.Descr[1:])):
+		return nil, usagef("-key %s: field %s is big-endian ('%s'): save the records little-endian (a.astype(a.dtype.newbyteorder('<')))", f.key, npy.Quote(fd.Name), fd.Descr)
 	case t == vkcompact.Unset:
-		return nil, usagef("-key %s: field %s is '%s': %s", f.key, pyRepr(fd.name), fd.descr, keys)
+		return nil, usagef("-key %s: field %s is '%s': %s", f.key, npy.Quote(fd.Name), fd.Descr, keys)
 	case !slices.Contains(f.types, t):
-		return nil, usagef("-key %s: field %s is %s ('%s'): %s", f.key, pyRepr(fd.name), t, fd.descr, keys)
+		return nil, usagef("-key %s: field %s is %s ('%s'): %s", f.key, npy.Quote(fd.Name), t, fd.Descr, keys)
 	}
 	return fd, nil
-}
-
-// npyType returns the key type of a dtype string, or Unset.
-func npyType(descr string) vkcompact.Type {
-	for t, d := range npyTypes {
-		if d == descr {
-			return t
-		}
-	}
-	return vkcompact.Unset
-}
-
-// offsets lists a record's fields with their offsets for a message:
-// "'x': '<f4' at 0, 'y': '<f4' at 4".
-func (r *npyRecord) offsets() string {
-	if len(r.fields) == 0 {
-		return "none"
-	}
-	var s []string
-	for i := range r.fields {
-		if i == 24 {
-			s = append(s, fmt.Sprintf("and %d more", len(r.fields)-i))
-			break
-		}
-		s = append(s, fmt.Sprintf("%s at %d", &r.fields[i], r.fields[i].offset))
-	}
-	return strings.Join(s, ", ")
 }
 
 // upload reads the input's elements into host memory in the GPU's layout

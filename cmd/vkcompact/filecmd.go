@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -108,7 +109,7 @@ type perElement struct {
 	items, of string // what it holds and for what: "flags", "elements"
 	rawWidth  uint32 // bytes per item in a raw file
 	// npyWidth checks a .npy array of the items and returns their width.
-	npyWidth func(*npyHeader) (uint32, error)
+	npyWidth func(*npy.Header) (uint32, error)
 }
 
 // flagsInput and valuesInput are compact's and split's -flags, and

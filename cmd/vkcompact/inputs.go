@@ -9,22 +9,17 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// npyTypes is the .npy dtype of each key type.
-var npyTypes = map[vkcompact.Type]string{
-	vkcompact.Uint32: "<u4", vkcompact.Int32: "<i4", vkcompact.Float32: "<f4",
-	vkcompact.Uint64: "<u8", vkcompact.Int64: "<i8", vkcompact.Float64: "<f8",
-}
-
 // inputFile is an input file, opened and checked, positioned at its data.
 type inputFile struct {
 	f     *os.File
-	name  string     // the flag and the path, for messages: "-in data.npy"
-	npy   *npyHeader // nil for a raw file
-	bytes uint64     // bytes of data
+	name  string      // the flag and the path, for messages: "-in data.npy"
+	npy   *npy.Header // nil for a raw file
+	bytes uint64      // bytes of data
 }
 
 // openInput opens the file a flag names and reads its .npy header, if it
@@ -44,12 +39,12 @@ func openInput(flagName, path string) (*inputFile, error) {
 		err = usagef("%s: not a regular file", in.name)
 	default:
 		in.bytes = uint64(fi.Size())
-		var magic [len(npyMagic)]byte
-		if _, rerr := f.ReadAt(magic[:], 0); rerr == nil && string(magic[:]) == npyMagic {
-			if in.npy, err = readNpyHeader(f, fi.Size()); err != nil {
+		var magic [len(npy.Magic)]byte
+		if _, rerr := f.ReadAt(magic[:], 0); rerr == nil && string(magic[:]) == npy.Magic {
+			if in.npy, err = npy.ReadHeader(f, fi.Size()); err != nil {
 				err = usagef("%s: %v", in.name, err)
 			} else {
-				in.bytes = uint64(fi.Size() - in.npy.dataOff)
+				in.bytes = uint64(fi.Size() - in.npy.DataOffset)
 			}
 		} else if strings.HasSuffix(path, ".npy") {
 			// Read as raw, a damaged .npy file's header would become data.
@@ -104,16 +99,16 @@ func (in *inputFile) upload(r vk.Range, size uint64) ([]byte, error) {
 // elements take a 1-D array of the key's dtype. Structs of S bytes take a
 // 1-D array of void items '|VS', or bytes ('|u1'): S*n of them in 1-D, or n
 // rows of S in 2-D.
-func npyElements(h *npyHeader, e vkcompact.Elem) (uint64, error) {
+func npyElements(h *npy.Header, e vkcompact.Elem) (uint64, error) {
 	if e.Stride == 0 {
-		want := npyTypes[e.Key]
+		want := npy.Dtype(e.Key)
 		if err := npyDtype(h, fmt.Sprintf(" does not match -type %s (want '%s')", e.Key, want), want); err != nil {
 			return 0, err
 		}
-		if len(h.shape) != 1 {
-			return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+		if len(h.Shape) != 1 {
+			return 0, fmt.Errorf("shape %s: want a 1-D array", h.ShapeString())
 		}
-		return h.count, nil
+		return h.Count, nil
 	}
 	stride := uint64(e.Stride)
 	void := fmt.Sprintf("|V%d", stride)
@@ -121,26 +116,26 @@ func npyElements(h *npyHeader, e vkcompact.Elem) (uint64, error) {
 		return 0, err
 	}
 	switch {
-	case h.descr == void && len(h.shape) == 1:
-		return h.count, nil
-	case h.descr == "|u1" && len(h.shape) == 1 && h.count%stride == 0,
-		h.descr == "|u1" && len(h.shape) == 2 && h.shape[1] == stride:
-		return h.count / stride, nil
+	case h.Descr == void && len(h.Shape) == 1:
+		return h.Count, nil
+	case h.Descr == "|u1" && len(h.Shape) == 1 && h.Count%stride == 0,
+		h.Descr == "|u1" && len(h.Shape) == 2 && h.Shape[1] == stride:
+		return h.Count / stride, nil
 	}
 	return 0, fmt.Errorf("shape %s of '%s' is not %d-byte structs: want (n,) of '%s', or (n, %d) or (%d*n,) of '|u1'",
-		h.shapeString(), h.descr, stride, void, stride, stride)
+		h.ShapeString(), h.Descr, stride, void, stride, stride)
 }
 
 // npyFlags returns the bytes per flag of a .npy flags array: a 1-D array
 // of bool or uint8 (1) or uint32 (4).
-func npyFlags(h *npyHeader) (uint32, error) {
+func npyFlags(h *npy.Header) (uint32, error) {
 	if err := npyDtype(h, ": flags must be bool ('|b1'), uint8 ('|u1') or uint32 ('<u4')", "|b1", "|u1", "<u4"); err != nil {
 		return 0, err
 	}
-	if len(h.shape) != 1 {
-		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+	if len(h.Shape) != 1 {
+		return 0, fmt.Errorf("shape %s: want a 1-D array", h.ShapeString())
 	}
-	if h.descr == "<u4" {
+	if h.Descr == "<u4" {
 		return 4, nil
 	}
 	return 1, nil
@@ -148,12 +143,12 @@ func npyFlags(h *npyHeader) (uint32, error) {
 
 // npyValues returns the bytes per value of a .npy array of sort's values:
 // a 1-D array of uint32.
-func npyValues(h *npyHeader) (uint32, error) {
+func npyValues(h *npy.Header) (uint32, error) {
 	if err := npyDtype(h, ": values must be uint32 ('<u4')", "<u4"); err != nil {
 		return 0, err
 	}
-	if len(h.shape) != 1 {
-		return 0, fmt.Errorf("shape %s: want a 1-D array", h.shapeString())
+	if len(h.Shape) != 1 {
+		return 0, fmt.Errorf("shape %s: want a 1-D array", h.ShapeString())
 	}
 	return 4, nil
 }
@@ -162,15 +157,15 @@ func npyValues(h *npyHeader) (uint32, error) {
 // dtypes want. Another dtype is the error "dtype 'X'" followed by wrong,
 // which names the dtypes wanted; a big-endian one whose little-endian
 // form is wanted says so.
-func npyDtype(h *npyHeader, wrong string, want ...string) error {
-	if h.fortran {
+func npyDtype(h *npy.Header, wrong string, want ...string) error {
+	if h.Fortran {
 		return errors.New("fortran_order is True: save a C-order array")
 	}
-	if slices.Contains(want, h.descr) {
+	if slices.Contains(want, h.Descr) {
 		return nil
 	}
-	if le := "<" + h.descr[min(1, len(h.descr)):]; strings.HasPrefix(h.descr, ">") && slices.Contains(want, le) {
-		return fmt.Errorf("big-endian dtype '%s' is not supported: want '%s' (save the array little-endian: a.astype('%s'))", h.descr, le, le)
+	if le := "<" + h.Descr[min(1, len(h.Descr)):]; strings.HasPrefix(h.Descr, ">") && slices.Contains(want, le) {
+		return fmt.Errorf("big-endian dtype '%s' is not supported: want '%s' (save the array little-endian: a.astype('%s'))", h.Descr, le, le)
 	}
-	return fmt.Errorf("dtype '%s'%s", h.descr, wrong)
+	return fmt.Errorf("dtype '%s'%s", h.Descr, wrong)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy/npytest"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -107,6 +109,19 @@ func readPNG(t *testing.T, path string) ([]byte, image.Image) {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return b, img
+}
+
+// npyFile returns a version 1.0 .npy file of the header dict, as given,
+// and the data.
+func npyFile(dict string, data []byte) []byte { return npytest.File(dict, data) }
+
+// npyHeaderBytes returns the header of a 1-D array of n items of the
+// dtype string descr ('<f4'), as the command writes it.
+func npyHeaderBytes(descr string, n uint64) []byte { return npy.HeaderFor(npy.Quote(descr), n) }
+
+// readNpyBytes reads the header of the .npy file b.
+func readNpyBytes(b []byte) (*npy.Header, error) {
+	return npy.ReadHeader(bytes.NewReader(b), int64(len(b)))
 }
 
 // requireDevice skips without a Vulkan device (fails in CI).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"image"
 	"image/png"
 	"io"
@@ -125,7 +126,7 @@ func commitAll(outs []*outputFile, data []outputData) error {
 	for i, o := range outs {
 		var header []byte
 		if strings.HasSuffix(o.path, ".npy") {
-			header = npyHeaderFor(data[i].dtype, data[i].n)
+			header = npy.HeaderFor(data[i].dtype, data[i].n)
 		}
 		if err := o.write(header, data[i].data); err != nil {
 			return err

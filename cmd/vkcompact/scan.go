@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/vk"
@@ -94,7 +95,7 @@ func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	j.total = total[0]
-	out := outputData{data: data[:size], dtype: pyRepr(npyTypes[j.scan.Type]), n: j.n} // the input's memory, no longer needed
+	out := outputData{data: data[:size], dtype: npy.Quote(npy.Dtype(j.scan.Type)), n: j.n} // the input's memory, no longer needed
 	return []outputData{out}, vk.Download(b.Dst, out.data)
 }
 

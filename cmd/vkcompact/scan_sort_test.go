@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -86,7 +87,7 @@ func cliCheckJSON(t *testing.T, name string, js map[string]any, want map[string]
 // name ends in .npy.
 func cliNpyDescr(path string, t vkcompact.Type) string {
 	if strings.HasSuffix(path, ".npy") {
-		return npyTypes[t]
+		return npy.Dtype(t)
 	}
 	return ""
 }
@@ -197,7 +198,7 @@ func TestScan(t *testing.T) {
 		if r.outNpy {
 			outName = "out.npy"
 		}
-		in := cliInput(t, dir, inName, npyTypes[r.typ], cliElems(data, 4), 4)
+		in := cliInput(t, dir, inName, npy.Dtype(r.typ), cliElems(data, 4), 4)
 		outDir := vktest.TempDir(t)
 		out := filepath.Join(outDir, outName)
 		args := []string{"scan", "-in", in, "-out", out, "-json"}
@@ -444,7 +445,7 @@ func checkSortRun(t *testing.T, rng *rand.Rand, i int, r sortRun) {
 	if i%4 < 2 {
 		outExt = ".npy"
 	}
-	in := cliInput(t, dir, "keys"+ext, npyTypes[r.typ], cliElems(keys, size), size)
+	in := cliInput(t, dir, "keys"+ext, npy.Dtype(r.typ), cliElems(keys, size), size)
 	out := filepath.Join(outDir, "sorted"+outExt)
 	args := []string{"sort", "-in", in, "-out", out, "-json"}
 	if !r.npy || i%4 == 1 {

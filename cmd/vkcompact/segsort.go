@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -157,10 +158,10 @@ func (j *segsortJob) readOffsets(path string) ([]uint32, error) {
 		if err := npyDtype(f.npy, ": offsets must be uint32 ('<u4') or int32 ('<i4')", "<u4", "<i4"); err != nil {
 			return nil, usagef("%s: %v", f.name, err)
 		}
-		if len(f.npy.shape) != 1 {
-			return nil, usagef("%s: shape %s: want a 1-D array", f.name, f.npy.shapeString())
+		if len(f.npy.Shape) != 1 {
+			return nil, usagef("%s: shape %s: want a 1-D array", f.name, f.npy.ShapeString())
 		}
-		signed = f.npy.descr == "<i4"
+		signed = f.npy.Descr == "<i4"
 	}
 	switch {
 	case f.bytes%4 != 0:
@@ -225,7 +226,7 @@ func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	if j.values != nil {
-		outs = append(outs, outputData{data: values[:4*j.n], dtype: pyRepr(npyTypes[vkcompact.Uint32]), n: j.n})
+		outs = append(outs, outputData{data: values[:4*j.n], dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), n: j.n})
 		if err := vk.Download(b.ValuesOut, outs[1].data); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -47,7 +48,7 @@ func TestSegsort(t *testing.T) {
 		size := int(r.typ.Size())
 		keys := cliSortKeys(rng, r.typ, r.n)
 		dir, outDir := vktest.TempDir(t), vktest.TempDir(t)
-		in := cliInput(t, dir, "keys.npy", npyTypes[r.typ], cliElems(keys, size), size)
+		in := cliInput(t, dir, "keys.npy", npy.Dtype(r.typ), cliElems(keys, size), size)
 		out := filepath.Join(outDir, "sorted.npy")
 		args := []string{"segsort", "-in", in, "-out", out, "-json"}
 		offsets := r.offsets

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -167,7 +168,7 @@ func (c *selectCase) inputFile() []byte {
 	case c.size == 32:
 		return append(npyHeaderBytes("|V32", uint64(n)), c.in...)
 	}
-	return append(npyHeaderBytes(npyTypes[parseTypeArg(c.args)], uint64(n)), c.in...)
+	return append(npyHeaderBytes(npy.Dtype(parseTypeArg(c.args)), uint64(n)), c.in...)
 }
 
 // TestSelect runs compact and split on every case, and one of them in
@@ -291,10 +292,10 @@ func readOutput(t *testing.T, path, descr string, n int) []byte {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if h.descr != descr || !slices.Equal(h.shape, []uint64{uint64(n)}) || h.fortran {
+	if h.Descr != descr || !slices.Equal(h.Shape, []uint64{uint64(n)}) || h.Fortran {
 		t.Errorf("%s: header %+v, want %s of shape (%d,)", path, *h, descr, n)
 	}
-	return b[h.dataOff:]
+	return b[h.DataOffset:]
 }
 
 // parseTypeArg returns the key type a case's -type flag names.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -179,7 +180,7 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	if j.values != nil {
-		outs = append(outs, outputData{data: values[:4*j.n], dtype: pyRepr(npyTypes[vkcompact.Uint32]), n: j.n})
+		outs = append(outs, outputData{data: values[:4*j.n], dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), n: j.n})
 		if err := vk.Download(b.ValuesOut, outs[1].data); err != nil {
 			return nil, err
 		}

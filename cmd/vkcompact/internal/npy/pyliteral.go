@@ -1,4 +1,4 @@
-package main
+package npy
 
 import (
 	"errors"
@@ -164,3 +164,48 @@ func (p *pyParser) separator(closing byte) bool {
 	}
 	return p.i < len(p.s) && p.s[p.i] == closing
 }
+
+// pyRepr writes a value of the header's Python literals as Python's repr
+// does: strings in single quotes (double where they hold a single one;
+// the parser takes no escapes, so no string holds both), tuples with the
+// comma of one item, lists, integers, True, False and None.
+func pyRepr(v any) string {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "'") && !strings.Contains(v, `"`) {
+			return `"` + v + `"`
+		}
+		return "'" + v + "'"
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case nil:
+		return "None"
+	case pyTuple:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = pyRepr(x)
+		}
+		if len(v) == 1 {
+			return "(" + s[0] + ",)"
+		}
+		return "(" + strings.Join(s, ", ") + ")"
+	case pyList:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = pyRepr(x)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	case map[string]any:
+		return "{...}" // not in a dtype
+	}
+	return fmt.Sprint(v)
+}
+
+// Quote writes s as Python's repr writes a string, as NumPy's headers and
+// messages about them show names and dtypes: 'x', or "it's".
+func Quote(s string) string { return pyRepr(s) }

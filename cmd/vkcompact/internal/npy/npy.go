@@ -1,4 +1,17 @@
-package main
+// Package npy reads and writes the headers of NumPy's .npy files, the
+// format of vkcompact's inputs and outputs: a magic string, a format
+// version, a header that is a Python dict literal ({'descr': '<f4',
+// 'fortran_order': False, 'shape': (3,), }) and the array's bytes. A
+// header's dtype is a plain one ('<f4', '|V32', '<U3') or a structured
+// one, records of named fields (Record), whose key field vkcompact's
+// commands sort and select by. The reader takes versions 1.0, 2.0 and
+// 3.0; the writer writes 1.0 where the header fits it, as NumPy does (2.0
+// for a header past 65535 bytes, 3.0 for one that Latin-1 cannot encode,
+// which a record's field names can make). Versions 1.0 and 2.0 encode the
+// header in Latin-1, 3.0 in UTF-8; the reader decodes either into Go's
+// UTF-8. Whether an array suits an input (its dtype, its shape) is for the
+// command's inputs to say.
+package npy
 
 import (
 	"bytes"
@@ -13,46 +26,37 @@ import (
 	"unicode/utf8"
 )
 
-// NumPy .npy files: a magic string, a format version, a header that is a
-// Python dict literal ({'descr': '<f4', 'fortran_order': False, 'shape':
-// (3,), }) and the array's bytes. The reader takes versions 1.0, 2.0 and
-// 3.0; the writer writes 1.0 where the header fits it, as NumPy does (2.0
-// for a header past 65535 bytes, 3.0 for one that Latin-1 cannot encode,
-// which a record's field names can make). Versions 1.0 and 2.0 encode the
-// header in Latin-1, 3.0 in UTF-8; the reader decodes either into Go's
-// UTF-8.
+// Magic starts every .npy file.
+const Magic = "\x93NUMPY"
 
-// npyMagic starts every .npy file.
-const npyMagic = "\x93NUMPY"
-
-// npyMaxHeader bounds the header length the reader accepts (NumPy's own
+// maxHeader bounds the header length the reader accepts (NumPy's own
 // reader stops at 10,000 bytes by default), so that a corrupt length does
 // not make it allocate gigabytes.
-const npyMaxHeader = 1 << 20
+const maxHeader = 1 << 20
 
-// npyHeader is a parsed .npy header.
-type npyHeader struct {
-	descr    string     // the dtype, e.g. "<f4", "|b1", "|V32", "<U3"; a record's as a Python literal
-	record   *npyRecord // a structured dtype's fields, or nil
-	itemSize uint64     // bytes per item, from descr (0 for plain objects, pickled)
-	pickled  bool       // the dtype holds Python objects ('|O'): the data is a pickle, not items
-	fortran  bool       // fortran_order
-	shape    []uint64   // the dimensions
-	count    uint64     // items: the product of shape
-	dataOff  int64      // the data's offset in the file
+// Header is a parsed .npy header.
+type Header struct {
+	Descr      string   // the dtype, e.g. "<f4", "|b1", "|V32", "<U3"; a record's as a Python literal (Record.Literal)
+	Record     *Record  // a structured dtype's fields, or nil
+	ItemSize   uint64   // bytes per item, from Descr (0 for plain objects, pickled)
+	Pickled    bool     // the dtype holds Python objects ('|O'): the data is a pickle, not items
+	Fortran    bool     // fortran_order
+	Shape      []uint64 // the dimensions
+	Count      uint64   // items: the product of Shape
+	DataOffset int64    // the data's offset in the file
 }
 
-// shapeString writes the shape as Python does: (), (3,), (3, 4).
-func (h *npyHeader) shapeString() string { return shapeText(h.shape) }
+// ShapeString writes the shape as Python does: (), (3,), (3, 4).
+func (h *Header) ShapeString() string { return FormatShape(h.Shape) }
 
-// readNpyHeader reads the header of a .npy file of size bytes from r,
+// ReadHeader reads the header of a .npy file of size bytes from r,
 // positioned at the file's start, and leaves r at the data. It checks the
 // header's syntax, that its dtype is one NumPy writes, and that exactly
 // the data the shape calls for follows (pickled data excepted). Whether
-// the dtype suits an input is for the input to say (npyElements,
-// npyFlags, npyValues), so that a well-formed array of another dtype is
-// told which one is wanted rather than called corrupt.
-func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
+// the dtype suits an input is for the input to say, so that a
+// well-formed array of another dtype is told which one is wanted rather
+// than called corrupt. Its errors say what is wrong with the file.
+func ReadHeader(r io.Reader, size int64) (*Header, error) {
 	var pre [12]byte
 	if size < 10 {
 		return nil, errors.New("corrupt .npy file: too short for a header")
@@ -60,7 +64,7 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 	if _, err := io.ReadFull(r, pre[:8]); err != nil {
 		return nil, fmt.Errorf("reading the .npy header: %w", err)
 	}
-	if string(pre[:6]) != npyMagic {
+	if string(pre[:6]) != Magic {
 		return nil, errors.New("not a .npy file: no \\x93NUMPY magic string")
 	}
 	major, minor := pre[6], pre[7]
@@ -82,8 +86,8 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 		}
 		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
 	}
-	if hlen > npyMaxHeader {
-		return nil, fmt.Errorf("corrupt .npy file: a header of %d bytes (at most %d accepted)", hlen, npyMaxHeader)
+	if hlen > maxHeader {
+		return nil, fmt.Errorf("corrupt .npy file: a header of %d bytes (at most %d accepted)", hlen, maxHeader)
 	}
 	if off+hlen > size {
 		return nil, fmt.Errorf("corrupt .npy file: a header of %d bytes in a file of %d", hlen, size)
@@ -98,23 +102,23 @@ func readNpyHeader(r io.Reader, size int64) (*npyHeader, error) {
 	} else if header = string(text); !utf8.ValidString(header) {
 		return nil, errors.New("corrupt .npy header: not UTF-8, as format 3.0 encodes it")
 	}
-	h, descr, err := parseNpyDict(header)
+	h, descr, err := parseDict(header)
 	if err != nil {
 		return nil, fmt.Errorf("corrupt .npy header: %w", err)
 	}
 	if fields, ok := descr.(pyList); ok {
-		if h.record, err = parseNpyRecord(fields); err != nil {
+		if h.Record, err = parseRecord(fields); err != nil {
 			return nil, fmt.Errorf("structured dtype: %w", err)
 		}
-		h.descr, h.itemSize, h.pickled = h.record.literal, h.record.itemSize, h.record.object != nil
-	} else if h.itemSize, h.pickled, err = descrSize(h.descr); err != nil {
+		h.Descr, h.ItemSize, h.Pickled = h.Record.Literal, h.Record.ItemSize, h.Record.Object != nil
+	} else if h.ItemSize, h.Pickled, err = descrSize(h.Descr); err != nil {
 		return nil, err
 	}
-	h.dataOff = off + hlen
-	hi, data := bits.Mul64(h.count, h.itemSize)
-	if !h.pickled && (hi != 0 || data != uint64(size-h.dataOff)) {
+	h.DataOffset = off + hlen
+	hi, data := bits.Mul64(h.Count, h.ItemSize)
+	if !h.Pickled && (hi != 0 || data != uint64(size-h.DataOffset)) {
 		return nil, fmt.Errorf("corrupt .npy file: shape %s of '%s' is %d items of %d bytes; the file has %d bytes after its header",
-			h.shapeString(), h.descr, h.count, h.itemSize, size-h.dataOff)
+			h.ShapeString(), h.Descr, h.Count, h.ItemSize, size-h.DataOffset)
 	}
 	return h, nil
 }
@@ -134,10 +138,10 @@ func latin1(b []byte) string {
 	return string(b)
 }
 
-// parseNpyDict parses a header's dict: exactly the keys descr,
+// parseDict parses a header's dict: exactly the keys descr,
 // fortran_order and shape. It returns the descr as parsed, which for a
-// structured dtype (h.descr empty) is the list of fields.
-func parseNpyDict(text string) (*npyHeader, any, error) {
+// structured dtype (h.Descr empty) is the list of fields.
+func parseDict(text string) (*Header, any, error) {
 	p := &pyParser{s: text}
 	v, err := p.value(0)
 	if err != nil {
@@ -155,15 +159,15 @@ func parseNpyDict(text string) (*npyHeader, any, error) {
 			return nil, nil, errors.New("the header's keys are not exactly descr, fortran_order and shape")
 		}
 	}
-	h := &npyHeader{}
+	h := &Header{}
 	switch d := dict["descr"].(type) {
 	case string:
-		h.descr = d
+		h.Descr = d
 	case pyList:
 	default:
 		return nil, nil, errors.New("descr is not a string or a list of fields")
 	}
-	if h.fortran, ok = dict["fortran_order"].(bool); !ok {
+	if h.Fortran, ok = dict["fortran_order"].(bool); !ok {
 		return nil, nil, errors.New("fortran_order is not True or False")
 	}
 	shape, ok := dict["shape"].(pyTuple)
@@ -175,32 +179,32 @@ func parseNpyDict(text string) (*npyHeader, any, error) {
 		if !ok {
 			return nil, nil, errors.New("shape holds something other than integers")
 		}
-		h.shape = append(h.shape, n)
+		h.Shape = append(h.Shape, n)
 	}
-	h.count = 1
-	for _, n := range h.shape {
-		hi, lo := bits.Mul64(h.count, n)
+	h.Count = 1
+	for _, n := range h.Shape {
+		hi, lo := bits.Mul64(h.Count, n)
 		if hi != 0 {
-			return nil, nil, fmt.Errorf("shape %s: too many items", h.shapeString())
+			return nil, nil, fmt.Errorf("shape %s: too many items", h.ShapeString())
 		}
-		h.count = lo
+		h.Count = lo
 	}
 	return h, dict["descr"], nil
 }
 
-// npyKinds gives, for each dtype kind of fixed sizes, the sizes in bytes
+// kinds gives, for each dtype kind of fixed sizes, the sizes in bytes
 // NumPy has: bool, integers, floats, complex numbers, datetimes ('M') and
 // timedeltas ('m'). descrSize takes the other kinds: 'S' (bytes) and 'V'
 // (void) of any size, 'U' (UCS-4 strings) and 'O' (Python objects).
-var npyKinds = map[byte][]uint64{
+var kinds = map[byte][]uint64{
 	'b': {1},
 	'i': {1, 2, 4, 8}, 'u': {1, 2, 4, 8},
 	'f': {2, 4, 8, 12, 16}, 'c': {8, 16, 24, 32},
 	'M': {8}, 'm': {8},
 }
 
-// npyTimeUnits are the units of NumPy's datetime64 and timedelta64.
-var npyTimeUnits = []string{"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as"}
+// timeUnits are the units of NumPy's datetime64 and timedelta64.
+var timeUnits = []string{"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "μs", "ns", "ps", "fs", "as"}
 
 // descrSize checks a dtype string as NumPy writes one (dtype.str): a byte
 // order ('<', '>' or '|'; '=', native, is read too), a kind, and a size:
@@ -218,7 +222,7 @@ func descrSize(d string) (size uint64, pickled bool, err error) {
 	kind, digits := d[1], d[2:]
 	if kind == 'M' || kind == 'm' {
 		if i := strings.IndexByte(digits, '['); i >= 0 {
-			if !npyTimeUnit(digits[i:]) {
+			if !timeUnit(digits[i:]) {
 				return 0, false, bad
 			}
 			digits = digits[:i]
@@ -237,32 +241,28 @@ func descrSize(d string) (size uint64, pickled bool, err error) {
 	case 'U':
 		return 4 * n, false, nil
 	}
-	if sizes, ok := npyKinds[kind]; !ok || !slices.Contains(sizes, n) {
+	if sizes, ok := kinds[kind]; !ok || !slices.Contains(sizes, n) {
 		return 0, false, bad
 	}
 	return n, false, nil
 }
 
-// npyTimeUnit reports whether s is a datetime unit in brackets, with an
+// timeUnit reports whether s is a datetime unit in brackets, with an
 // optional count: "[ns]", "[10ms]".
-func npyTimeUnit(s string) bool {
+func timeUnit(s string) bool {
 	if len(s) < 3 || s[len(s)-1] != ']' {
 		return false
 	}
 	unit := strings.TrimLeft(s[1:len(s)-1], "0123456789")
-	return slices.Contains(npyTimeUnits, unit)
+	return slices.Contains(timeUnits, unit)
 }
 
-// npyHeaderBytes returns the header of a C-order 1-D array of n items of
-// the dtype string descr ('<f4'): npyHeaderFor.
-func npyHeaderBytes(descr string, n uint64) []byte { return npyHeaderFor(pyRepr(descr), n) }
-
-// npyHeaderFor returns the header of a C-order 1-D array of n items of the
+// HeaderFor returns the header of a C-order 1-D array of n items of the
 // dtype that the Python literal dtype gives ('<f4', or a record's list of
 // fields), padded with spaces so that the data starts at a multiple of 64
 // bytes, as NumPy writes it: version 1.0 where the header fits one (at
 // most 65535 bytes, in Latin-1), else 2.0, else 3.0 (UTF-8).
-func npyHeaderFor(dtype string, n uint64) []byte {
+func HeaderFor(dtype string, n uint64) []byte {
 	dict := fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': (%d,), }", dtype, n)
 	text, ok := []byte(nil), true
 	for _, r := range dict {
@@ -282,7 +282,7 @@ func npyHeaderFor(dtype string, n uint64) []byte {
 	hlen := len(text) + 1 // and the final newline
 	hlen += (64 - (pre+hlen)%64) % 64
 	b := make([]byte, 0, pre+hlen)
-	b = append(b, npyMagic...)
+	b = append(b, Magic...)
 	b = append(b, major, 0)
 	if major == 1 {
 		b = binary.LittleEndian.AppendUint16(b, uint16(hlen))
