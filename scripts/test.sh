@@ -72,8 +72,8 @@ fuzz() { # package target runs
 }
 fuzz ./cmd/vkcompact/internal/npy FuzzReadNpy 20000x
 fuzz ./cmd/vkcompact/internal/npy FuzzNpyRecord 20000x
-fuzz ./cmd/vkcompact FuzzInputs 20000x
-fuzz ./cmd/vkcompact FuzzRecordLayout 20000x
+fuzz ./cmd/vkcompact/internal/fileio FuzzInputs 20000x
+fuzz ./cmd/vkcompact/internal/fileio FuzzRecordLayout 20000x
 fuzz ./cmd/vkcompact FuzzParseBits 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x

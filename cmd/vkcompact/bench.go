@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
@@ -83,17 +85,17 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if j.plotOnly {
 		if err := writePlot(j.plot, j.extra, j.ops); err != nil {
-			return usageError{err}
+			return usage.Error{Err: err}
 		}
 		return nil
 	}
-	var statsOut *outputFile
+	var statsOut *fileio.Output
 	if j.kernelStats != "" {
 		// Created first, so that a path that cannot be written fails before the run.
-		if statsOut, err = createOutput("-kernel-stats", j.kernelStats); err != nil {
+		if statsOut, err = fileio.CreateOutput("-kernel-stats", j.kernelStats); err != nil {
 			return err
 		}
-		defer statsOut.abortOnError(&err)
+		defer statsOut.AbortOnError(&err)
 	}
 	prog := startProgress(stderr, j.asJSON, "bench")
 	defer prog.end()
@@ -106,10 +108,10 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 // measure times and checks every operation at every size on ctx, prints
 // the rows, and writes the plot and the kernel statistics to statsOut. It
 // counts the measurements done on prog.
-func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *outputFile, prog *progress) error {
+func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *fileio.Output, prog *progress) error {
 	info := ctx.Info()
 	if statsOut != nil && !info.PipelineStatistics {
-		return usagef("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", info.Name)
+		return usage.Errorf("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", info.Name)
 	}
 	cfg := j.cfg
 	if j.phases {
@@ -118,7 +120,7 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 	cfg.pool = &benchPool{ctx: ctx, reuse: j.reuse}
 	defer cfg.pool.drain()
 	if err := transfer.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
-		return usageError{err}
+		return usage.Error{Err: err}
 	}
 	fmt.Fprintf(stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
 		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)
@@ -156,7 +158,7 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 		if err != nil {
 			return err
 		}
-		if err := statsOut.commit(nil, data); err != nil {
+		if err := statsOut.Commit(nil, data); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/scan"
@@ -122,21 +123,21 @@ func (f *benchFlags) lists() (logs []int, ops []string, ratios []float64, err er
 	for _, s := range strings.Split(f.sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || v < 0 || v > 31 {
-			return nil, nil, nil, usagef("-n: %q is not an exponent from 0 to 31 (sizes are powers of two)", s)
+			return nil, nil, nil, usage.Errorf("-n: %q is not an exponent from 0 to 31 (sizes are powers of two)", s)
 		}
 		logs = append(logs, v)
 	}
 	for _, o := range strings.Split(f.ops, ",") {
 		o = strings.TrimSpace(o)
 		if _, ok := benchOps[o]; !ok {
-			return nil, nil, nil, usagef("-ops: unknown operation %q (available: %s)", o, strings.Join(slices.Sorted(maps.Keys(benchOps)), ", "))
+			return nil, nil, nil, usage.Errorf("-ops: unknown operation %q (available: %s)", o, strings.Join(slices.Sorted(maps.Keys(benchOps)), ", "))
 		}
 		ops = append(ops, o)
 	}
 	for _, s := range strings.Split(f.keep, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(v >= 0 && v <= 1) { // NaN too
-			return nil, nil, nil, usagef("-keep: %q is not a ratio between 0 and 1", s)
+			return nil, nil, nil, usage.Errorf("-keep: %q is not a ratio between 0 and 1", s)
 		}
 		ratios = append(ratios, v)
 	}
@@ -147,7 +148,7 @@ func (f *benchFlags) lists() (logs []int, ops []string, ratios []float64, err er
 func pathFlag(flagName, s string) (vkcompact.Path, error) {
 	p, ok := map[string]vkcompact.Path{"auto": vkcompact.PathAuto, "three-phase": vkcompact.PathThreePhase, "single-pass": vkcompact.PathSinglePass}[s]
 	if !ok {
-		return 0, usagef("%s: %q is not auto, three-phase or single-pass", flagName, s)
+		return 0, usage.Errorf("%s: %q is not auto, three-phase or single-pass", flagName, s)
 	}
 	return p, nil
 }
@@ -159,7 +160,7 @@ func (f *benchFlags) config() (benchConfig, error) {
 	var cfg benchConfig
 	write, ok := map[string]compact.Write{"auto": compact.WriteAuto, "scattered": compact.WriteScattered, "staged": compact.WriteStaged}[f.selWrite]
 	if !ok {
-		return cfg, usagef("-select-write: %q is not auto, scattered or staged", f.selWrite)
+		return cfg, usage.Errorf("-select-write: %q is not auto, scattered or staged", f.selWrite)
 	}
 	selPath, err := pathFlag("-select-path", f.selPath)
 	if err != nil {
@@ -175,17 +176,17 @@ func (f *benchFlags) config() (benchConfig, error) {
 	}
 	counts, ok := map[string]radix.Counts{"auto": radix.CountsAuto, "separate": radix.CountsSeparate, "fused": radix.CountsFused}[f.sortCounts]
 	if !ok {
-		return cfg, usagef("-sort-counts: %q is not auto, separate or fused", f.sortCounts)
+		return cfg, usage.Errorf("-sort-counts: %q is not auto, separate or fused", f.sortCounts)
 	}
 	tails, ok := map[string]radix.Tails{"auto": radix.TailsAuto, "write": radix.TailsWrite, "hold": radix.TailsHold}[f.sortTails]
 	if !ok {
-		return cfg, usagef("-sort-tails: %q is not auto, write or hold", f.sortTails)
+		return cfg, usage.Errorf("-sort-tails: %q is not auto, write or hold", f.sortTails)
 	}
 	if f.alloc != "size" && f.alloc != "op" {
-		return cfg, usagef("-alloc: %q is not size or op", f.alloc)
+		return cfg, usage.Errorf("-alloc: %q is not size or op", f.alloc)
 	}
 	if f.order != "reversed" && f.order != "stable" {
-		return cfg, usagef("-partition-order: %q is not reversed or stable", f.order)
+		return cfg, usage.Errorf("-partition-order: %q is not reversed or stable", f.order)
 	}
 	spins := int32(f.spins) // checked by checkRanges
 	return benchConfig{reps: f.reps, warmup: f.warmup, warmupFor: time.Duration(f.warmupMs) * time.Millisecond,
@@ -204,19 +205,19 @@ func (f *benchFlags) config() (benchConfig, error) {
 func (f *benchFlags) checkRanges() error {
 	switch {
 	case f.spins < -1 || f.spins > 1<<20:
-		return usagef("-select-spins %d: -1 to %d", f.spins, 1<<20)
+		return usage.Errorf("-select-spins %d: -1 to %d", f.spins, 1<<20)
 	case f.selProcs > 1<<24 || f.selLoads > 16 || f.selWG > 1<<16:
-		return usagef("-select-procs, -select-loads or -select-wg out of range")
+		return usage.Errorf("-select-procs, -select-loads or -select-wg out of range")
 	case f.scanProcs > 1<<24 || f.scanLoads > 16 || f.scanWG > 1<<16 || f.sortProcs > 1<<24 || f.sortWG > 1<<16 || f.sortBits > 8 || f.sortKPL > radix.MaxKeysPerLane:
-		return usagef("-scan-procs, -scan-loads, -scan-wg, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
+		return usage.Errorf("-scan-procs, -scan-loads, -scan-wg, -sort-procs, -sort-wg, -sort-bits or -sort-kpl out of range")
 	case f.reps < 1 || f.warmup < 0:
-		return usagef("-reps must be at least 1 and -warmup at least 0")
+		return usage.Errorf("-reps must be at least 1 and -warmup at least 0")
 	case f.warmupMs < 0 || f.warmupMs > 600000:
-		return usagef("-warmup-ms %d: 0 to 600000", f.warmupMs)
+		return usage.Errorf("-warmup-ms %d: 0 to 600000", f.warmupMs)
 	case f.copyWG > 1<<16:
-		return usagef("-copy-wg %d: beyond any device's workgroup size", f.copyWG)
+		return usage.Errorf("-copy-wg %d: beyond any device's workgroup size", f.copyWG)
 	case f.copyVecs > transfer.MaxCopyLoadsPerLane:
-		return usagef("-copy-vecs %d: at most %d", f.copyVecs, transfer.MaxCopyLoadsPerLane)
+		return usage.Errorf("-copy-vecs %d: at most %d", f.copyVecs, transfer.MaxCopyLoadsPerLane)
 	}
 	return nil
 }
@@ -226,18 +227,18 @@ func (f *benchFlags) checkRanges() error {
 func (f *benchFlags) plotting() ([]benchRow, error) {
 	if f.plot != "" {
 		if _, err := plotFormat(f.plot); err != nil {
-			return nil, usageError{err}
+			return nil, usage.Error{Err: err}
 		}
 	}
 	var extra []benchRow
 	if f.plotWith != "" {
 		var err error
 		if extra, err = readBenchCSV(f.plotWith); err != nil {
-			return nil, usagef("-plot-with: %v", err)
+			return nil, usage.Errorf("-plot-with: %v", err)
 		}
 	}
 	if f.plotOnly && (f.plot == "" || f.plotWith == "") {
-		return nil, usagef("-plot-only needs -plot FILE and -plot-with CSV")
+		return nil, usage.Errorf("-plot-only needs -plot FILE and -plot-with CSV")
 	}
 	return extra, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/particles"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -170,13 +171,13 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	}
 	switch {
 	case *n < 1 || *n > math.MaxUint32:
-		return nil, usagef("-particles %d: want 1 to %d", *n, uint64(math.MaxUint32))
+		return nil, usage.Errorf("-particles %d: want 1 to %d", *n, uint64(math.MaxUint32))
 	case *frames < 1 || *frames > particles.MaxFrames:
-		return nil, usagef("-frames %d: want 1 to %d", *frames, particles.MaxFrames)
+		return nil, usage.Errorf("-frames %d: want 1 to %d", *frames, particles.MaxFrames)
 	case spawnSet && (*spawn < 1 || *spawn > math.MaxUint32):
-		return nil, usagef("-spawn %d: want 1 to %d", *spawn, uint64(math.MaxUint32))
+		return nil, usage.Errorf("-spawn %d: want 1 to %d", *spawn, uint64(math.MaxUint32))
 	case *seed < 0 || *seed > math.MaxUint32:
-		return nil, usagef("-seed %d: want 0 to %d", *seed, uint64(math.MaxUint32))
+		return nil, usage.Errorf("-seed %d: want 0 to %d", *seed, uint64(math.MaxUint32))
 	}
 	if !spawnSet {
 		*spawn = max(*n/64, 1)

@@ -4,6 +4,8 @@ import (
 	"image"
 	"io"
 	"time"
+
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
 )
 
 // drawingCommand is a checked invocation of a command that checks its own
@@ -60,17 +62,17 @@ type textReport interface {
 // as the error (exit status 1), after the report that says what failed.
 func runDrawing[J drawingCommand](c J, stdout, stderr io.Writer) (err error) {
 	j := c.drawing()
-	out, err := createOptionalOutput("-png", j.png)
+	out, err := fileio.CreateOptionalOutput("-png", j.png)
 	if err != nil {
 		return err
 	}
-	defer out.abortOnError(&err)
+	defer out.AbortOnError(&err)
 	r, err := c.run(stderr)
 	if err != nil {
 		return err
 	}
 	if out != nil {
-		if err := out.commitPNG(r.picture()); err != nil {
+		if err := out.CommitPNG(r.picture()); err != nil {
 			return err
 		}
 	}

@@ -94,6 +94,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,17 +104,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/vk"
 )
-
-// usageError marks an error in the invocation: exit status 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// usagef formats a usage error.
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // commands are vkcompact's commands: the name, the line of the usage text,
 // and the function that runs the command on its arguments.
@@ -148,8 +141,8 @@ func command[J any](parse func(args []string, stderr io.Writer) (J, error), run 
 	}
 }
 
-// usage writes the usage text: the commands.
-func usage(w io.Writer) {
+// printUsage writes the usage text: the commands.
+func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: vkcompact COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {
@@ -197,11 +190,11 @@ func addSwiftShader() {
 // run executes one command and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
+		printUsage(stderr)
 		return 2
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
+		printUsage(stdout)
 		return 0
 	}
 	for _, c := range commands {
@@ -216,14 +209,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintln(stderr, "vkcompact:", err)
-		var ue usageError
+		var ue usage.Error
 		if errors.As(err, &ue) || errors.Is(err, vk.ErrNoDevice) || errors.Is(err, vk.ErrInvalid) {
 			return 2
 		}
 		return 1
 	}
 	fmt.Fprintf(stderr, "vkcompact: unknown command %q\n", args[0])
-	usage(stderr)
+	printUsage(stderr)
 	return 2
 }
 
@@ -264,13 +257,28 @@ func parse(fs *flags, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		return usageError{fmt.Errorf("%w (see '%s -h')", err, fs.Name())}
+		return usage.Error{Err: fmt.Errorf("%w (see '%s -h')", err, fs.Name())}
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return usage.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if fs.timeout < 0 {
-		return usagef("-timeout %v: want a positive duration, or 0 for no bound", fs.timeout)
+		return usage.Errorf("-timeout %v: want a positive duration, or 0 for no bound", fs.timeout)
 	}
 	return nil
+}
+
+// gpuTimeText is the end of a summary line: the GPU time and the device.
+func gpuTimeText(gpuMs *float64, device string) string {
+	if gpuMs == nil {
+		return "GPU time n/a (no timestamps), on " + device
+	}
+	return fmt.Sprintf("in %.3f ms GPU time on %s", *gpuMs, device)
+}
+
+// encodeJSON writes v as one line of JSON.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -32,8 +34,8 @@ type partition3Output struct {
 type partition3Job struct {
 	fileJob
 	part   compact.Partition3
-	in     *inputFile
-	layout elemLayout
+	in     *fileio.Input
+	layout fileio.Layout
 	n      uint64
 	res    compact.Partition3Result
 	gpuMs  *float64
@@ -62,49 +64,49 @@ func parsePartition3(args []string, stderr io.Writer) (*partition3Job, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case *in == "":
-		return nil, usagef("missing -in FILE")
+		return nil, usage.Errorf("missing -in FILE")
 	case *outs[0] == "" || *outs[1] == "" || *outs[2] == "":
-		return nil, usagef("missing -out-first, -out-second or -out-rest FILE: the three outputs")
+		return nil, usage.Errorf("missing -out-first, -out-second or -out-rest FILE: the three outputs")
 	case *outs[0] == *outs[1] || *outs[0] == *outs[2] || *outs[1] == *outs[2]:
-		return nil, usagef("-out-first, -out-second and -out-rest must name three different files")
+		return nil, usage.Errorf("-out-first, -out-second and -out-rest must name three different files")
 	case !set["first"] || !set["second"]:
-		return nil, usagef("missing -first EXPR or -second EXPR: the two groups' tests")
+		return nil, usage.Errorf("missing -first EXPR or -second EXPR: the two groups' tests")
 	}
-	j := &partition3Job{fileJob: fileJob{name: "partition3", outputs: []outputName{{"-out-first", *outs[0]}, {"-out-second", *outs[1]}, {"-out-rest", *outs[2]}},
+	j := &partition3Job{fileJob: fileJob{name: "partition3", Files: fileio.Files{Outputs: []fileio.OutputName{{Flag: "-out-first", Path: *outs[0]}, {Flag: "-out-second", Path: *outs[1]}, {Flag: "-out-rest", Path: *outs[2]}}},
 		device: *device, timeout: fs.timeout, asJSON: *asJSON}}
-	ef := elemFlags{op: "partition3", set: set, typ: *typ, stride: *stride, key: *key, structs: true,
-		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
-		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
+	ef := fileio.ElemFlags{Op: "partition3", Set: set, Type: *typ, Stride: *stride, Key: *key, Structs: true,
+		Types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
+		Missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
 	if set["type"] && !set["stride"] && !set["key"] {
-		if _, err := ef.parseType(); err != nil { // refused before the input is opened
+		if _, err := ef.ParseType(); err != nil { // refused before the input is opened
 			return nil, err
 		}
 	}
 	var err error
-	if j.in, err = j.open("-in", *in); err == nil {
-		j.layout, err = ef.resolve(j.in)
+	if j.in, err = j.Open("-in", *in); err == nil {
+		j.layout, err = ef.Resolve(j.in)
 	}
 	if err == nil {
-		j.part.Elem, j.n = j.layout.elem, j.layout.n
+		j.part.Elem, j.n = j.layout.Elem, j.layout.N
 		for _, p := range []struct {
 			flag, expr string
 			keep       *compact.Keep
 		}{{"-first", *first, &j.part.First}, {"-second", *second, &j.part.Second}} {
 			if *p.keep, err = compact.ParseKeep(p.expr, j.part.Elem.Key); err != nil {
-				err = usagef("%s: %v", p.flag, err)
+				err = usage.Errorf("%s: %v", p.flag, err)
 				break
 			}
 		}
 	}
 	if err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
 	return j, nil
 }
 
 // run runs the partition on the device and returns the three groups.
-func (j *partition3Job) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+func (j *partition3Job) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
 	plan, err := compact.NewPartition3Plan(ctx, j.n, j.part)
 	if err != nil {
 		return nil, err
@@ -117,7 +119,7 @@ func (j *partition3Job) run(ctx *vk.Context, a *allocator) ([]outputData, error)
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.layout.upload(j.in, b.Src)
+	data, err := j.layout.Upload(j.in, b.Src)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func (j *partition3Job) run(ctx *vk.Context, a *allocator) ([]outputData, error)
 		return nil, fmt.Errorf("the GPU reported %d, %d and %d of %d for %d elements", r.First, r.Second, r.Rest, r.Total, j.n)
 	}
 	j.res = r
-	var out []outputData
+	var out []fileio.OutputData
 	for i, g := range []struct {
 		r vk.Range
 		k uint64
@@ -141,8 +143,8 @@ func (j *partition3Job) run(ctx *vk.Context, a *allocator) ([]outputData, error)
 		if i > 0 {
 			host = make([]byte, g.k*stride)
 		}
-		o := outputData{dtype: j.layout.dtype, n: g.k}
-		if o.data, err = j.layout.download(g.r, host, g.k); err != nil {
+		o := fileio.OutputData{Dtype: j.layout.Dtype, N: g.k}
+		if o.Bytes, err = j.layout.Download(g.r, host, g.k); err != nil {
 			return nil, err
 		}
 		out = append(out, o)
@@ -155,8 +157,8 @@ func (j *partition3Job) report(stdout io.Writer, device string) error {
 	r := j.res
 	if j.asJSON {
 		l := j.layout
-		return encodeJSON(stdout, partition3Output{Op: "partition3", Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset),
-			Field: l.field, First: j.part.First.String(), Second: j.part.Second.String(),
+		return encodeJSON(stdout, partition3Output{Op: "partition3", Type: l.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset),
+			Field: l.Field, First: j.part.First.String(), Second: j.part.Second.String(),
 			Firsts: r.First, Seconds: r.Second, Rest: r.Rest, Total: r.Total, GPUms: j.gpuMs, Device: device})
 	}
 	sep := " "

@@ -36,14 +36,14 @@ func TestTimeoutFlag(t *testing.T) {
 		{"sort", func(args ...string) (time.Duration, error) {
 			j, err := parseSort(append([]string{"-in", in, "-out", out, "-type", "u32"}, args...), nil)
 			if j != nil {
-				defer j.close()
+				defer j.Close()
 			}
 			return timeoutOf(j, err)
 		}},
 		{"partition3", func(args ...string) (time.Duration, error) {
 			j, err := parsePartition3(append([]string{"-in", in, "-out-first", out + "1", "-out-second", out + "2", "-out-rest", out + "3", "-type", "u32", "-first", "x < 3", "-second", "x < 9"}, args...), nil)
 			if j != nil {
-				defer j.close()
+				defer j.Close()
 			}
 			return timeoutOf(j, err)
 		}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/demo/raytrace"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -133,15 +134,15 @@ func parseRaytrace(args []string, stderr io.Writer) (*raytraceJob, error) {
 		{"reps", *reps, rtMaxReps},
 	} {
 		if f.v < 1 || f.v > f.max {
-			return nil, usagef("-%s %d: want 1 to %d", f.name, f.v, f.max)
+			return nil, usage.Errorf("-%s %d: want 1 to %d", f.name, f.v, f.max)
 		}
 	}
 	if *warmup < 0 || *warmup > 600000 {
-		return nil, usagef("-warmup-ms %d: want 0 to 600000", *warmup)
+		return nil, usage.Errorf("-warmup-ms %d: want 0 to 600000", *warmup)
 	}
 	p := raytrace.Params{Width: int(*width), Height: int(*height), SPP: int(*spp), Bounces: int(*bounces)}
 	if err := p.Check(); err != nil {
-		return nil, usageError{err}
+		return nil, usage.Error{Err: err}
 	}
 	return &raytraceJob{drawingJob: drawing(), params: p, reps: int(*reps), warmupMs: int(*warmup)}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/runs"
 	"github.com/vkcompact/vkcompact/vk"
@@ -13,8 +15,8 @@ import (
 type rleJob struct {
 	fileJob
 	req    runs.Request
-	in     *inputFile
-	layout elemLayout
+	in     *fileio.Input
+	layout fileio.Layout
 	res    runs.Result
 	gpuMs  *float64
 }
@@ -35,18 +37,18 @@ func parseRLE(args []string, stderr io.Writer) (*rleJob, error) {
 	}
 	switch {
 	case *lengths == "":
-		return nil, usagef("missing -lengths FILE: the runs' lengths")
+		return nil, usage.Errorf("missing -lengths FILE: the runs' lengths")
 	case sameFile(*fs.out, *lengths):
-		return nil, usagef("-out and -lengths name the same file %s", *fs.out)
+		return nil, usage.Errorf("-out and -lengths name the same file %s", *fs.out)
 	}
 	j := &rleJob{fileJob: files}
-	j.outputs = append(j.outputs, outputName{"-lengths", *lengths})
+	j.Outputs = append(j.Outputs, fileio.OutputName{Flag: "-lengths", Path: *lengths})
 	var err2 error
 	if j.in, j.layout, j.req.Equal, err2 = rf.open("rle", fs, &j.fileJob); err2 != nil {
-		j.close()
+		j.Close()
 		return nil, err2
 	}
-	j.req.Elem = j.layout.elem
+	j.req.Elem = j.layout.Elem
 	if *nonTrivial {
 		j.req.Op = runs.NonTrivial
 	}
@@ -55,8 +57,8 @@ func parseRLE(args []string, stderr io.Writer) (*rleJob, error) {
 
 // run runs the encoding on the device and returns the keys or offsets,
 // and the lengths.
-func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
-	n := j.layout.n
+func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
+	n := j.layout.N
 	plan, err := runs.NewPlan(ctx, n, j.req)
 	if err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.layout.upload(j.in, b.Src)
+	data, err := j.layout.Upload(j.in, b.Src)
 	if err != nil {
 		return nil, err
 	}
@@ -94,15 +96,15 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if err := vk.Download(b.Lengths.Sub(0, m*4), lens); err != nil {
 		return nil, err
 	}
-	first := outputData{dtype: u32Dtype, n: m}
+	first := fileio.OutputData{Dtype: u32Dtype, N: m}
 	if j.req.Op == runs.Encode {
-		first.dtype = j.layout.dtype
-		first.data, err = j.layout.download(b.Keys, data, m)
+		first.Dtype = j.layout.Dtype
+		first.Bytes, err = j.layout.Download(b.Keys, data, m)
 	} else {
-		first.data = make([]byte, m*4)
-		err = vk.Download(b.Offsets.Sub(0, m*4), first.data)
+		first.Bytes = make([]byte, m*4)
+		err = vk.Download(b.Offsets.Sub(0, m*4), first.Bytes)
 	}
-	return []outputData{first, {data: lens, dtype: u32Dtype, n: m}}, err
+	return []fileio.OutputData{first, {Bytes: lens, Dtype: u32Dtype, N: m}}, err
 }
 
 // report prints the runs' count and the GPU time.
@@ -114,7 +116,7 @@ func (j *rleJob) report(stdout io.Writer, device string) error {
 	}
 	if j.asJSON {
 		l := j.layout
-		return encodeJSON(stdout, runsOutput{Op: op, Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+		return encodeJSON(stdout, runsOutput{Op: op, Type: l.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
 			Equal: j.req.Equal.String(), Runs: r.Runs, Total: r.Total, GPUms: j.gpuMs, Device: device})
 	}
 	sep := " "

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/scan"
@@ -33,7 +34,7 @@ type scanOutput struct {
 type scanJob struct {
 	fileJob
 	scan  scan.Sum
-	in    *inputFile
+	in    *fileio.Input
 	n     uint64
 	total uint32   // the total's bits
 	gpuMs *float64 // nil where the device has no timestamps
@@ -49,30 +50,30 @@ func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	ef := elemFlags{op: "scan", set: map[string]bool{"type": *typ != ""}, typ: *typ,
-		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32},
-		missing: "missing -type T: u32, i32 or f32 (a .npy file's dtype gives it)"}
+	ef := fileio.ElemFlags{Op: "scan", Set: map[string]bool{"type": *typ != ""}, Type: *typ,
+		Types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32},
+		Missing: "missing -type T: u32, i32 or f32 (a .npy file's dtype gives it)"}
 	if *typ != "" {
 		// A bad -type is refused before the input is opened.
-		if _, err := ef.parseType(); err != nil {
+		if _, err := ef.ParseType(); err != nil {
 			return nil, err
 		}
 	}
 	j := &scanJob{fileJob: files}
-	var l elemLayout
-	if j.in, err = j.open("-in", *fs.in); err == nil {
-		l, err = ef.resolve(j.in)
+	var l fileio.Layout
+	if j.in, err = j.Open("-in", *fs.in); err == nil {
+		l, err = ef.Resolve(j.in)
 	}
 	if err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
-	j.scan, j.n = scan.Sum{Type: l.elem.Key, Inclusive: *inclusive}, l.n
+	j.scan, j.n = scan.Sum{Type: l.Elem.Key, Inclusive: *inclusive}, l.N
 	return j, nil
 }
 
 // run runs the prefix sum on the device and returns the sums.
-func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
 	plan, err := scan.NewPlan(ctx, j.n, j.scan)
 	if err != nil {
 		return nil, err
@@ -83,7 +84,7 @@ func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.in.upload(b.Src, size)
+	data, err := j.in.Upload(b.Src, size)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +96,8 @@ func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	j.total = total[0]
-	out := outputData{data: data[:size], dtype: npy.Quote(npy.Dtype(j.scan.Type)), n: j.n} // the input's memory, no longer needed
-	return []outputData{out}, vk.Download(b.Dst, out.data)
+	out := fileio.OutputData{Bytes: data[:size], Dtype: npy.Quote(npy.Dtype(j.scan.Type)), N: j.n} // the input's memory, no longer needed
+	return []fileio.OutputData{out}, vk.Download(b.Dst, out.Bytes)
 }
 
 // report prints the total and the GPU time.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -563,7 +564,7 @@ func FuzzParseBits(f *testing.F) {
 		}
 		lo, hi, err := parseBits(s, typ)
 		if err != nil {
-			var ue usageError
+			var ue usage.Error
 			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "-bits ") {
 				t.Fatalf("%q: error %v", s, err)
 			}

@@ -1,14 +1,15 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -34,9 +35,9 @@ type segsortOutput struct {
 type segsortJob struct {
 	fileJob
 	sort       radix.SegmentedSort
-	layout     elemLayout
+	layout     fileio.Layout
 	lo, hi     uint32
-	in, values *inputFile
+	in, values *fileio.Input
 	offsets    []uint32
 	longest    uint32
 	n          uint64
@@ -64,36 +65,36 @@ func parseSegsort(args []string, stderr io.Writer) (*segsortJob, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case *offsets == "" && !set["segment"]:
-		return nil, usagef("missing -offsets FILE or -segment N: the segments")
+		return nil, usage.Errorf("missing -offsets FILE or -segment N: the segments")
 	case *offsets != "" && set["segment"]:
-		return nil, usagef("-offsets and -segment both give the segments: give one")
+		return nil, usage.Errorf("-offsets and -segment both give the segments: give one")
 	case set["segment"] && (*segment == 0 || *segment > 1<<32-1):
-		return nil, usagef("-segment %d: want 1 to 4294967295 keys per segment", *segment)
+		return nil, usage.Errorf("-segment %d: want 1 to 4294967295 keys per segment", *segment)
 	case *values != "" && *valuesOut == "":
-		return nil, usagef("-values FILE needs -values-out FILE for the reordered values")
+		return nil, usage.Errorf("-values FILE needs -values-out FILE for the reordered values")
 	case *values == "" && *valuesOut != "":
-		return nil, usagef("-values-out FILE needs -values FILE: the values to reorder")
+		return nil, usage.Errorf("-values-out FILE needs -values FILE: the values to reorder")
 	case *valuesOut != "" && sameFile(*fs.out, *valuesOut):
-		return nil, usagef("-out and -values-out name the same file %s", *fs.out)
+		return nil, usage.Errorf("-out and -values-out name the same file %s", *fs.out)
 	}
-	ef := elemFlags{op: "segsort", set: map[string]bool{"type": *typ != ""}, typ: *typ,
-		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64},
-		missing: "missing -type T: u32, i32, f32 or u64 (a .npy file's dtype gives it)"}
+	ef := fileio.ElemFlags{Op: "segsort", Set: map[string]bool{"type": *typ != ""}, Type: *typ,
+		Types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64},
+		Missing: "missing -type T: u32, i32, f32 or u64 (a .npy file's dtype gives it)"}
 	if *typ != "" {
-		if _, err := ef.parseType(); err != nil {
+		if _, err := ef.ParseType(); err != nil {
 			return nil, err
 		}
 	}
 	j := &segsortJob{fileJob: files}
 	if *values != "" {
-		j.outputs = append(j.outputs, outputName{"-values-out", *valuesOut})
+		j.Outputs = append(j.Outputs, fileio.OutputName{Flag: "-values-out", Path: *valuesOut})
 	}
-	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.layout, err = ef.resolve(j.in)
+	if j.in, err = j.Open("-in", *fs.in); err == nil {
+		j.layout, err = ef.Resolve(j.in)
 	}
 	if err == nil {
-		t := j.layout.elem.Key
-		j.n = j.layout.n
+		t := j.layout.Elem.Key
+		j.n = j.layout.N
 		j.sort = radix.SegmentedSort{Key: t, Descending: *descending, Values: *values != ""}
 		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
 			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
@@ -104,22 +105,22 @@ func parseSegsort(args []string, stderr io.Writer) (*segsortJob, error) {
 	}
 	if err == nil {
 		if *offsets != "" {
-			j.offsets, err = j.readOffsets(*offsets)
+			j.offsets, err = j.ReadOffsets("-offsets", *offsets)
 		} else {
 			j.offsets = uniformOffsets(j.n, uint64(*segment))
 		}
 	}
 	if err == nil {
 		if j.longest, err = radix.CheckOffsets(j.offsets, j.n); err != nil {
-			err = usagef("-offsets: %v", unwrapInvalid(err))
+			err = usage.Errorf("-offsets: %v", unwrapInvalid(err))
 		}
 		j.sort.MaxSegment = j.longest
 	}
 	if err == nil && *values != "" {
-		j.values, _, err = j.openPerElement(valuesInput, *values, j.n)
+		j.values, _, err = j.OpenPerElement(fileio.ValuesInput, *values, j.n)
 	}
 	if err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
 	return j, nil
@@ -146,48 +147,9 @@ func uniformOffsets(n, size uint64) []uint32 {
 	return offs
 }
 
-// readOffsets reads the -offsets file: raw uint32, or a 1-D .npy of
-// uint32 or of int32 (none negative).
-func (j *segsortJob) readOffsets(path string) ([]uint32, error) {
-	f, err := j.open("-offsets", path)
-	if err != nil {
-		return nil, err
-	}
-	signed := false
-	if f.npy != nil {
-		if err := npyDtype(f.npy, ": offsets must be uint32 ('<u4') or int32 ('<i4')", "<u4", "<i4"); err != nil {
-			return nil, usagef("%s: %v", f.name, err)
-		}
-		if len(f.npy.Shape) != 1 {
-			return nil, usagef("%s: shape %s: want a 1-D array", f.name, f.npy.ShapeString())
-		}
-		signed = f.npy.Descr == "<i4"
-	}
-	switch {
-	case f.bytes%4 != 0:
-		return nil, usagef("%s: %d bytes is not a whole number of 4-byte offsets", f.name, f.bytes)
-	case f.bytes == 0:
-		return nil, usagef("%s: no offsets: segments need segments+1 offsets (one, for no segments)", f.name)
-	case f.bytes/4-1 > 1<<32-2:
-		return nil, usagef("%s: %d offsets: at most 2^32-1", f.name, f.bytes/4)
-	}
-	data, err := f.read(f.bytes)
-	if err != nil {
-		return nil, err
-	}
-	offs := make([]uint32, f.bytes/4)
-	for i := range offs {
-		offs[i] = binary.LittleEndian.Uint32(data[4*i:])
-		if signed && int32(offs[i]) < 0 {
-			return nil, usagef("%s: offset %d is negative (%d)", f.name, i, int32(offs[i]))
-		}
-	}
-	return offs, nil
-}
-
 // run sorts the keys within their segments on the device and returns
 // them and, with -values, the values in their order.
-func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
 	segments := uint32(len(j.offsets) - 1)
 	plan, err := radix.NewSegmentedPlan(ctx, j.n, segments, j.sort)
 	if err != nil {
@@ -208,26 +170,26 @@ func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if err := vk.Upload(b.Offsets, j.offsets); err != nil {
 		return nil, err
 	}
-	keys, err := j.in.upload(b.Keys, size)
+	keys, err := j.in.Upload(b.Keys, size)
 	if err != nil {
 		return nil, err
 	}
 	var values []byte
 	if j.values != nil {
-		if values, err = j.values.upload(b.Values, 4*j.n); err != nil {
+		if values, err = j.values.Upload(b.Values, 4*j.n); err != nil {
 			return nil, err
 		}
 	}
 	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
 		return nil, err
 	}
-	outs := []outputData{{data: keys[:size], dtype: j.layout.dtype, n: j.n}}
-	if err := vk.Download(b.KeysOut, outs[0].data); err != nil {
+	outs := []fileio.OutputData{{Bytes: keys[:size], Dtype: j.layout.Dtype, N: j.n}}
+	if err := vk.Download(b.KeysOut, outs[0].Bytes); err != nil {
 		return nil, err
 	}
 	if j.values != nil {
-		outs = append(outs, outputData{data: values[:4*j.n], dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), n: j.n})
-		if err := vk.Download(b.ValuesOut, outs[1].data); err != nil {
+		outs = append(outs, fileio.OutputData{Bytes: values[:4*j.n], Dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), N: j.n})
+		if err := vk.Download(b.ValuesOut, outs[1].Bytes); err != nil {
 			return nil, err
 		}
 	}

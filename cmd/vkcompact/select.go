@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -32,9 +34,9 @@ type selectJob struct {
 	fileJob
 	op        string // "compact" or "split"
 	sel       compact.Selection
-	in, flags *inputFile // flags is nil with -keep
-	layout    elemLayout // the input's elements
-	n         uint64     // elements
+	in, flags *fileio.Input // flags is nil with -keep
+	layout    fileio.Layout // the input's elements
+	n         uint64        // elements
 	res       compact.Result
 	gpuMs     *float64 // nil where the device has no timestamps
 }
@@ -68,40 +70,40 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
 	case set["keep"] && set["flags"]:
-		return nil, usagef("give -keep EXPR or -flags FILE, not both")
+		return nil, usage.Errorf("give -keep EXPR or -flags FILE, not both")
 	case !set["keep"] && !set["flags"]:
-		return nil, usagef("missing -keep EXPR or -flags FILE: which elements to keep")
+		return nil, usage.Errorf("missing -keep EXPR or -flags FILE: which elements to keep")
 	}
 	j := &selectJob{fileJob: files, op: op}
 	j.sel.Split, j.sel.InPlace = op == "split", *inPlace
-	ef := elemFlags{op: op, set: set, typ: *typ, stride: *stride, key: *key, structs: true,
-		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
-		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
+	ef := fileio.ElemFlags{Op: op, Set: set, Type: *typ, Stride: *stride, Key: *key, Structs: true,
+		Types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64},
+		Missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
 	if set["type"] && !set["stride"] && !set["key"] {
 		// A bad -type is refused before the input is opened.
-		if _, err := ef.parseType(); err != nil {
+		if _, err := ef.ParseType(); err != nil {
 			return nil, err
 		}
 	}
-	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.layout, err = ef.resolve(j.in)
+	if j.in, err = j.Open("-in", *fs.in); err == nil {
+		j.layout, err = ef.Resolve(j.in)
 	}
 	if err == nil {
-		j.sel.Elem, j.n = j.layout.elem, j.layout.n
+		j.sel.Elem, j.n = j.layout.Elem, j.layout.N
 		if set["keep"] {
 			if j.sel.Keep, err = compact.ParseKeep(*keep, j.sel.Elem.Key); err != nil {
-				err = usageError{err}
+				err = usage.Error{Err: err}
 			}
 		}
 	}
 	if err == nil && set["flags"] {
 		var width uint32
-		if j.flags, width, err = j.openPerElement(flagsInput, *flagsFile, j.n); err == nil {
+		if j.flags, width, err = j.OpenPerElement(fileio.FlagsInput, *flagsFile, j.n); err == nil {
 			j.sel.Keep = compact.KeepFlagged(width)
 		}
 	}
 	if err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
 	return j, nil
@@ -109,7 +111,7 @@ func parseSelect(op string, args []string, stderr io.Writer) (*selectJob, error)
 
 // run runs the selection on the device, and returns the output: the kept
 // elements, or with split all of them.
-func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
+func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
 	plan, err := compact.NewPlan(ctx, j.n, j.sel)
 	if err != nil {
 		return nil, err
@@ -122,14 +124,14 @@ func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	}
 	if j.flags != nil {
 		// uint8 flags are read in 4-byte words: pad them with zeros.
-		b.Flags = a.alloc((j.flags.bytes + 3) &^ 3)
+		b.Flags = a.alloc((j.flags.Bytes + 3) &^ 3)
 	}
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.layout.upload(j.in, b.Src)
+	data, err := j.layout.Upload(j.in, b.Src)
 	if err == nil && j.flags != nil {
-		_, err = j.flags.upload(b.Flags, b.Flags.Size)
+		_, err = j.flags.Upload(b.Flags, b.Flags.Size)
 	}
 	if err != nil {
 		return nil, err
@@ -153,9 +155,9 @@ func (j *selectJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if j.sel.InPlace {
 		dst = b.Src
 	}
-	out := outputData{dtype: j.layout.dtype, n: n}
-	out.data, err = j.layout.download(dst, data, n) // the input's memory, no longer needed
-	return []outputData{out}, err
+	out := fileio.OutputData{Dtype: j.layout.Dtype, N: n}
+	out.Bytes, err = j.layout.Download(dst, data, n) // the input's memory, no longer needed
+	return []fileio.OutputData{out}, err
 }
 
 // report prints the counts and the GPU time.
@@ -164,7 +166,7 @@ func (j *selectJob) report(stdout io.Writer, device string) error {
 	if j.asJSON {
 		l := j.layout
 		return encodeJSON(stdout, selectOutput{
-			Op: j.op, Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			Op: j.op, Type: l.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
 			Keep: j.sel.Keep.String(), InPlace: j.sel.InPlace,
 			Kept: r.Kept, Rejected: r.Rejected, Total: r.Total, GPUms: j.gpuMs, Device: device,
 		})

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/vk"
@@ -35,10 +37,10 @@ type sortOutput struct {
 // sortJob is a checked invocation of sort.
 type sortJob struct {
 	fileJob
-	sort       radix.Sort // the key type, the order and the bits; with values for -values
-	layout     elemLayout // the input's elements: keys, or structs moved whole by a key
-	lo, hi     uint32     // -bits
-	in, values *inputFile
+	sort       radix.Sort    // the key type, the order and the bits; with values for -values
+	layout     fileio.Layout // the input's elements: keys, or structs moved whole by a key
+	lo, hi     uint32        // -bits
+	in, values *fileio.Input
 	n          uint64
 	gpuMs      *float64
 }
@@ -64,33 +66,33 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	set["type"] = *typ != "" // an empty -type is none, as before records
 	switch {
 	case *values != "" && *valuesOut == "":
-		return nil, usagef("-values FILE needs -values-out FILE for the reordered values")
+		return nil, usage.Errorf("-values FILE needs -values-out FILE for the reordered values")
 	case *values == "" && *valuesOut != "":
-		return nil, usagef("-values-out FILE needs -values FILE: the values to reorder")
+		return nil, usage.Errorf("-values-out FILE needs -values FILE: the values to reorder")
 	case *valuesOut != "" && sameFile(*fs.out, *valuesOut):
-		return nil, usagef("-out and -values-out name the same file %s", *fs.out)
+		return nil, usage.Errorf("-out and -values-out name the same file %s", *fs.out)
 	case *values != "" && (set["stride"] || set["key"]):
-		return nil, usagef("-values moves values with plain keys; structs and records move whole by their -key (keep the values in a field)")
+		return nil, usage.Errorf("-values moves values with plain keys; structs and records move whole by their -key (keep the values in a field)")
 	}
-	ef := elemFlags{op: "sort", set: set, typ: *typ, stride: *stride, key: *key, structs: true,
-		types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64},
-		missing: "missing -type T: u32, i32, f32 or u64 (a .npy file's dtype gives it; structs take -stride BYTES -key OFFSET:T)"}
+	ef := fileio.ElemFlags{Op: "sort", Set: set, Type: *typ, Stride: *stride, Key: *key, Structs: true,
+		Types:   []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64},
+		Missing: "missing -type T: u32, i32, f32 or u64 (a .npy file's dtype gives it; structs take -stride BYTES -key OFFSET:T)"}
 	if set["type"] {
 		// A bad -type is refused before the input is opened.
-		if _, err := ef.parseType(); err != nil {
+		if _, err := ef.ParseType(); err != nil {
 			return nil, err
 		}
 	}
 	j := &sortJob{fileJob: files}
 	if *values != "" {
-		j.outputs = append(j.outputs, outputName{"-values-out", *valuesOut})
+		j.Outputs = append(j.Outputs, fileio.OutputName{Flag: "-values-out", Path: *valuesOut})
 	}
-	if j.in, err = j.open("-in", *fs.in); err == nil {
-		j.layout, err = ef.resolve(j.in)
+	if j.in, err = j.Open("-in", *fs.in); err == nil {
+		j.layout, err = ef.Resolve(j.in)
 	}
 	if err == nil {
-		t := j.layout.elem.Key
-		j.n = j.layout.n
+		t := j.layout.Elem.Key
+		j.n = j.layout.N
 		j.sort = radix.Sort{Key: t, Descending: *descending, Values: *values != ""}
 		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
 			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
@@ -102,10 +104,10 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 		}
 	}
 	if err == nil && *values != "" {
-		j.values, _, err = j.openPerElement(valuesInput, *values, j.n)
+		j.values, _, err = j.OpenPerElement(fileio.ValuesInput, *values, j.n)
 	}
 	if err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
 	return j, nil
@@ -121,10 +123,10 @@ func parseBits(s string, t vkcompact.Type) (lo, hi uint32, err error) {
 	l, err1 := strconv.ParseUint(loText, 10, 32)
 	h, err2 := strconv.ParseUint(hiText, 10, 32)
 	if !ok || err1 != nil || err2 != nil {
-		return 0, 0, usagef("-bits %q: want LO:HI, the bits LO to HI-1 of the key to sort by (e.g. 0:16)", s)
+		return 0, 0, usage.Errorf("-bits %q: want LO:HI, the bits LO to HI-1 of the key to sort by (e.g. 0:16)", s)
 	}
 	if l > h || h > uint64(width) {
-		return 0, 0, usagef("-bits %s: want 0 <= LO <= HI <= %d for %s keys", s, width, t)
+		return 0, 0, usage.Errorf("-bits %s: want 0 <= LO <= HI <= %d for %s keys", s, width, t)
 	}
 	return uint32(l), uint32(h), nil
 }
@@ -144,8 +146,8 @@ func sameFile(a, b string) bool {
 
 // run runs the sort on the device and returns the sorted keys and, with
 // -values, the values in their order; or the structs sorted by their key.
-func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
-	if j.layout.elem.Stride != 0 {
+func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
+	if j.layout.Elem.Stride != 0 {
 		return j.runStructs(ctx, a)
 	}
 	plan, err := radix.NewPlan(ctx, j.n, j.sort)
@@ -161,13 +163,13 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	keys, err := j.in.upload(b.Keys, size)
+	keys, err := j.in.Upload(b.Keys, size)
 	if err != nil {
 		return nil, err
 	}
 	var values []byte
 	if j.values != nil {
-		if values, err = j.values.upload(b.Values, 4*j.n); err != nil {
+		if values, err = j.values.Upload(b.Values, 4*j.n); err != nil {
 			return nil, err
 		}
 	}
@@ -175,13 +177,13 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 		return nil, err
 	}
 	// The inputs' memory, no longer needed, takes the outputs.
-	outs := []outputData{{data: keys[:size], dtype: j.layout.dtype, n: j.n}}
-	if err := vk.Download(b.KeysOut, outs[0].data); err != nil {
+	outs := []fileio.OutputData{{Bytes: keys[:size], Dtype: j.layout.Dtype, N: j.n}}
+	if err := vk.Download(b.KeysOut, outs[0].Bytes); err != nil {
 		return nil, err
 	}
 	if j.values != nil {
-		outs = append(outs, outputData{data: values[:4*j.n], dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), n: j.n})
-		if err := vk.Download(b.ValuesOut, outs[1].data); err != nil {
+		outs = append(outs, fileio.OutputData{Bytes: values[:4*j.n], Dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), N: j.n})
+		if err := vk.Download(b.ValuesOut, outs[1].Bytes); err != nil {
 			return nil, err
 		}
 	}
@@ -189,27 +191,27 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 }
 
 // runStructs sorts structs, or records, by their key (radix.StructPlan).
-func (j *sortJob) runStructs(ctx *vk.Context, a *allocator) ([]outputData, error) {
-	plan, err := radix.NewStructPlan(ctx, j.n, radix.StructSort{Elem: j.layout.elem, Descending: j.sort.Descending,
+func (j *sortJob) runStructs(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
+	plan, err := radix.NewStructPlan(ctx, j.n, radix.StructSort{Elem: j.layout.Elem, Descending: j.sort.Descending,
 		BeginBit: j.sort.BeginBit, EndBit: j.sort.EndBit})
 	if err != nil {
 		return nil, err
 	}
-	size := j.n * uint64(j.layout.elem.Size())
+	size := j.n * uint64(j.layout.Elem.Size())
 	b := radix.StructBuffers{Src: a.alloc(size), Dst: a.alloc(size), Scratch: a.alloc(plan.ScratchSize())}
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.layout.upload(j.in, b.Src)
+	data, err := j.layout.Upload(j.in, b.Src)
 	if err != nil {
 		return nil, err
 	}
 	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
 		return nil, err
 	}
-	out := outputData{dtype: j.layout.dtype, n: j.n}
-	out.data, err = j.layout.download(b.Dst, data, j.n) // the input's memory, no longer needed
-	return []outputData{out}, err
+	out := fileio.OutputData{Dtype: j.layout.Dtype, N: j.n}
+	out.Bytes, err = j.layout.Download(b.Dst, data, j.n) // the input's memory, no longer needed
+	return []fileio.OutputData{out}, err
 }
 
 // report prints what was sorted and the GPU time.
@@ -217,7 +219,7 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 	l := j.layout
 	if j.asJSON {
 		return encodeJSON(stdout, sortOutput{
-			Op: "sort", Type: j.sort.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+			Op: "sort", Type: j.sort.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
 			N: j.n, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device,
 		})
 	}
@@ -227,10 +229,10 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 	}
 	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Key, order)
 	switch {
-	case l.field != "":
-		what = fmt.Sprintf("%d records of %d bytes by %s (%s) %s", j.n, l.size, l.field, j.sort.Key, order)
-	case l.elem.Stride != 0:
-		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.size, j.sort.Key, l.keyOffset, order)
+	case l.Field != "":
+		what = fmt.Sprintf("%d records of %d bytes by %s (%s) %s", j.n, l.Size, l.Field, j.sort.Key, order)
+	case l.Elem.Stride != 0:
+		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.Size, j.sort.Key, l.KeyOffset, order)
 	case j.values != nil:
 		what += " with values"
 	}

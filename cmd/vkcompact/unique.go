@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -55,29 +57,29 @@ func parseEqual(s string) (compact.Equality, error) {
 	case "elements":
 		return compact.EqualElements, nil
 	}
-	return 0, usagef("-equal: unknown equality %q (want keys, bits or elements)", s)
+	return 0, usage.Errorf("-equal: unknown equality %q (want keys, bits or elements)", s)
 }
 
 // open parses -equal, opens -in and resolves its layout.
-func (rf runsFlags) open(op string, fs *fileFlags, j *fileJob) (*inputFile, elemLayout, compact.Equality, error) {
+func (rf runsFlags) open(op string, fs *fileFlags, j *fileJob) (*fileio.Input, fileio.Layout, compact.Equality, error) {
 	eq, err := parseEqual(*rf.equal)
 	if err != nil {
-		return nil, elemLayout{}, 0, err
+		return nil, fileio.Layout{}, 0, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	ef := elemFlags{op: op, set: set, typ: *rf.typ, stride: *rf.stride, key: *rf.key, structs: true, types: runsTypes,
-		missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
+	ef := fileio.ElemFlags{Op: op, Set: set, Type: *rf.typ, Stride: *rf.stride, Key: *rf.key, Structs: true, Types: runsTypes,
+		Missing: "missing -type T, or -stride BYTES and -key OFFSET:T: the element type (a .npy file's dtype gives it)"}
 	if set["type"] && !set["stride"] && !set["key"] {
-		if _, err := ef.parseType(); err != nil {
-			return nil, elemLayout{}, 0, err
+		if _, err := ef.ParseType(); err != nil {
+			return nil, fileio.Layout{}, 0, err
 		}
 	}
-	in, err := j.open("-in", *fs.in)
+	in, err := j.Open("-in", *fs.in)
 	if err != nil {
-		return nil, elemLayout{}, 0, err
+		return nil, fileio.Layout{}, 0, err
 	}
-	l, err := ef.resolve(in)
+	l, err := ef.Resolve(in)
 	return in, l, eq, err
 }
 
@@ -85,8 +87,8 @@ func (rf runsFlags) open(op string, fs *fileFlags, j *fileJob) (*inputFile, elem
 type uniqueJob struct {
 	fileJob
 	sel    compact.Selection
-	in     *inputFile
-	layout elemLayout
+	in     *fileio.Input
+	layout fileio.Layout
 	res    compact.Result
 	gpuMs  *float64
 }
@@ -104,16 +106,16 @@ func parseUnique(args []string, stderr io.Writer) (*uniqueJob, error) {
 	j := &uniqueJob{fileJob: files}
 	var eq compact.Equality
 	if j.in, j.layout, eq, err = rf.open("unique", fs, &j.fileJob); err != nil {
-		j.close()
+		j.Close()
 		return nil, err
 	}
-	j.sel = compact.Selection{Elem: j.layout.elem, Keep: compact.KeepFirstOfRun(eq), InPlace: *inPlace}
+	j.sel = compact.Selection{Elem: j.layout.Elem, Keep: compact.KeepFirstOfRun(eq), InPlace: *inPlace}
 	return j, nil
 }
 
 // run runs unique on the device and returns the kept elements.
-func (j *uniqueJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
-	n := j.layout.n
+func (j *uniqueJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
+	n := j.layout.N
 	plan, err := compact.NewPlan(ctx, n, j.sel)
 	if err != nil {
 		return nil, err
@@ -126,7 +128,7 @@ func (j *uniqueJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	data, err := j.layout.upload(j.in, b.Src)
+	data, err := j.layout.Upload(j.in, b.Src)
 	if err != nil {
 		return nil, err
 	}
@@ -143,9 +145,9 @@ func (j *uniqueJob) run(ctx *vk.Context, a *allocator) ([]outputData, error) {
 	if j.sel.InPlace {
 		dst = b.Src
 	}
-	out := outputData{dtype: j.layout.dtype, n: uint64(j.res.Kept)}
-	out.data, err = j.layout.download(dst, data, out.n)
-	return []outputData{out}, err
+	out := fileio.OutputData{Dtype: j.layout.Dtype, N: uint64(j.res.Kept)}
+	out.Bytes, err = j.layout.Download(dst, data, out.N)
+	return []fileio.OutputData{out}, err
 }
 
 // report prints the counts and the GPU time.
@@ -153,7 +155,7 @@ func (j *uniqueJob) report(stdout io.Writer, device string) error {
 	r := j.res
 	if j.asJSON {
 		l := j.layout
-		return encodeJSON(stdout, runsOutput{Op: "unique", Type: l.elem.Key.String(), Stride: uint32(l.size), KeyOffset: uint32(l.keyOffset), Field: l.field,
+		return encodeJSON(stdout, runsOutput{Op: "unique", Type: l.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
 			Equal: j.sel.Keep.Equal.String(), InPlace: j.sel.InPlace, Runs: r.Kept, Total: r.Total, GPUms: j.gpuMs, Device: device})
 	}
 	sep := " "

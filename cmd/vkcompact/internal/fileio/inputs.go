@@ -1,4 +1,4 @@
-package main
+package fileio
 
 import (
 	"errors"
@@ -10,45 +10,46 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// inputFile is an input file, opened and checked, positioned at its data.
-type inputFile struct {
+// Input is an input file, opened and checked, positioned at its data.
+type Input struct {
 	f     *os.File
-	name  string      // the flag and the path, for messages: "-in data.npy"
-	npy   *npy.Header // nil for a raw file
-	bytes uint64      // bytes of data
+	Name  string      // the flag and the path, for messages: "-in data.npy"
+	Npy   *npy.Header // nil for a raw file
+	Bytes uint64      // bytes of data
 }
 
 // openInput opens the file a flag names and reads its .npy header, if it
 // has one (one is recognised by its magic string, whatever the name; a
 // file named .npy must have one).
-func openInput(flagName, path string) (*inputFile, error) {
+func openInput(flagName, path string) (*Input, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("%s: %v", flagName, err)
+		return nil, usage.Errorf("%s: %v", flagName, err)
 	}
-	in := &inputFile{f: f, name: flagName + " " + path}
+	in := &Input{f: f, Name: flagName + " " + path}
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		err = usagef("%s: %v", in.name, err)
+		err = usage.Errorf("%s: %v", in.Name, err)
 	case !fi.Mode().IsRegular():
-		err = usagef("%s: not a regular file", in.name)
+		err = usage.Errorf("%s: not a regular file", in.Name)
 	default:
-		in.bytes = uint64(fi.Size())
+		in.Bytes = uint64(fi.Size())
 		var magic [len(npy.Magic)]byte
 		if _, rerr := f.ReadAt(magic[:], 0); rerr == nil && string(magic[:]) == npy.Magic {
-			if in.npy, err = npy.ReadHeader(f, fi.Size()); err != nil {
-				err = usagef("%s: %v", in.name, err)
+			if in.Npy, err = npy.ReadHeader(f, fi.Size()); err != nil {
+				err = usage.Errorf("%s: %v", in.Name, err)
 			} else {
-				in.bytes = uint64(fi.Size() - in.npy.DataOffset)
+				in.Bytes = uint64(fi.Size() - in.Npy.DataOffset)
 			}
 		} else if strings.HasSuffix(path, ".npy") {
 			// Read as raw, a damaged .npy file's header would become data.
-			err = usagef("%s: not a .npy file: no \\x93NUMPY magic string (a raw file must not be named .npy)", in.name)
+			err = usage.Errorf("%s: not a .npy file: no \\x93NUMPY magic string (a raw file must not be named .npy)", in.Name)
 		}
 	}
 	if err != nil {
@@ -59,36 +60,36 @@ func openInput(flagName, path string) (*inputFile, error) {
 }
 
 // elements returns how many elements of e the input holds.
-func (in *inputFile) elements(e vkcompact.Elem) (uint64, error) {
-	n := in.bytes / uint64(e.Size())
-	if in.npy != nil {
+func (in *Input) elements(e vkcompact.Elem) (uint64, error) {
+	n := in.Bytes / uint64(e.Size())
+	if in.Npy != nil {
 		var err error
-		if n, err = npyElements(in.npy, e); err != nil {
-			return 0, usagef("%s: %v", in.name, err)
+		if n, err = npyElements(in.Npy, e); err != nil {
+			return 0, usage.Errorf("%s: %v", in.Name, err)
 		}
-	} else if in.bytes%uint64(e.Size()) != 0 {
-		return 0, usagef("%s: %d bytes is not a whole number of %d-byte elements", in.name, in.bytes, e.Size())
+	} else if in.Bytes%uint64(e.Size()) != 0 {
+		return 0, usage.Errorf("%s: %d bytes is not a whole number of %d-byte elements", in.Name, in.Bytes, e.Size())
 	}
 	if n > compact.MaxElements {
-		return 0, usagef("%s: %d elements: at most %d", in.name, n, uint64(compact.MaxElements))
+		return 0, usage.Errorf("%s: %d elements: at most %d", in.Name, n, uint64(compact.MaxElements))
 	}
 	return n, nil
 }
 
-// read reads the data into a buffer of size bytes, at least the data's,
+// Read reads the data into a buffer of size bytes, at least the data's,
 // zero past the data.
-func (in *inputFile) read(size uint64) ([]byte, error) {
-	buf := make([]byte, max(size, in.bytes))
-	if _, err := io.ReadFull(in.f, buf[:in.bytes]); err != nil {
-		return nil, usagef("%s: reading it: %v (did it change meanwhile?)", in.name, err)
+func (in *Input) Read(size uint64) ([]byte, error) {
+	buf := make([]byte, max(size, in.Bytes))
+	if _, err := io.ReadFull(in.f, buf[:in.Bytes]); err != nil {
+		return nil, usage.Errorf("%s: reading it: %v (did it change meanwhile?)", in.Name, err)
 	}
 	return buf, nil
 }
 
-// upload reads the data into a buffer of size bytes (read) and copies it
+// Upload reads the data into a buffer of size bytes (Read) and copies it
 // to r on the device. It returns the buffer, for the outputs to reuse.
-func (in *inputFile) upload(r vk.Range, size uint64) ([]byte, error) {
-	data, err := in.read(size)
+func (in *Input) Upload(r vk.Range, size uint64) ([]byte, error) {
+	data, err := in.Read(size)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
-package main
+package fileio
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,7 +10,17 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy/npytest"
 )
+
+// npyFile returns a version 1.0 .npy file of the header dict, as given,
+// and the data.
+func npyFile(dict string, data []byte) []byte { return npytest.File(dict, data) }
+
+// readNpyBytes reads the header of the .npy file b.
+func readNpyBytes(b []byte) (*npy.Header, error) {
+	return npy.ReadHeader(bytes.NewReader(b), int64(len(b)))
+}
 
 // dictHeader returns the header a .npy file of the header dict would
 // have: its descr, fortran_order and shape, which are all that the inputs
@@ -107,8 +118,8 @@ func TestInputDtypes(t *testing.T) {
 	}
 }
 
-// TestNpyElements: which dtypes and shapes hold which elements.
-func TestNpyElements(t *testing.T) {
+// TestInputElements: which dtypes and shapes hold which elements.
+func TestInputElements(t *testing.T) {
 	st := vkcompact.Struct(32, 28, vkcompact.Float32)
 	for _, tc := range []struct {
 		dict string
@@ -141,8 +152,8 @@ func TestNpyElements(t *testing.T) {
 	}
 }
 
-// TestNpyFlags: bool and uint8 flags are bytes, uint32 flags words.
-func TestNpyFlags(t *testing.T) {
+// TestInputFlags: bool and uint8 flags are bytes, uint32 flags words.
+func TestInputFlags(t *testing.T) {
 	for _, tc := range []struct {
 		dict  string
 		width uint32
@@ -186,16 +197,16 @@ func TestRecordLayout(t *testing.T) {
 		{"[('a', '|V3'), ('k', '<u4'), ('b', '|V248')]", "k", 255, 3, vkcompact.Struct(256, 4, vkcompact.Uint32), 1},
 		{"[('k', '<f4'), ('b', '|V252')]", "k", 256, 0, vkcompact.Struct(256, 0, vkcompact.Float32), 0},
 	} {
-		in := &inputFile{name: "-in r.npy"}
+		in := &Input{Name: "-in r.npy"}
 		var err error
-		in.npy, err = readNpyBytes(npyFile("{'descr': "+c.descr+", 'fortran_order': False, 'shape': (3,), }", make([]byte, 3*c.size)))
+		in.Npy, err = readNpyBytes(npyFile("{'descr': "+c.descr+", 'fortran_order': False, 'shape': (3,), }", make([]byte, 3*c.size)))
 		if err != nil {
 			t.Fatalf("%s: %v", c.descr, err)
 		}
-		f := elemFlags{op: "compact", set: map[string]bool{"key": true}, key: c.key, structs: true,
-			types: []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}}
-		l, err := f.resolve(in)
-		if err != nil || l.elem != c.elem || uint64(l.records.Shift()) != c.shift || l.size != c.size || l.keyOffset != c.key0 || l.n != 3 || l.dtype != c.descr {
+		f := ElemFlags{Op: "compact", Set: map[string]bool{"key": true}, Key: c.key, Structs: true,
+			Types: []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64, vkcompact.Int64, vkcompact.Float64}}
+		l, err := f.Resolve(in)
+		if err != nil || l.Elem != c.elem || uint64(l.records.Shift()) != c.shift || l.Size != c.size || l.KeyOffset != c.key0 || l.N != 3 || l.Dtype != c.descr {
 			t.Errorf("%s by %s: %+v, %v; want %v shift %d", c.descr, c.key, l, err, c.elem, c.shift)
 		}
 	}
@@ -257,16 +268,16 @@ func FuzzRecordLayout(f *testing.F) {
 		}
 		r := h.Record
 		for _, fd := range r.Fields {
-			in := &inputFile{name: "-in r.npy", npy: h}
-			ef := elemFlags{op: "compact", set: map[string]bool{"key": true}, key: fd.Name, structs: true, types: all}
-			l, err := ef.resolve(in)
+			in := &Input{Name: "-in r.npy", Npy: h}
+			ef := ElemFlags{Op: "compact", Set: map[string]bool{"key": true}, Key: fd.Name, Structs: true, Types: all}
+			l, err := ef.Resolve(in)
 			if err != nil {
 				continue
 			}
 			shift := uint64(l.records.Shift())
-			if r.Object != nil || fd.KeyType() == vkcompact.Unset || l.elem.Key != fd.KeyType() || l.elem.Check() != nil ||
-				uint64(l.elem.KeyOffset) != fd.Offset+shift || l.size != r.ItemSize || uint64(l.elem.Stride) < r.ItemSize+shift ||
-				uint64(l.elem.Stride) >= r.ItemSize+shift+4 || l.n != 3 {
+			if r.Object != nil || fd.KeyType() == vkcompact.Unset || l.Elem.Key != fd.KeyType() || l.Elem.Check() != nil ||
+				uint64(l.Elem.KeyOffset) != fd.Offset+shift || l.Size != r.ItemSize || uint64(l.Elem.Stride) < r.ItemSize+shift ||
+				uint64(l.Elem.Stride) >= r.ItemSize+shift+4 || l.N != 3 {
 				t.Fatalf("%s: key %s laid out as %+v", descr, fd.Name, l)
 			}
 		}
