@@ -1,78 +1,64 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
-	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/bench"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
-	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
-	"github.com/vkcompact/vkcompact/radix"
-	"github.com/vkcompact/vkcompact/scan"
-	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// benchRow is one measurement, in the CUB anchor's columns.
-type benchRow struct {
-	Impl      string  `json:"impl"`
-	Op        string  `json:"op"`
-	N         uint64  `json:"n"`
-	KeepRatio float64 `json:"keep_ratio"`
-	MsMedian  float64 `json:"ms_median"`
-	GelemPerS float64 `json:"gelem_per_s"`
+// benchJob is a checked invocation of bench: the measurements
+// (internal/bench), and what becomes of their rows.
+type benchJob struct {
+	cfg         *bench.Config
+	device      string
+	timeout     time.Duration // -timeout
+	asJSON      bool
+	plot        string      // -plot: the file to draw
+	extra       []bench.Row // -plot-with: rows drawn beside the measured ones
+	plotOnly    bool
+	kernelStats string // -kernel-stats: the CSV to write
 }
 
-// benchOp times one operation on n elements, at the keep ratio keep
-// where it has one, and checks its output.
-type benchOp func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error)
-
-// benchOps lists the operations bench can time, by the names its rows
-// give them.
-var benchOps = map[string]benchOp{
-	"copy":               benchCopy,
-	"select_if":          benchSelect(false),
-	"partition_if":       benchSelect(true),
-	"partition3_u32":     benchPartition3,
-	"scan_exclusive_u32": benchScan,
-	"sort_keys_u32":      benchSort(false),
-	"sort_pairs_u32":     benchSort(true),
-	"sort_keys_u64":      benchSort64(false),
-	"sort_pairs_u64":     benchSort64(true),
-	"unique_u32":         benchUnique,
-	"rle_u32":            benchRLE,
-	"segsort_keys_u32":   benchSegsort,
-	// The floors every operation stands on (n is ignored): one dispatch
-	// of one workgroup, and two with the barrier the second needs.
-	"floor_dispatch":                  benchFloor(1),
-	"floor_dispatch_barrier_dispatch": benchFloor(2),
-}
-
-// keeps reports whether an operation runs once per keep ratio.
-func keeps(op string) bool {
-	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32"
-}
-
-// benchConfig is how bench measures: the runs, the options each
-// operation's plan takes from the flags, and where its buffers and phase
-// times go.
-type benchConfig struct {
-	reps, warmup int
-	warmupFor    time.Duration // least wall time of back-to-back warm-up runs
-	copyOpts     transfer.CopyOptions
-	selectOpts   compact.Options
-	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
-	scanOpts     scan.Options
-	sortOpts     radix.Options
-	phases       io.Writer // where per-phase times go, or nil
-	pool         *benchPool
+// parseBench parses and checks bench's flags: the measurements' and the
+// verb's own (-device, -json, -plot, -plot-with, -plot-only,
+// -kernel-stats).
+func parseBench(args []string, stderr io.Writer) (*benchJob, error) {
+	fs := newFlags("bench", stderr)
+	measurements := bench.DefineFlags(fs.FlagSet)
+	device := fs.String("device", "", deviceHelp)
+	asJSON := fs.Bool("json", false, "print JSON instead of CSV")
+	plot := fs.String("plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
+	plotWith := fs.String("plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")
+	plotOnly := fs.Bool("plot-only", false, "measure nothing: draw the -plot-with rows of the -ops operations")
+	kernelStats := fs.String("kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	j := &benchJob{device: *device, timeout: fs.timeout, asJSON: *asJSON, plot: *plot, plotOnly: *plotOnly, kernelStats: *kernelStats}
+	var err error
+	if j.cfg, err = measurements.Config(); err != nil {
+		return nil, err
+	}
+	if j.plot != "" {
+		if err := bench.CheckPlotPath(j.plot); err != nil {
+			return nil, usage.Error{Err: err}
+		}
+	}
+	if *plotWith != "" {
+		if j.extra, err = bench.ReadCSV(*plotWith); err != nil {
+			return nil, usage.Errorf("-plot-with: %v", err)
+		}
+	}
+	if j.plotOnly && (j.plot == "" || *plotWith == "") {
+		return nil, usage.Errorf("-plot-only needs -plot FILE and -plot-with CSV")
+	}
+	return j, nil
 }
 
 // runBench runs `vkcompact bench`: each operation of -ops at each size of
@@ -84,7 +70,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if j.plotOnly {
-		if err := writePlot(j.plot, j.extra, j.ops); err != nil {
+		if err := bench.WritePlot(j.plot, j.extra, j.cfg.Ops()); err != nil {
 			return usage.Error{Err: err}
 		}
 		return nil
@@ -109,52 +95,27 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 // the rows, and writes the plot and the kernel statistics to statsOut. It
 // counts the measurements done on prog.
 func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *fileio.Output, prog *progress) error {
-	info := ctx.Info()
-	if statsOut != nil && !info.PipelineStatistics {
-		return usage.Errorf("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", info.Name)
+	if statsOut != nil && !ctx.Info().PipelineStatistics {
+		return usage.Errorf("-kernel-stats: %s lacks VK_KHR_pipeline_executable_properties", ctx.Info().Name)
 	}
-	cfg := j.cfg
-	if j.phases {
-		cfg.phases = stderr
-	}
-	cfg.pool = &benchPool{ctx: ctx, reuse: j.reuse}
-	defer cfg.pool.drain()
-	if err := transfer.CheckCopyOptions(ctx, cfg.copyOpts); err != nil {
+	if err := j.cfg.Check(ctx); err != nil {
 		return usage.Error{Err: err}
 	}
-	fmt.Fprintf(stderr, "# device: %s, driver %s %s, Vulkan %s, subgroup %d\n",
-		info.Name, info.DriverName, info.DriverVersion, info.APIVersion, info.SubgroupSize)
-	if !j.asJSON {
-		fmt.Fprintln(stdout, "impl,op,n,keep_ratio,ms_median,gelem_per_s")
+	csv := stdout
+	if j.asJSON {
+		csv = nil
 	}
-	var rows []benchRow
-	total := 0
-	for _, op := range j.ops {
-		total += len(j.logs) * len(j.ratiosOf(op))
-	}
-	for _, lg := range j.logs {
-		for _, op := range j.ops {
-			for _, keep := range j.ratiosOf(op) {
-				prog.set(len(rows), total, "measurements")
-				row, err := benchOps[op](ctx, 1<<lg, keep, cfg)
-				if err != nil {
-					return fmt.Errorf("%s at 2^%d: %w", op, lg, err)
-				}
-				rows = append(rows, row)
-				if !j.asJSON {
-					fmt.Fprintf(stdout, "%s,%s,%d,%.3f,%.5f,%.2f\n", row.Impl, row.Op, row.N, row.KeepRatio, row.MsMedian, row.GelemPerS)
-				}
-			}
-		}
-		cfg.pool.drain()
+	rows, err := j.cfg.Measure(ctx, csv, stderr, func(done, total int) { prog.set(done, total, "measurements") })
+	if err != nil {
+		return err
 	}
 	if j.plot != "" {
-		if err := writePlot(j.plot, append(rows, j.extra...), j.ops); err != nil {
+		if err := bench.WritePlot(j.plot, append(rows, j.extra...), j.cfg.Ops()); err != nil {
 			return err
 		}
 	}
 	if statsOut != nil {
-		data, err := kernelStatsCSV(pipeline.For(ctx).Pipelines())
+		data, err := bench.KernelStatsCSV(pipeline.For(ctx).Pipelines())
 		if err != nil {
 			return err
 		}
@@ -166,107 +127,4 @@ func (j *benchJob) measure(ctx *vk.Context, stdout, stderr io.Writer, statsOut *
 		return json.NewEncoder(stdout).Encode(rows)
 	}
 	return nil
-}
-
-// ratiosOf is the keep ratios op is measured at: -keep's, or 1 for an
-// operation that keeps everything.
-func (j *benchJob) ratiosOf(op string) []float64 {
-	if keeps(op) {
-		return j.ratios
-	}
-	return []float64{1}
-}
-
-// benchCopy times the uvec4 copy of n uint32 and checks its output.
-func benchCopy(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
-	sets := bufferSets{pool: cfg.pool}
-	defer sets.release()
-	type pair struct{ src, dst vk.Range }
-	pairs := make([]pair, setsFor(8*n))
-	for i := range pairs {
-		if err := sets.allocAll(bufSize{&pairs[i].src, 4 * n}, bufSize{&pairs[i].dst, 4 * n}); err != nil {
-			return benchRow{}, err
-		}
-	}
-	// Host memory only once the device has taken the buffers.
-	rng := rand.New(rand.NewPCG(42, n))
-	want := make([]uint32, n)
-	for i := range want {
-		want[i] = rng.Uint32() | 1
-	}
-	for _, p := range pairs {
-		if err := load(ctx, p.src, want, p.dst); err != nil {
-			return benchRow{}, err
-		}
-	}
-	ms, _, err := timeRuns(ctx, cfg, len(pairs), 2, func(r *pipeline.Recorder, set int, t *vk.Timer) {
-		t.Stamp(r.CommandBuffer(), 0)
-		transfer.RecordCopy(r, pairs[set].dst, pairs[set].src, cfg.copyOpts)
-		t.Stamp(r.CommandBuffer(), 1)
-	})
-	if err != nil {
-		return benchRow{}, err
-	}
-	// Check every set that ran (with fewer runs than sets, some never did).
-	for _, p := range pairs[:cfg.ranSets(len(pairs))] {
-		if err := checkWords(p.dst, want, "copy output"); err != nil {
-			return benchRow{}, err
-		}
-	}
-	return measured("copy", n, 1, ms), nil
-}
-
-// benchFloor times d dispatches of one workgroup, each filling the same
-// 16 bytes, so that a barrier separates consecutive ones: the fixed GPU
-// cost of a dispatch, and of a dependent one after it, between two
-// timestamps of one command buffer. n is only reported.
-func benchFloor(d int) benchOp {
-	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
-		sets := bufferSets{pool: cfg.pool}
-		defer sets.release()
-		var dst vk.Range
-		if err := sets.allocAll(bufSize{&dst, 16}); err != nil {
-			return benchRow{}, err
-		}
-		dst = dst.Sub(0, 16)
-		ms, _, err := timeRuns(ctx, cfg, 1, 2, func(r *pipeline.Recorder, _ int, t *vk.Timer) {
-			t.Stamp(r.CommandBuffer(), 0)
-			for i := range d {
-				transfer.RecordFill(r, dst, uint32(i+1))
-			}
-			t.Stamp(r.CommandBuffer(), 1)
-		})
-		if err != nil {
-			return benchRow{}, err
-		}
-		if err := checkWords(dst, []uint32{uint32(d), uint32(d), uint32(d), uint32(d)}, "floor output"); err != nil {
-			return benchRow{}, err
-		}
-		return measured(fmt.Sprintf("floor_dispatch%s", map[bool]string{true: "_barrier_dispatch"}[d == 2]), n, 1, ms), nil
-	}
-}
-
-// kernelStatsCSV gives each pipeline's driver statistics as CSV rows:
-// kernel, its specialization constants (space-separated, the workgroup size
-// first), executable, subgroup size, statistic, value.
-func kernelStatsCSV(pipes []*pipeline.Pipeline) ([]byte, error) {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.Write([]string{"kernel", "constants", "executable", "subgroup_size", "statistic", "value"})
-	for _, p := range pipes {
-		stats, err := p.Statistics()
-		if err != nil {
-			return nil, fmt.Errorf("-kernel-stats: %s: %w", p.Kernel.Name, err)
-		}
-		consts := make([]string, len(p.Constants))
-		for i, c := range p.Constants {
-			consts[i] = strconv.FormatUint(uint64(c), 10)
-		}
-		for _, s := range stats {
-			w.Write([]string{p.Kernel.Name, strings.Join(consts, " "), s.Executable, strconv.FormatUint(uint64(s.SubgroupSize), 10),
-				s.Name, strconv.FormatFloat(s.Value, 'g', -1, 64)})
-		}
-	}
-	w.Flush()
-	return []byte(b.String()), w.Error()
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/bench"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy/npytest"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
@@ -194,7 +195,7 @@ func TestBenchCopy(t *testing.T) {
 	// keep ratio, each checked against the input by bench itself, with
 	// buffers of their own (-alloc op; the default shares them per size).
 	code, out, errOut = runCLI(t, "bench", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-warmup-ms", "0", "-alloc", "op", "-json", "-phases")
-	var rowsJSON []benchRow
+	var rowsJSON []bench.Row
 	if code != 0 || json.Unmarshal([]byte(out), &rowsJSON) != nil || len(rowsJSON) != 14 {
 		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
 	}
@@ -293,4 +294,19 @@ func TestBenchKernelStats(t *testing.T) {
 		t.Errorf("-kernel-stats CSV lacks the header or the copy and select kernels:\n%s", text)
 	}
 	t.Logf("\n%s", text)
+}
+
+// TestBenchSort64 times the 64-bit sorts, keys alone and with values,
+// which bench checks against the reference.
+func TestBenchSort64(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "bench", "-ops", "sort_keys_u64,sort_pairs_u64", "-n", "9,13", "-reps", "2", "-warmup-ms", "0", "-phases")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	for _, row := range []string{"vkcompact,sort_keys_u64,512,", "vkcompact,sort_pairs_u64,8192,"} {
+		if !strings.Contains(out, row) {
+			t.Errorf("no row %q in:\n%s", row, out)
+		}
+	}
 }

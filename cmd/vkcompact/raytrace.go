@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -334,4 +335,12 @@ func (o *raytraceOutput) printText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "raytrace: %dx%d, %d spp, %d bounces, %d rays %v: %s; %s; on %s%s\n",
 		o.Width, o.Height, o.SPP, o.Bounces, o.Rays, o.RaysPerBounce, times, check, o.Device, drew)
 	return err
+}
+
+// median returns the middle value of v (the upper one of an even count),
+// leaving v as it is.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/bench"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
@@ -182,7 +183,7 @@ func TestRunsBadInput(t *testing.T) {
 func TestBenchRuns(t *testing.T) {
 	requireDevice(t)
 	code, out, errOut := runCLI(t, "bench", "-ops", "unique_u32,rle_u32", "-n", "8,13", "-keep", "0,0.5,1", "-reps", "2", "-warmup-ms", "0", "-json", "-phases")
-	var rows []benchRow
+	var rows []bench.Row
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 12 {
 		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"cmp"
@@ -21,7 +21,14 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// plotFormat checks a -plot path's extension before any measurement.
+// CheckPlotPath checks the extension of a -plot path, before any
+// measurement: .svg or .png.
+func CheckPlotPath(path string) error {
+	_, err := plotFormat(path)
+	return err
+}
+
+// plotFormat returns a -plot path's extension, .svg or .png.
 func plotFormat(path string) (string, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".svg", ".png":
@@ -31,10 +38,10 @@ func plotFormat(path string) (string, error) {
 	}
 }
 
-// readBenchCSV reads rows in the CUB anchor's columns
+// ReadCSV reads rows in the CUB anchor's columns
 // (impl,op,n,keep_ratio,ms_median,gelem_per_s); a header and lines
 // starting with # are skipped.
-func readBenchCSV(path string) ([]benchRow, error) {
+func ReadCSV(path string) ([]Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -43,7 +50,7 @@ func readBenchCSV(path string) ([]benchRow, error) {
 	r := csv.NewReader(f)
 	r.Comment = '#'
 	r.FieldsPerRecord = 6
-	var rows []benchRow
+	var rows []Row
 	for line := 1; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -62,16 +69,16 @@ func readBenchCSV(path string) ([]benchRow, error) {
 		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || n == 0 || !(g > 0) || math.IsInf(g, 0) {
 			return nil, fmt.Errorf("%s: row %q: want impl,op,n,keep_ratio,ms_median,gelem_per_s with n and throughput above 0", path, strings.Join(rec, ","))
 		}
-		rows = append(rows, benchRow{Impl: rec[0], Op: rec[1], N: n, KeepRatio: keep, MsMedian: ms, GelemPerS: g})
+		rows = append(rows, Row{Impl: rec[0], Op: rec[1], N: n, KeepRatio: keep, MsMedian: ms, GelemPerS: g})
 	}
 	return rows, nil
 }
 
-// writePlot draws throughput against n: one panel per operation of ops
+// WritePlot draws throughput against n: one panel per operation of ops
 // that has rows, one line per implementation and keep ratio (the colour
 // tells the keep ratio, a dashed line the other implementations), two
 // panels a row.
-func writePlot(path string, rows []benchRow, ops []string) error {
+func WritePlot(path string, rows []Row, ops []string) error {
 	ext, err := plotFormat(path)
 	if err != nil {
 		return err
@@ -100,7 +107,7 @@ type plotLine struct {
 }
 
 // plotPanel returns the panel of op's rows, or nil where there are none.
-func plotPanel(op string, rows []benchRow) (*plot.Plot, error) {
+func plotPanel(op string, rows []Row) (*plot.Plot, error) {
 	var lines []*plotLine
 	var keepsSeen []float64
 	for _, r := range rows {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // benchSort64 returns the timing of the sort of n uint64 keys, with
 // uint32 values for pairs (timeSort64).
 func benchSort64(pairs bool) benchOp {
-	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
 		return timeSort64(ctx, n, pairs, cfg)
 	}
 }
@@ -22,14 +22,14 @@ func benchSort64(pairs bool) benchOp {
 // bits, as the CUB anchor's sort_keys_u64 and sort_pairs_u64 rows do
 // (uint32 values: each key's index), and checks every set's output
 // against a Go stable sort.
-func timeSort64(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (benchRow, error) {
+func timeSort64(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (Row, error) {
 	op := "sort_keys_u64"
 	if pairs {
 		op = "sort_pairs_u64"
 	}
 	plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint64, Values: pairs, Options: cfg.sortOpts})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(64, n))
 	keys := make([]uint64, n)

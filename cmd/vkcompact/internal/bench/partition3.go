@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -15,14 +15,14 @@ import (
 // x < 0xaaaaaaaa, into three outputs (as CUB's DevicePartition::If with
 // two selectors), each checked against a Go reference. keep is ignored:
 // the row's keep_ratio is 1.
-func benchPartition3(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+func benchPartition3(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
 	const op = "partition3_u32"
 	part := compact.Partition3{Elem: vkcompact.Plain(vkcompact.Uint32),
 		First: compact.KeepIf(compact.Less, compact.Uint(0x55555555)), Second: compact.KeepIf(compact.Less, compact.Uint(0xaaaaaaaa)),
 		Partition3Options: compact.Partition3Options{Spins: cfg.selectOpts.Spins, WorkgroupSize: cfg.selectOpts.WorkgroupSize, LoadsPerLane: cfg.selectOpts.LoadsPerLane}}
 	plan, err := compact.NewPartition3Plan(ctx, n, part)
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(38, n))
 	in := make([]uint32, n)

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // benchSelect returns the timing of compaction (select_if) or split
 // (partition_if) of n uint32 keeping x != 0 (timeSelect).
 func benchSelect(split bool) benchOp {
-	return func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error) {
+	return func(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
 		return timeSelect(ctx, n, keep, split, cfg)
 	}
 }
@@ -25,7 +25,7 @@ func benchSelect(split bool) benchOp {
 // distribution, not the same numbers). Inputs under rotateBytes rotate
 // over several buffer sets; the output of every set that ran is checked
 // against a Go reference.
-func timeSelect(ctx *vk.Context, n uint64, keep float64, split bool, cfg benchConfig) (benchRow, error) {
+func timeSelect(ctx *vk.Context, n uint64, keep float64, split bool, cfg benchConfig) (Row, error) {
 	op := "select_if"
 	if split {
 		op = "partition_if"
@@ -37,7 +37,7 @@ func timeSelect(ctx *vk.Context, n uint64, keep float64, split bool, cfg benchCo
 		ReverseRejected: split && cfg.reversed, Options: cfg.selectOpts}
 	plan, err := compact.NewPlan(ctx, n, sel)
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(42, n^uint64(keep*1e6)))
 	in := make([]uint32, n)

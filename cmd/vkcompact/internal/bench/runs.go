@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -33,11 +33,11 @@ func sortedRuns(n uint64, keep float64) (in, keys, lengths []uint32) {
 
 // benchUnique times unique (compact.KeepUnique) of n sorted uint32 keys
 // (sortedRuns), checked against Go.
-func benchUnique(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error) {
+func benchUnique(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
 	const op = "unique_u32"
 	plan, err := compact.NewPlan(ctx, n, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepUnique(), Options: cfg.selectOpts})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	in, want, _ := sortedRuns(n, keep)
 	return setBench[compact.Buffers]{
@@ -64,11 +64,11 @@ func benchUnique(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benc
 
 // benchRLE times run-length encoding (runs.Encode) of n sorted uint32
 // keys (sortedRuns), checked against Go.
-func benchRLE(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (benchRow, error) {
+func benchRLE(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
 	const op = "rle_u32"
 	plan, err := runs.NewPlan(ctx, n, runs.Request{Options: cfg.selectOpts})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	in, keys, lengths := sortedRuns(n, keep)
 	return setBench[runs.Buffers]{

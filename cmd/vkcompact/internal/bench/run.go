@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -242,9 +242,9 @@ func checkWords(r vk.Range, want []uint32, what string) error {
 // measured is the row of a measurement of op on n elements at keep ratio
 // keep, from its runs' times in milliseconds: their median, and the
 // throughput at the median.
-func measured(op string, n uint64, keep float64, ms []float64) benchRow {
+func measured(op string, n uint64, keep float64, ms []float64) Row {
 	med := median(ms)
-	return benchRow{Impl: "vkcompact", Op: op, N: n, KeepRatio: keep, MsMedian: med, GelemPerS: float64(n) / med / 1e6}
+	return Row{Impl: "vkcompact", Op: op, N: n, KeepRatio: keep, MsMedian: med, GelemPerS: float64(n) / med / 1e6}
 }
 
 // setBench is the measurement of one operation on buffer sets of type B
@@ -269,25 +269,25 @@ type setBench[B any] struct {
 
 // run prepares the sets, times the runs (timeRuns), checks every set that
 // ran (with fewer runs than sets, some never did) and returns the row.
-func (m setBench[B]) run(ctx *vk.Context, cfg benchConfig) (benchRow, error) {
+func (m setBench[B]) run(ctx *vk.Context, cfg benchConfig) (Row, error) {
 	sets := bufferSets{pool: cfg.pool}
 	defer sets.release()
 	bs := make([]B, m.sets)
 	for i := range bs {
 		if err := m.prepare(&sets, &bs[i]); err != nil {
-			return benchRow{}, err
+			return Row{}, err
 		}
 	}
 	ms, phases, err := timeRuns(ctx, cfg, len(bs), m.stamps, func(r *pipeline.Recorder, set int, t *vk.Timer) { m.record(r, bs[set], t) })
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	if cfg.phases != nil {
 		m.printPhases(cfg.phases, phases)
 	}
 	for i := range cfg.ranSets(len(bs)) {
 		if err := m.check(&bs[i]); err != nil {
-			return benchRow{}, err
+			return Row{}, err
 		}
 	}
 	return measured(m.op, m.n, m.keep, ms), nil

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ const benchSegment = 1024
 // of the longest segment (so the block path where it fits), and checks
 // every set's output against a Go sort of each segment. The row's
 // keep_ratio column carries the segment length.
-func benchSegsort(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+func benchSegsort(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
 	const op = "segsort_keys_u32"
 	offsets := make([]uint32, (n+benchSegment-1)/benchSegment+1)
 	for i := range offsets {
@@ -31,7 +31,7 @@ func benchSegsort(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchR
 	plan, err := radix.NewSegmentedPlan(ctx, n, uint32(len(offsets)-1),
 		radix.SegmentedSort{Key: vkcompact.Uint32, MaxSegment: uint32(min(n, benchSegment))})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(46, n))
 	keys := make([]uint32, n)

@@ -1,8 +1,8 @@
-package main
+package bench
 
 import (
+	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -17,25 +17,8 @@ import (
 	"github.com/vkcompact/vkcompact/transfer"
 )
 
-// benchJob is a checked invocation of bench.
-type benchJob struct {
-	logs        []int     // -n: the sizes, as powers of two
-	ops         []string  // -ops
-	ratios      []float64 // -keep
-	cfg         benchConfig
-	phases      bool // -phases: cfg.phases is stderr once measuring
-	reuse       bool // -alloc size
-	device      string
-	timeout     time.Duration // -timeout
-	asJSON      bool
-	plot        string     // -plot: the file to draw
-	extra       []benchRow // -plot-with: rows drawn beside the measured ones
-	plotOnly    bool
-	kernelStats string // -kernel-stats: the CSV to write
-}
-
-// benchFlags are bench's flags as given.
-type benchFlags struct {
+// Flags are bench's measurement flags as given (DefineFlags).
+type Flags struct {
 	ops, sizes, keep                     string
 	selProcs, selLoads, selWG            uint
 	selWrite, selPath, order             string
@@ -46,42 +29,38 @@ type benchFlags struct {
 	sortProcs, sortWG, sortBits, sortKPL uint
 	sortPath, sortTails, sortCounts      string
 	reps, warmup, warmupMs               int
-	device                               string
-	asJSON                               bool
-	plot, plotWith                       string
-	plotOnly                             bool
-	kernelStats, alloc                   string
+	alloc                                string
 	copyWG, copyVecs                     uint
 }
 
-// parseBench parses and checks bench's flags.
-func parseBench(args []string, stderr io.Writer) (*benchJob, error) {
-	fs := newFlags("bench", stderr)
-	var f benchFlags
+// DefineFlags defines bench's measurement flags in fs (-ops, -n, -keep,
+// the operations' options, -reps, -warmup, -warmup-ms, -phases, -alloc)
+// and returns where they go.
+func DefineFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
 	f.define(fs)
-	if err := parse(fs, args); err != nil {
-		return nil, err
-	}
-	j := &benchJob{phases: f.phases, reuse: f.alloc == "size", device: f.device, timeout: fs.timeout, asJSON: f.asJSON,
-		plot: f.plot, plotOnly: f.plotOnly, kernelStats: f.kernelStats}
+	return f
+}
+
+// Config checks the flags once fs is parsed and returns the measurements
+// they ask for. Its errors are usage errors naming the flag.
+func (f *Flags) Config() (*Config, error) {
+	c := &Config{phases: f.phases, reuse: f.alloc == "size"}
 	var err error
-	if j.logs, j.ops, j.ratios, err = f.lists(); err != nil {
+	if c.logs, c.ops, c.ratios, err = f.lists(); err != nil {
 		return nil, err
 	}
-	if j.cfg, err = f.config(); err != nil {
+	if c.cfg, err = f.config(); err != nil {
 		return nil, err
 	}
 	if err := f.checkRanges(); err != nil {
 		return nil, err
 	}
-	if j.extra, err = f.plotting(); err != nil {
-		return nil, err
-	}
-	return j, nil
+	return c, nil
 }
 
-// define defines bench's flags in fs.
-func (f *benchFlags) define(fs *flags) {
+// define defines the measurement flags in fs.
+func (f *Flags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.ops, "ops", "copy,select_if,partition_if", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
 	fs.StringVar(&f.sizes, "n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
 	fs.StringVar(&f.keep, "keep", "0.1,0.5,0.9", "comma-separated keep ratios for select_if, partition_if, unique_u32 and rle_u32")
@@ -107,19 +86,13 @@ func (f *benchFlags) define(fs *flags) {
 	fs.IntVar(&f.reps, "reps", 30, "timed runs per measurement (median reported)")
 	fs.IntVar(&f.warmup, "warmup", 3, "untimed runs first, at least")
 	fs.IntVar(&f.warmupMs, "warmup-ms", 500, "untimed runs back to back first for at least this many milliseconds, so the GPU's clock governor has raised the clocks")
-	fs.StringVar(&f.device, "device", "", deviceHelp)
-	fs.BoolVar(&f.asJSON, "json", false, "print JSON instead of CSV")
-	fs.StringVar(&f.plot, "plot", "", "also draw the rows as a plot, throughput against n, to `FILE` (.svg or .png)")
-	fs.StringVar(&f.plotWith, "plot-with", "", "draw the rows of this CSV (the CUB anchor's columns) beside the measured ones")
-	fs.BoolVar(&f.plotOnly, "plot-only", false, "measure nothing: draw the -plot-with rows of the -ops operations")
-	fs.StringVar(&f.kernelStats, "kernel-stats", "", "after measuring, write the driver's statistics of every kernel the run compiled (registers, shared memory, ...; VK_KHR_pipeline_executable_properties) to `FILE` as CSV")
 	fs.StringVar(&f.alloc, "alloc", "size", "device buffers: size (allocated once per size and shared by its operations, as the CUB anchor does) or op (each operation allocates and frees its own)")
 	fs.UintVar(&f.copyWG, "copy-wg", 0, "copy kernel workgroup size, up to the device's limit (0: default)")
 	fs.UintVar(&f.copyVecs, "copy-vecs", 0, fmt.Sprintf("copy kernel uvec4 per invocation, up to %d (0: default)", transfer.MaxCopyLoadsPerLane))
 }
 
 // lists parses the comma-separated flags: -n, -ops and -keep.
-func (f *benchFlags) lists() (logs []int, ops []string, ratios []float64, err error) {
+func (f *Flags) lists() (logs []int, ops []string, ratios []float64, err error) {
 	for _, s := range strings.Split(f.sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || v < 0 || v > 31 {
@@ -156,7 +129,7 @@ func pathFlag(flagName, s string) (vkcompact.Path, error) {
 // config parses the flags that choose among names (-select-write, the
 // paths, -sort-counts, -sort-tails, -alloc, -partition-order) and returns
 // the measurements' configuration.
-func (f *benchFlags) config() (benchConfig, error) {
+func (f *Flags) config() (benchConfig, error) {
 	var cfg benchConfig
 	write, ok := map[string]compact.Write{"auto": compact.WriteAuto, "scattered": compact.WriteScattered, "staged": compact.WriteStaged}[f.selWrite]
 	if !ok {
@@ -202,7 +175,7 @@ func (f *benchFlags) config() (benchConfig, error) {
 }
 
 // checkRanges checks the numeric flags' ranges.
-func (f *benchFlags) checkRanges() error {
+func (f *Flags) checkRanges() error {
 	switch {
 	case f.spins < -1 || f.spins > 1<<20:
 		return usage.Errorf("-select-spins %d: -1 to %d", f.spins, 1<<20)
@@ -220,25 +193,4 @@ func (f *benchFlags) checkRanges() error {
 		return usage.Errorf("-copy-vecs %d: at most %d", f.copyVecs, transfer.MaxCopyLoadsPerLane)
 	}
 	return nil
-}
-
-// plotting checks -plot, -plot-with and -plot-only, and returns the rows
-// of the -plot-with file.
-func (f *benchFlags) plotting() ([]benchRow, error) {
-	if f.plot != "" {
-		if _, err := plotFormat(f.plot); err != nil {
-			return nil, usage.Error{Err: err}
-		}
-	}
-	var extra []benchRow
-	if f.plotWith != "" {
-		var err error
-		if extra, err = readBenchCSV(f.plotWith); err != nil {
-			return nil, usage.Errorf("-plot-with: %v", err)
-		}
-	}
-	if f.plotOnly && (f.plot == "" || f.plotWith == "") {
-		return nil, usage.Errorf("-plot-only needs -plot FILE and -plot-with CSV")
-	}
-	return extra, nil
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // benchSort returns the timing of the sort of n uint32 keys, with values
 // for pairs (timeSort).
 func benchSort(pairs bool) benchOp {
-	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+	return func(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
 		return timeSort(ctx, n, pairs, cfg)
 	}
 }
@@ -23,14 +23,14 @@ func benchSort(pairs bool) benchOp {
 // timeSort times the ascending sort of n random uint32 keys, with their
 // indices as values for pairs, and checks every set's output against a Go
 // stable sort.
-func timeSort(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (benchRow, error) {
+func timeSort(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (Row, error) {
 	op := "sort_keys_u32"
 	if pairs {
 		op = "sort_pairs_u32"
 	}
 	plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: pairs, Options: cfg.sortOpts})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(44, n))
 	keys := make([]uint32, n)

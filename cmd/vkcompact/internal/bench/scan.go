@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -12,10 +12,10 @@ import (
 
 // benchScan times the exclusive prefix sum of n random uint32 and checks
 // every set's output and total.
-func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (benchRow, error) {
+func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
 	plan, err := scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32, Options: cfg.scanOpts})
 	if err != nil {
-		return benchRow{}, err
+		return Row{}, err
 	}
 	rng := rand.New(rand.NewPCG(43, n))
 	in := make([]uint32, n)

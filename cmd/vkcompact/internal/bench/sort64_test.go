@@ -1,10 +1,9 @@
-package main
+package bench
 
 import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -28,21 +27,6 @@ func TestStableSortRef64(t *testing.T) {
 	for i, j := range idx {
 		if gotKeys[i] != keys[j] || gotVals[i] != uint32(j) {
 			t.Fatalf("element %d: got key %#x value %d, want %#x %d", i, gotKeys[i], gotVals[i], keys[j], j)
-		}
-	}
-}
-
-// TestBenchSort64 times the 64-bit sorts, keys alone and with values,
-// which bench checks against the reference.
-func TestBenchSort64(t *testing.T) {
-	requireDevice(t)
-	code, out, errOut := runCLI(t, "bench", "-ops", "sort_keys_u64,sort_pairs_u64", "-n", "9,13", "-reps", "2", "-warmup-ms", "0", "-phases")
-	if code != 0 {
-		t.Fatalf("bench: exit %d: %s", code, errOut)
-	}
-	for _, row := range []string{"vkcompact,sort_keys_u64,512,", "vkcompact,sort_pairs_u64,8192,"} {
-		if !strings.Contains(out, row) {
-			t.Errorf("no row %q in:\n%s", row, out)
 		}
 	}
 }
