@@ -24,8 +24,9 @@ const module = "github.com/vkcompact/vkcompact"
 // their vocabulary through the root package and the helpers below them,
 // never through each other; runs is built on compact's plans (a
 // selection of indices, then its own kernel); the test kits sit above the
-// library, which never imports them; the command, its demos and the
-// examples on top.
+// library, which never imports them; the command's rooms above them (its
+// files and benchmarks over the .npy format and the usage errors), and
+// the command's verbs (package main), its demos and the examples on top.
 var layers = []struct {
 	name    string
 	folders []string
@@ -41,6 +42,8 @@ var layers = []struct {
 	{"operations", []string{"compact", "scan", "radix"}, false},
 	{"operations built on an operation's plans", []string{"runs"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},
+	{"the command's .npy format and usage errors", []string{"cmd/vkcompact/internal/npy", "cmd/vkcompact/internal/usage"}, false},
+	{"the command's files and benchmarks", []string{"cmd/vkcompact/internal/fileio", "cmd/vkcompact/internal/bench"}, false},
 	{"applications", []string{"cmd", "examples"}, true},
 }
 
