@@ -3,8 +3,10 @@
 # a C compiler for cgo, the Vulkan loader (and its headers, which a test
 # compares the C layer's structs with), Mesa's lavapipe CPU driver, the
 # Khronos validation layer, the shader tools (glslc, spirv-val), NumPy
-# (Debian's python3-numpy, for /usr/bin/python3: the command's tests
-# compare its work on .npy record arrays with NumPy's own), and Google's
+# (Debian's python3-numpy, for /usr/bin/python3: a test makes the shared
+# fixtures in testdata/, .npy arrays and records with NumPy's own results
+# of the command's work on them, again with testdata/make.py and compares
+# them with those committed), and Google's
 # SwiftShader CPU driver (below). Uses sudo when not run as root. Go itself
 # must already be installed. With -windows it installs, besides, what
 # scripts/wine.sh needs to build for windows/amd64 and run the result here:

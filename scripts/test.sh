@@ -10,7 +10,8 @@
 # packages, the engines and the path tracer on SwiftShader (subgroup size
 # 4, no push descriptors; the command's own tests, which exercise its flags
 # and files through the same packages, run on lavapipe twice, and on
-# SwiftShader only its runs on NumPy record arrays, checked by NumPy, and
+# SwiftShader only its runs on NumPy record arrays, checked against
+# NumPy's results (testdata/), and
 # its demo and path tracer below), all under the Khronos validation
 # layer with synchronisation validation. Only the leg at subgroup size 4
 # runs the tests' full form; the others run the short form (-short, and
@@ -58,7 +59,7 @@ echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./internal/... ./cmd/vkcompact/internal/...
-echo "== go test, SwiftShader: the command on NumPy record arrays, checked by NumPy"
+echo "== go test, SwiftShader: the command on NumPy record arrays, checked against NumPy's results"
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -count=1 -timeout 5m -run '^(TestNumPyRecords|TestStructCommands)$' ./cmd/vkcompact
 echo "== fuzzing, briefly: each target for a count of runs beyond its seed corpus"

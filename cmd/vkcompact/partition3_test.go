@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,21 +83,25 @@ func TestPartition3(t *testing.T) {
 			}
 		}
 	}
-	// A packed record array (flag u1, depth f32 at byte 1, id u2 at byte 5:
-	// records the command repacks for the GPU and back) by its field's
-	// name, to .npy outputs of the same dtype.
-	const descr = "[('flag', '|u1'), ('depth', '<f4'), ('id', '<u2')]"
-	const n, size = 999, 7
-	var recs []byte
+	// A packed record array of the fixtures (flag u1, depth f32 at byte 1,
+	// id u2 at byte 5, tag S3 at byte 7: records the command repacks for
+	// the GPU and back) by its field's name, to .npy outputs of the same
+	// dtype.
+	const descr = "[('flag', '|u1'), ('depth', '<f4'), ('id', '<u2'), ('tag', '|S3')]"
+	const size = 10
+	rin := filepath.Join(fixtures, "records", "packed.npy")
+	file, err := os.ReadFile(rin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := readNpyBytes(file)
+	if err != nil || h.Descr != descr {
+		t.Fatalf("%s: %+v, %v; want records of %s", rin, h, err, descr)
+	}
 	var groups [3][]byte
-	for i := range n {
-		d := float32(rng.IntN(41)-20) / 4
-		if i%97 == 0 {
-			d = float32(math.NaN())
-		}
-		rec := append([]byte{byte(rng.IntN(256))}, binary.LittleEndian.AppendUint32(nil, math.Float32bits(d))...)
-		rec = binary.LittleEndian.AppendUint16(rec, uint16(i))
-		recs = append(recs, rec...)
+	for i := range int(h.Count) {
+		rec := file[int(h.DataOffset)+i*size:][:size]
+		d := math.Float32frombits(binary.LittleEndian.Uint32(rec[1:]))
 		g := 2
 		if d < -1 {
 			g = 0
@@ -106,8 +111,6 @@ func TestPartition3(t *testing.T) {
 		groups[g] = append(groups[g], rec...)
 	}
 	rdir := vktest.TempDir(t)
-	rin := filepath.Join(rdir, "parts.npy")
-	writeTestFile(t, rin, npyFile(fmt.Sprintf("{'descr': %s, 'fortran_order': False, 'shape': (%d,), }", descr, n), recs))
 	routs := [3]string{filepath.Join(rdir, "a.npy"), filepath.Join(rdir, "b.npy"), filepath.Join(rdir, "c.npy")}
 	code, stdout, stderr := runCLI(t, "partition3", "-in", rin, "-key", "depth", "-first", "x < -1", "-second", "x != 0",
 		"-out-first", routs[0], "-out-second", routs[1], "-out-rest", routs[2], "-json")

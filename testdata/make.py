@@ -1,0 +1,349 @@
+"""Makes the shared fixtures of vkcompact's tests with NumPy.
+
+    python3 testdata/make.py [DIR]
+
+writes into DIR (by default the folder this script is in) .npy inputs and
+what NumPy computes of them as vkcompact's commands do, and cases.json,
+the commands to run on them with what each must write:
+
+  arrays/    plain arrays of each key type (u32, i32, f32, u64, i64, f64):
+             runs of equal values among few distinct ones, the floats with
+             infinities, signed zeros, NaNs of both signs and a denormal;
+             values.npy, a uint32 value per key for sort -values
+  records/   record arrays (structured dtypes): packed, align=True, nested,
+             sub-arrays, a title, explicit offsets and itemsize, a
+             big-endian field riding along, names in Latin-1 and beyond,
+             the empty array; a mask for split -flags
+  bad/       record arrays the commands refuse, as NumPy writes them
+  want/      the outputs: a[mask] (compact), a[mask] then a[~mask]
+             (split), the three groups of partition3, the sorted keys or
+             records (sort, stably), the first of each run of equal keys
+             (unique), each run's first key and length, or the offsets and
+             lengths of the runs longer than one (rle), the prefix sums
+             (scan, exclusive and inclusive, wrapping)
+
+Every output is NumPy's own np.save of its result, so that a command's
+output file must equal it byte for byte, its header included. Records
+are copied whole, their padding included. Sorts order float keys by IEEE
+754 totalOrder (-NaN < -Inf < ... < -0.0 < +0.0 < ... < +Inf < +NaN), as
+vkcompact documents: NumPy's argsort puts NaN last and -0.0 beside 0.0, so
+the reference sorts the float bits mapped to that order, with NumPy's
+stable argsort. Keys are equal as their type compares them: -0.0 equals
+0.0, a NaN equals nothing. The seeds are fixed: the files are the same on
+every run, which the test of the fixtures checks.
+"""
+
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+
+warnings.simplefilter("ignore")  # format 3.0 for the non-Latin-1 field name
+
+TYPES = {"u32": "<u4", "i32": "<i4", "f32": "<f4", "u64": "<u8", "i64": "<i8", "f64": "<f8"}
+SORTED_TYPES = ("u32", "i32", "f32", "u64")  # the key types sort takes
+SCAN_TYPES = ("u32", "i32", "f32")  # and scan
+
+
+def specials(dtype):
+    """Infinities, signed zeros, NaNs of both signs and a denormal."""
+    sp = np.array([np.inf, -np.inf, 0.0, -0.0, np.nan, np.nan, 1e-45 if dtype == "<f4" else 5e-324], dtype=dtype)
+    if dtype == "<f4":
+        sp.view("<u4")[5] = 0xFFC00000  # -NaN
+    else:
+        sp.view("<u8")[5] = 0xFFF8000000000000
+    return sp
+
+
+def f32_with_specials(rng, n, scale=4.0):
+    """n float32 keys of few values, so that stability shows, with
+    infinities, signed zeros, NaNs of both signs, a denormal and a large
+    negative number among them."""
+    v = (rng.integers(-20, 21, n) / scale).astype("<f4")
+    sp = np.array([np.inf, -np.inf, 0.0, -0.0, np.nan, np.nan, 1e-45, -3.4e38], dtype="<f4")
+    sp.view("<u4")[5] = 0xFFC00000  # -NaN
+    for i in range(0, n, 37):
+        v[i] = sp[(i // 37) % len(sp)]
+    return v
+
+
+def runs_of(rng, distinct, n):
+    """n values in runs of 1 to 6 equal ones, each run's value drawn from
+    distinct (so that equal values also recur apart)."""
+    out = []
+    while len(out) < n:
+        out.extend([distinct[rng.integers(0, len(distinct))]] * int(rng.integers(1, 7)))
+    return out[:n]
+
+
+def plain_array(rng, name, n):
+    """A plain array of the key type name in runs (runs_of)."""
+    dt = TYPES[name]
+    if name == "u32":
+        distinct = list(rng.integers(0, 1 << 32, 40, dtype=np.uint64)) + [0, 1, 0xFFFFFFFF]
+    elif name == "i32":
+        distinct = list(rng.integers(-(1 << 31), 1 << 31, 40)) + [0, -1, -(1 << 31), (1 << 31) - 1]
+    elif name == "u64":
+        distinct = list(rng.integers(0, 1 << 64, 40, dtype=np.uint64)) + [0, 1, (1 << 64) - 1]
+    elif name == "i64":
+        distinct = list(rng.integers(-(1 << 63), 1 << 63, 40, dtype=np.int64)) + [0, -1, -(1 << 63), (1 << 63) - 1]
+    else:  # floats: quarters from -8 to 8, and the specials
+        distinct = list(rng.integers(-32, 33, 40) / 4.0) + list(specials(dt))
+    a = np.zeros(n, dt)
+    for i, v in enumerate(runs_of(rng, distinct, n)):
+        a[i:i + 1] = np.array([v]).astype(dt)  # NaN payloads and signs kept
+    if name == "f32" or name == "f64":
+        # -NaN's sign: astype keeps it, but make sure of one.
+        a.view("<u4" if name == "f32" else "<u8")[::97] = specials(dt).view("<u4" if name == "f32" else "<u8")[5]
+    return a
+
+
+def mapped(keys):
+    """The order-preserving map of keys to unsigned integers: vkcompact's
+    order (IEEE totalOrder for floats)."""
+    k = np.ascontiguousarray(keys)
+    if k.dtype == np.dtype("<f4"):
+        u = k.view("<u4")
+        return np.where(u & np.uint32(0x80000000), ~u, u | np.uint32(0x80000000))
+    if k.dtype == np.dtype("<i4"):
+        return k.view("<u4") ^ np.uint32(0x80000000)
+    if k.dtype == np.dtype("<f8"):
+        u = k.view("<u8")
+        return np.where(u & np.uint64(1 << 63), ~u, u | np.uint64(1 << 63))
+    if k.dtype == np.dtype("<i8"):
+        return k.view("<u8") ^ np.uint64(1 << 63)
+    return k
+
+
+def order(keys, descending=False, bits=None):
+    """The stable order of keys, by NumPy's argsort(kind='stable')."""
+    if keys.dtype.kind in "fi" or bits is not None:
+        k = mapped(keys)
+        if bits is not None:
+            lo, hi = bits
+            k = (k >> k.dtype.type(lo)) & k.dtype.type((1 << (hi - lo)) - 1)
+    else:
+        k = keys
+    if not descending:
+        return np.argsort(k, kind="stable")
+    n = len(k)
+    # Descending and stable: the ascending stable order of the reversed
+    # keys, reversed and mapped back.
+    return (n - 1 - np.argsort(k[::-1], kind="stable"))[::-1]
+
+
+def whole(a, idx):
+    """a's items at idx, copied whole (a record's padding too): a void
+    view's items copy whole, where a[idx] of an align=True dtype leaves
+    the padding as it finds the memory."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.itemsize == 0 or len(idx) == 0:
+        return a[np.asarray(idx, dtype=np.intp)]
+    return a.view("V%d" % a.dtype.itemsize)[np.asarray(idx, dtype=np.intp)].view(a.dtype)
+
+
+def run_starts(a):
+    """Where each run of equal keys starts: a[i] != a[i-1] as the type
+    compares (-0.0 == 0.0; NaN != NaN)."""
+    if len(a) == 0:
+        return np.zeros(0, np.intp)
+    return np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+
+
+class Fixtures:
+    """The files and the cases being written into a directory."""
+
+    def __init__(self, d):
+        self.d, self.cases = d, []
+
+    def path(self, name):
+        p = os.path.join(self.d, name)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        return p
+
+    def save(self, name, a, **kw):
+        np.save(self.path(name), a, **kw)
+        return name
+
+    def case(self, name, args, inp, outputs, js=None, short=False):
+        """A case: vkcompact's args on the file inp, whose outputs (flag ->
+        array) are to be NumPy's, and whose JSON holds js."""
+        assert name not in (c["name"] for c in self.cases), name
+        outs = {flag: self.save("want/%s%s.npy" % (name, "" if flag == "-out" else flag.replace("-out", "").replace("-", "_")), a)
+                for flag, a in outputs.items()}
+        self.cases.append({"name": name, "args": args[:1] + ["-in", inp] + args[1:], "outputs": outs,
+                           "json": js or {}, "short": short})
+
+    def write_cases(self):
+        with open(self.path("cases.json"), "w", encoding="utf-8") as f:
+            f.write("[\n" + ",\n".join(json.dumps(c, ensure_ascii=False) for c in self.cases) + "\n]\n")
+
+
+def plain_cases(fx, rng):
+    """Every command on a plain array of each key type."""
+    n = 1001
+    values = np.arange(n, dtype="<u4") * np.uint32(7) + np.uint32(3)
+    fx.save("arrays/values.npy", values)
+    preds = {  # compact's and split's -keep, partition3's -first and -second
+        "u32": ("x > 0x7fffffff", lambda a: a > np.uint32(0x7FFFFFFF), "x < 0x40000000", lambda a: a < np.uint32(0x40000000)),
+        "i32": ("x < -5", lambda a: a < -5, "x & 1", lambda a: (a & 1) != 0),
+        "f32": ("x >= 0.5", lambda a: a >= np.float32(0.5), "x != 0", lambda a: a != 0),
+        "u64": ("x & 0x8000000000000000", lambda a: (a & np.uint64(1 << 63)) != 0, "x <= 0x1000000000000", lambda a: a <= np.uint64(1 << 48)),
+        "i64": ("x != 0", lambda a: a != 0, "x > -1000", lambda a: a > -1000),
+        "f64": ("x <= -1", lambda a: a <= -1.0, "x == 0", lambda a: a == 0.0),
+    }
+    for name in TYPES:
+        a = plain_array(rng, name, n)
+        inp = fx.save("arrays/%s.npy" % name, a)
+        expr, keep, second, keep2 = preds[name]
+        m = keep(a)
+        short = name in ("f32", "u64")
+        fx.case("compact_" + name, ["compact", "-keep", expr], inp, {"-out": a[m]}, {"kept": int(m.sum()), "total": n}, short)
+        fx.case("split_" + name, ["split", "-keep", expr], inp, {"-out": np.concatenate([a[m], a[~m]])}, {"kept": int(m.sum())})
+        m2 = ~m & keep2(a)
+        rest = ~m & ~m2
+        fx.case("partition3_" + name, ["partition3", "-first", expr, "-second", second], inp,
+                {"-out-first": a[m], "-out-second": a[m2], "-out-rest": a[rest]},
+                {"first_count": int(m.sum()), "second_count": int(m2.sum()), "rest_count": int(rest.sum())}, name == "i32")
+        starts = run_starts(a)
+        lengths = np.diff(np.r_[starts, n]).astype("<u4")
+        fx.case("unique_" + name, ["unique"], inp, {"-out": a[starts]}, {"runs": len(starts), "total": n}, name == "f64")
+        fx.case("rle_" + name, ["rle"], inp, {"-out": a[starts], "-lengths": lengths}, {"runs": len(starts)}, name == "i32")
+        long = lengths > 1
+        fx.case("rle_nontrivial_" + name, ["rle", "-nontrivial"], inp,
+                {"-out": starts[long].astype("<u4"), "-lengths": lengths[long]}, {"runs": int(long.sum())})
+        if name in SORTED_TYPES:
+            fx.case("sort_" + name, ["sort"], inp, {"-out": a[order(a)]}, {"n": n}, name == "f32")
+            idx = order(a, descending=True)
+            fx.case("sort_pairs_desc_" + name, ["sort", "-descending", "-values", "arrays/values.npy"], inp,
+                    {"-out": a[idx], "-values-out": values[idx]}, {"n": n, "values": True})
+        if name in SCAN_TYPES:
+            if name == "f32":
+                # Quarters from -8 to 8, whose sums are exact in any order
+                # (the GPU adds in a tree): no infinities, NaNs or -0.0.
+                a = (rng.integers(-32, 33, n) / 4.0).astype("<f4")
+                inp = fx.save("arrays/f32_quarters.npy", a)
+            sums = np.cumsum(a, dtype=a.dtype)  # wrapping, for the integers
+            total = sums[-1].item()
+            fx.case("scan_inclusive_" + name, ["scan", "-inclusive"], inp, {"-out": sums}, {"total": total, "n": n}, name == "u32")
+            fx.case("scan_" + name, ["scan"], inp, {"-out": np.r_[np.zeros(1, a.dtype), sums[:-1]].astype(a.dtype)}, {"total": total})
+
+
+def record_cases(fx, rng):
+    """Every command that takes records on record arrays, by a field."""
+
+    def kept(m):
+        return np.flatnonzero(m)
+
+    def split(m):
+        return np.concatenate([np.flatnonzero(m), np.flatnonzero(~m)])
+
+    def case(name, args, inp, a, idx, js, short=False):
+        fx.case(name, args, inp, {"-out": whole(a, idx)}, js, short)
+
+    # Particles: four float32 fields.
+    parts_t = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("life", "<f4")])
+    parts = np.zeros(600, parts_t)
+    for f in parts_t.names:
+        parts[f] = f32_with_specials(rng, 600)
+    inp = fx.save("records/parts.npy", parts)
+    m = parts["life"] > 0
+    case("compact_life", ["compact", "-key", "life", "-keep", "x > 0"], inp, parts, kept(m), {"kept": int(m.sum()), "field": "life"}, True)
+    m = parts["life"] != 0  # NaN != 0 is true; -0.0 == 0.0
+    case("split_life", ["split", "-key", "life", "-keep", "x != 0"], inp, parts, split(m), {"kept": int(m.sum()), "field": "life"})
+    case("sort_life", ["sort", "-key", "life"], inp, parts, order(parts["life"]), {"field": "life", "n": 600})
+    m = parts["x"] < -1
+    m2 = ~m & (parts["x"] != 0)
+    fx.case("partition3_x", ["partition3", "-key", "x", "-first", "x < -1", "-second", "x != 0"], inp,
+            {"-out-first": whole(parts, kept(m)), "-out-second": whole(parts, kept(m2)), "-out-rest": whole(parts, kept(~m & ~m2))},
+            {"first_count": int(m.sum()), "second_count": int(m2.sum()), "field": "x"})
+    inp0 = fx.save("records/parts_empty.npy", parts[:0])
+    case("sort_empty", ["sort", "-key", "z", "-descending"], inp0, parts[:0], [], {"n": 0, "field": "z"})
+
+    # Packed (align=False): 10-byte records, the key at byte 1.
+    packed_t = np.dtype([("flag", "u1"), ("depth", "<f4"), ("id", "<u2"), ("tag", "S3")])
+    packed = np.zeros(777, packed_t)
+    packed["flag"] = rng.integers(0, 256, 777)
+    packed["depth"] = f32_with_specials(rng, 777)
+    packed["id"] = np.arange(777)
+    packed["tag"] = [b"abc", b"de", b"", b"xyz"] * 194 + [b"q"]
+    inp = fx.save("records/packed.npy", packed)
+    case("sort_depth_desc", ["sort", "-key", "depth", "-descending"], inp, packed, order(packed["depth"], True), {"field": "depth"}, True)
+    m = packed["depth"] != 0  # NaN is nonzero; -0.0 is not
+    case("compact_nonzero_inplace", ["compact", "-key", "depth", "-keep", "nonzero", "-inplace"], inp, packed, kept(m),
+         {"kept": int(m.sum()), "field": "depth"})
+
+    # align=True, nested, a sub-array, a title, a big-endian field riding
+    # along, names outside ASCII (Latin-1 and not).
+    nested_t = np.dtype([("pos", [("x", "<f4"), ("y", "<f4"), ("z", "<f4")]), ("vel", "<f4", (3,)), ("flag", "u1"),
+                         ("id", "<u8"), ("key", "<i4"), ("be", ">f8"), ("é", "<i2"), (("a title", "t"), "<u4"), ("μ", "u1")],
+                        align=True)
+    nested = np.zeros(300, nested_t)
+    for f in ("x", "y", "z"):
+        nested["pos"][f] = f32_with_specials(rng, 300)
+    nested["vel"] = rng.standard_normal((300, 3))
+    nested["flag"] = rng.integers(0, 256, 300)
+    nested["id"] = rng.integers(0, 1 << 63, 300, dtype=np.uint64) | (rng.integers(0, 2, 300, dtype=np.uint64) << np.uint64(63))
+    nested["key"] = rng.integers(-1000, 1000, 300)
+    nested["be"] = rng.standard_normal(300)
+    nested["é"] = rng.integers(-30000, 30000, 300)
+    nested["t"] = np.arange(300)
+    nested["μ"] = rng.integers(0, 256, 300)
+    inp = fx.save("records/nested.npy", nested)
+    mask = rng.integers(0, 2, 300).astype(bool)
+    flags = fx.save("records/nested_mask.npy", mask)
+    case("split_flags", ["split", "-key", "pos.z", "-flags", flags], inp, nested, split(mask), {"kept": int(mask.sum()), "field": "pos.z"}, True)
+    case("sort_key_bits", ["sort", "-key", "key", "-bits", "2:9"], inp, nested, order(nested["key"], bits=(2, 9)), {"field": "key"})
+    case("sort_id_desc", ["sort", "-key", "id", "-descending"], inp, nested, order(nested["id"], True), {"field": "id"})
+    m = nested["id"] >= np.uint64(1 << 62)
+    case("compact_id", ["compact", "-key", "id", "-keep", "x >= 0x4000000000000000"], inp, nested, kept(m), {"kept": int(m.sum()), "field": "id"})
+
+    # Explicit offsets and itemsize: a u32 key at byte 2 (the GPU's slot
+    # shifts it), a float64 at byte 8, 18-byte records.
+    offs_t = np.dtype({"names": ["a", "k", "d"], "formats": ["<u2", "<u4", "<f8"], "offsets": [0, 2, 8], "itemsize": 18})
+    offs = np.zeros(300, offs_t)
+    offs["a"] = np.arange(300)
+    offs["k"] = rng.integers(0, 64, 300)
+    offs["d"] = rng.standard_normal(300)
+    offs["d"][::29] = np.nan
+    inp = fx.save("records/offsets.npy", offs)
+    case("sort_offsets", ["sort", "-key", "k"], inp, offs, order(offs["k"]), {"field": "k"}, True)
+    m = offs["d"] < 0.5
+    case("compact_d", ["compact", "-key", "d", "-keep", "x < 0.5"], inp, offs, kept(m), {"kept": int(m.sum()), "field": "d"})
+    # The same sorted by k: runs of equal keys, for unique and rle.
+    offs_runs = whole(offs, order(offs["k"]))
+    inp = fx.save("records/offsets_sorted.npy", offs_runs)
+    starts = run_starts(offs_runs["k"])
+    lengths = np.diff(np.r_[starts, len(offs_runs)]).astype("<u4")
+    case("unique_offsets", ["unique", "-key", "k"], inp, offs_runs, starts, {"runs": len(starts), "field": "k"}, True)
+    fx.case("rle_offsets", ["rle", "-key", "k"], inp, {"-out": whole(offs_runs, starts), "-lengths": lengths}, {"runs": len(starts), "field": "k"})
+
+
+def bad_inputs(fx):
+    """Record arrays the commands refuse, as NumPy writes them; the test
+    names the messages."""
+    fx.save("bad/bigendian.npy", np.zeros(3, [("x", ">f4"), ("y", "<f4")]))
+    fx.save("bad/object.npy", np.zeros(3, [("o", "O"), ("x", "<f4")]), allow_pickle=True)
+    fx.save("bad/subarray.npy", np.zeros(3, [("v", "<f4", (3,)), ("k", "<u4")]))
+    fx.save("bad/wide.npy", np.zeros(3, [("a", "V256"), ("k", "<u4")]))
+    fx.save("bad/types.npy", np.zeros(3, [("h", "<f2"), ("s", "S4"), ("i", "<i8")]))
+    fx.save("bad/2d.npy", np.zeros((2, 3), [("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("life", "<f4")]))
+
+
+def main():
+    if len(sys.argv) > 2 or sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = sys.argv[1] if len(sys.argv) == 2 else os.path.dirname(os.path.abspath(__file__))
+    fx = Fixtures(d)
+    plain_cases(fx, np.random.default_rng(48))
+    record_cases(fx, np.random.default_rng(39))
+    bad_inputs(fx)
+    fx.write_cases()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
