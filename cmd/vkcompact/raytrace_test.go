@@ -26,7 +26,7 @@ func TestRaytraceJSON(t *testing.T) {
 	} {
 		args := []string{"raytrace", "-json", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-reps", "2", "-warmup-ms", "0",
 			"-width", fmt.Sprint(p.Width), "-height", fmt.Sprint(p.Height), "-spp", fmt.Sprint(p.SPP), "-bounces", fmt.Sprint(p.Bounces)}
-		// The field names the issue asks for, and the rest documented.
+		// The JSON's field names, each documented.
 		out := runJSON(t, args, "verified", "width", "height", "spp", "bounces", "rays_per_bounce", "gpu_ms", "gpu_ms_uncompacted",
 			"speedup", "mrays_per_s", "device", "compaction_ms", "compaction_share", "shade_ms", "reference", "rays")
 		d := decodeLastLine[raytraceOutput](t, out)

@@ -27,12 +27,12 @@ import (
 // Row is one measurement, in the CUB anchor's columns (the CSV's and the
 // JSON's).
 type Row struct {
-	Impl      string  `json:"impl"`
-	Op        string  `json:"op"`
-	N         uint64  `json:"n"`
-	KeepRatio float64 `json:"keep_ratio"`
-	MsMedian  float64 `json:"ms_median"`
-	GelemPerS float64 `json:"gelem_per_s"`
+	Impl      string  `json:"impl"`        // the implementation: vkcompact, or the anchor's (cub)
+	Op        string  `json:"op"`          // the operation, as -ops names it
+	N         uint64  `json:"n"`           // elements
+	KeepRatio float64 `json:"keep_ratio"`  // the share of elements kept; 1 for an operation that keeps all
+	MsMedian  float64 `json:"ms_median"`   // the median GPU time of the timed runs, in milliseconds
+	GelemPerS float64 `json:"gelem_per_s"` // n at the median time, in billions of elements a second
 }
 
 // benchOp times one operation on n elements, at the keep ratio keep

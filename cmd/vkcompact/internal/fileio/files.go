@@ -20,16 +20,19 @@ import (
 // CommitAll them).
 type Files struct {
 	inputs  []*Input
-	Outputs []OutputName
+	Outputs []OutputName // in the order of the command's outputs
 }
 
 // OutputName is an output file: the flag that names it and its path.
-type OutputName struct{ Flag, Path string }
+type OutputName struct {
+	Flag string // "-out", "-values-out"
+	Path string // the file's path, as given
+}
 
 // OutputData is an output's contents: the bytes, and what its .npy header
 // says when its name ends in .npy.
 type OutputData struct {
-	Bytes []byte
+	Bytes []byte // the data, raw
 	Dtype string // the items' dtype, as a Python literal: '<f4', or a record's list of fields
 	N     uint64 // items
 }

@@ -7,7 +7,9 @@ import "fmt"
 
 // Error is an error of the invocation (a flag, a missing file) or of an
 // input (its format, its size, a field it lacks).
-type Error struct{ Err error }
+type Error struct {
+	Err error // what is wrong
+}
 
 // Error returns the message of the error it marks.
 func (e Error) Error() string { return e.Err.Error() }
