@@ -97,6 +97,10 @@ type histogramPush struct {
 	Begin   uint32 `glsl:"begin"` // the first pass's first bit
 	End     uint32 `glsl:"end"`   // the bit after the last pass's last
 	CountOn uint32 `glsl:"countOn"`
+	// The dispatch runs workgroups [Proc0, ProcEnd): all of them, or past
+	// one binding a window's (the keys bound from key Proc0 * Chunk).
+	Proc0   uint32 `glsl:"proc0"`
+	ProcEnd uint32 `glsl:"procEnd"`
 }
 
 // onesweepSpec is radix_onesweep's specialization constants.
@@ -122,6 +126,10 @@ type onesweepPush struct {
 	Next    uint32 `glsl:"next"`    // the next pass's status region, zeroed by this one
 	First   uint32 `glsl:"first"`   // the pass's row of digit counts in hist
 	Done    uint32 `glsl:"done"`    // self-reset, the last pass: the count of workgroups done (status[done]); else 0
+	// The dispatch runs tiles [Tile0, Tiles): all of them, or past one
+	// binding a window's (the inputs bound from key Tile0 * tile).
+	Tile0    uint32 `glsl:"tile0"`
+	WinSlots uint32 `glsl:"winSlots"` // past one binding: the slots of each output window
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see
@@ -167,6 +175,16 @@ type (
 		KeysOut, ValsOut vk.Range `use:"write"`
 		GpuCount         vk.Range `use:"read"`
 	}
+	// onesweepWideBindings: past one binding, the outputs' first windows
+	// at 4 and 5, then the keys' next three windows and the values'
+	// (maxOutWindows in all).
+	onesweepWideBindings struct {
+		KeysIn, ValsIn                                             vk.Range `use:"read"`
+		Hist, Status                                               vk.Range `use:"readwrite"`
+		KeysOut, ValsOut                                           vk.Range `use:"write"`
+		GpuCount                                                   vk.Range `use:"read"`
+		KeysOut1, KeysOut2, KeysOut3, ValsOut1, ValsOut2, ValsOut3 vk.Range `use:"write"`
+	}
 )
 
 // newKernel describes package shaders' kernel name as a typed kernel.
@@ -189,6 +207,7 @@ var (
 	scatterCarryWideKernel = newKernel[scatterPush, scatterCarrySpec, scatterWideBindings]("radix_scatter_carry_wide", fullSubgroups)
 	histogramKernel        = newKernel[histogramPush, histogramSpec, histogramBindings]("radix_histogram", anySubgroupSize)
 	onesweepKernel         = newKernel[onesweepPush, onesweepSpec, onesweepBindings]("radix_onesweep", fullSubgroups)
+	onesweepWideKernel     = newKernel[onesweepPush, onesweepSpec, onesweepWideBindings]("radix_onesweep_wide", fullSubgroups)
 )
 
 // passKernels are the three phases' pipelines for one digit width; count
@@ -240,8 +259,13 @@ func (p *onesweepPlan) createPipelines(ctx *vk.Context) error {
 			return err
 		}
 	}
-	p.onePass, err = onesweepKernel.Get(cache, onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
-		MaxSubgroups: p.subgroups, Tile: p.status.tile, SelfReset: p.selfReset})
+	spec := onesweepSpec{WorkgroupSize: p.wg, keySpec: p.keySpec(p.bits), Pairs: p.sort.Values,
+		MaxSubgroups: p.subgroups, Tile: p.status.tile, SelfReset: p.selfReset}
+	if p.winTiles != 0 {
+		p.wide, err = onesweepWideKernel.Get(cache, spec)
+	} else {
+		p.onePass, err = onesweepKernel.Get(cache, spec)
+	}
 	return err
 }
 

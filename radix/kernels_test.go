@@ -19,6 +19,6 @@ import (
 // must be its push struct's words.
 func TestKernelBlocks(t *testing.T) {
 	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("radix_", "struct_"), countKernel.Interface(), scanKernel.Interface(),
-		scatterKernel.Interface(), scatterCarryKernel.Interface(), scatterWideKernel.Interface(), scatterCarryWideKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(),
+		scatterKernel.Interface(), scatterCarryKernel.Interface(), scatterWideKernel.Interface(), scatterCarryWideKernel.Interface(), histogramKernel.Interface(), onesweepKernel.Interface(), onesweepWideKernel.Interface(),
 		structKeysKernel.Interface(), structGatherKernel.Interface(), lanesCountKernel.Interface(), lanesScatterKernel.Interface(), lanesCount64Kernel.Interface(), lanesScatter64Kernel.Interface())
 }

@@ -100,21 +100,27 @@ func (f nextFits) fusable(d digits, i uint32) bool {
 }
 
 // tileStatus sizes the single pass's tiles of tile keys (a workgroup's
-// round) and its status binding: a tile counter per pass (rounded up to
-// 64 words), then two regions of regionWords, a word per tile and digit,
-// the current pass's and the next's, which the current pass zeroes.
+// round) and its status binding: a tile counter per pass and input
+// window (pass i's in window w at i * windows + w), and a word after them
+// (rounded up to 64 words), then two regions of regionWords, a word per
+// tile and digit, the current pass's and the next's, which the current
+// pass zeroes.
 type tileStatus struct {
 	tile, tiles               uint32
+	windows                   uint32
 	counterWords, regionWords uint64
 }
 
-func newTileStatus(n uint64, wg, kpl uint32, d digits) tileStatus {
-	t := tileStatus{tile: wg * kpl}
+func newTileStatus(n uint64, wg, kpl uint32, d digits, windows uint32) tileStatus {
+	t := tileStatus{tile: wg * kpl, windows: windows}
 	t.tiles = uint32(max(align.CeilDiv(n, uint64(t.tile)), 1))
-	t.counterWords = align.Up(uint64(d.passes), 64)
+	t.counterWords = align.Up(uint64(d.passes)*uint64(windows)+1, 64)
 	t.regionWords = uint64(t.tiles) * uint64(d.buckets())
 	return t
 }
+
+// counter is the word of pass i's tile counter in input window w.
+func (t tileStatus) counter(i, w uint32) uint32 { return i*t.windows + w }
 
 // bytes is the size of the status binding.
 func (t tileStatus) bytes() uint64 { return 4 * (t.counterWords + 2*t.regionWords) }

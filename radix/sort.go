@@ -344,12 +344,14 @@ type Tuning struct {
 	// keys with values travel packed, key and value in one word, between
 	// its passes (ScratchSize then holds two regions of 8 bytes a key).
 	Words64 bool
-	// WindowProcessors and OutWindows: past one binding (keys of more
-	// than maxStorageBufferRange bytes), the three phases' count and
-	// scatter run WindowProcessors processors a dispatch, whose chunks lie
-	// in one window of the keys (and values), and the scatter binds each
-	// output as OutWindows windows. Both 0 where the keys fit one binding.
-	WindowProcessors, OutWindows uint32
+	// WindowProcessors, WindowTiles and OutWindows: past one binding
+	// (keys of more than maxStorageBufferRange bytes), the three phases'
+	// count and scatter run WindowProcessors processors a dispatch, whose
+	// chunks lie in one window of the keys (and values); the single pass
+	// runs WindowTiles tiles a dispatch (and its histogram
+	// WindowProcessors processors); either binds each output as
+	// OutWindows windows. All 0 where the keys fit one binding.
+	WindowProcessors, WindowTiles, OutWindows uint32
 }
 
 // Tuning reports the choices the plan made.

@@ -243,9 +243,9 @@ func TestTuneRefusals(t *testing.T) {
 			{"too many keys", 1 << 32, keys32, "4294967296 keys: at most 4294967295"},
 			{"keys past four windows", 4*windowSlots(info, 8) + 1, keys64, fmt.Sprintf("keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it the sort binds each output as at most 4 windows of %d keys",
 				info.MaxStorageBufferRange, windowSlots(info, 8))},
-			{"single pass past one binding", uint64(info.MaxStorageBufferRange)/8 + 1, with(keys64, Options{Path: vkcompact.PathSinglePass}),
-				fmt.Sprintf("the single pass does not apply: %d keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it only the three phases sort, in windows",
-					info.MaxStorageBufferRange/8+1, info.MaxStorageBufferRange)},
+			{"single pass past four windows", 4*windowSlots(info, 8) + 1, with(keys64, Options{Path: vkcompact.PathSinglePass, DigitBits: 4, WorkgroupSize: 64}),
+				fmt.Sprintf("the single pass does not apply: %d keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it the single pass binds each output as at most 4 windows of %d keys",
+					4*windowSlots(info, 8)+1, info.MaxStorageBufferRange, windowSlots(info, 8))},
 			{"9-bit digits", 10, with(keys32, Options{DigitBits: 9}), "9 digit bits: 1 to 8"},
 			{"33 keys per lane", 10, with(keys32, Options{KeysPerLane: 33}), "33 keys per lane: at most 32"},
 			{"unknown tails mode", 10, with(keys32, Options{Tails: 9}), "unknown tails mode 9"},
@@ -287,6 +287,10 @@ func TestTuneRefusals(t *testing.T) {
 		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, keys32, 0); !errors.Is(err, vk.ErrInvalid) ||
 			!strings.Contains(err.Error(), "past it the scatter binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)") {
 			t.Errorf("%s: 12 storage buffers a stage: got %v", info.Name, err)
+		}
+		if _, err := tune(few, uint64(info.MaxStorageBufferRange)/4+1, with(keys32, Options{Path: vkcompact.PathSinglePass, DigitBits: 4, WorkgroupSize: 64}), 0); !errors.Is(err, vk.ErrInvalid) ||
+			!strings.Contains(err.Error(), "past it the single pass binds 13 storage buffers; the device allows 12 (maxPerStageDescriptorStorageBuffers)") {
+			t.Errorf("%s: 12 storage buffers a stage, the single pass: got %v", info.Name, err)
 		}
 		// Fused counts whose counters do not fit beside the scatter:
 		// wherever the scatter alone fits and forced fused counts do not,

@@ -79,9 +79,61 @@ func TestSortWindows(t *testing.T) {
 	if _, err := radix.NewPlanWithin(ctx, uint64(most+1), s, limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
 		t.Errorf("%d keys: got %v, want ErrInvalid naming the four output windows", most+1, err)
 	}
-	// The single pass does not sort past one binding.
-	if _, err := radix.NewPlanWithin(ctx, 150001, u32(radix.Options{Path: vkcompact.PathSinglePass}), limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "past it only the three phases sort") {
-		t.Errorf("the single pass past one binding: got %v, want ErrInvalid", err)
+}
+
+// TestSortWindowsSinglePass sorts past one binding on the single pass,
+// with the binding limit lowered to 256 KiB (a test hook): the histogram
+// runs a dispatch per window of whole chunks of the keys, each digit pass
+// a dispatch per window of whole tiles (the look-back crossing into the
+// windows before), each binding its outputs as up to four windows. Keys
+// and pairs, 32- and 64-bit keys, in place, descending, GPU counts that
+// end inside a window or leave whole windows empty, each checked against
+// the Go reference, outputs poisoned first; past four output windows it
+// refuses by name.
+func TestSortWindowsSinglePass(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	const limit = 256 << 10
+	// 6-bit digits: the CPU drivers' shared memory holds them.
+	single := func(s radix.Sort) radix.Sort {
+		s.Path, s.DigitBits = vkcompact.PathSinglePass, 6
+		return s
+	}
+	cases := []struct {
+		name    string
+		n       int
+		s       radix.Sort
+		pattern string
+		count   int // > 0: a GPU count
+	}{
+		{"keys", 150001, single(radix.Sort{Key: vkcompact.Uint32}), "random", 0},
+		{"pairs", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "random", 0},
+		{"u64 keys", 70001, single(radix.Sort{Key: vkcompact.Uint64}), "random", 0},
+		{"u64 pairs, descending", 50001, single(radix.Sort{Key: vkcompact.Uint64, Values: true, Descending: true}), "random", 0},
+		{"f32 pairs in place", 150001, single(radix.Sort{Key: vkcompact.Float32, Values: true, InPlace: true}), "random", 0},
+		{"equal keys", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "equal", 0},
+		{"GPU count inside window 2", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "random", 100000},
+		{"GPU count in window 1", 150001, single(radix.Sort{Key: vkcompact.Uint32}), "few", 3},
+	}
+	for _, c := range cases {
+		p, err := radix.NewPlanWithin(ctx, uint64(c.n), c.s, limit)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		tu := p.Tuning()
+		if tu.Path != vkcompact.PathSinglePass || tu.WindowTiles == 0 || tu.WindowTiles >= tu.Tiles || tu.OutWindows < 2 ||
+			tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || uint64(tu.WindowTiles)*uint64(tu.Tile)*uint64(c.s.Key.Size()) > limit {
+			t.Fatalf("%s: tuning %+v: want the single pass in several windows of at most %d bytes", c.name, tu, limit)
+		}
+		runSort(t, ctx, sortCase{sort: c.s, keys: keyData(rng, c.s.Key, c.n, c.pattern), gpuCount: c.count > 0, count: uint32(c.count), limit: limit})
+	}
+	slots := uint64(limit)
+	if a := ctx.Info().MinStorageBufferOffsetAlignment; a > 4 {
+		slots -= slots % a
+	}
+	most := 4 * slots / 4
+	if _, err := radix.NewPlanWithin(ctx, most+1, single(radix.Sort{Key: vkcompact.Uint32}), limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
+		t.Errorf("%d keys on the single pass: got %v, want ErrInvalid naming the four output windows", most+1, err)
 	}
 }
 

@@ -11,6 +11,10 @@
 // read of the keys serves every pass; each digit pass scans its row into
 // its digits' first slots itself.
 //
+// Workgroups [proc0, procEnd) run in one dispatch: every one at once,
+// or past one binding those whose chunks lie in one window of the keys,
+// which then starts at key proc0 * chunk.
+//
 // Bindings: 0 the keys (words), 1 hist (PASSES * BUCKETS words), 2 the
 // GPU-side key count (common.glsl: countedElems).
 
@@ -31,13 +35,15 @@ layout(push_constant) uniform Push {
     uint begin;   // the first pass's first bit
     uint end;     // the bit after the last pass's last
     uint countOn; // 1 + the word of gpuCount that holds the key count; 0: no count
+    uint proc0;   // the dispatch's first workgroup
+    uint procEnd; // the workgroup after its last
 } pc;
 
 shared uint counts[PASSES * BUCKETS];
 
 void main() {
-    uint p = linearWorkgroup();
-    if (p >= pc.nProcs) {
+    uint p = pc.proc0 + linearWorkgroup();
+    if (p >= pc.procEnd) {
         return; // a surplus workgroup of a 2D grid: the whole workgroup leaves
     }
     uint lid = gl_LocalInvocationID.x;
@@ -46,8 +52,12 @@ void main() {
         counts[d] = 0;
     }
     barrier();
+    // The chunk in the coordinates of the keys' binding, whose first key
+    // is proc0 * chunk (a window of them, or all).
+    uint inBase = pc.proc0 * pc.chunk;
     uint start = p * pc.chunk;
-    uint end = min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)]));
+    uint end = max(min(start + pc.chunk, countedElems(pc.n, 0, pc.countOn, gpuCount[countWord(pc.countOn)])), start) - inBase;
+    start -= inBase;
     for (uint base = start; base < end; base += wg * KPL) {
         uvec2 k[KPL];
         // Every load of the round is issued before any count.
