@@ -23,15 +23,19 @@ const MaxElements = math.MaxUint32
 // samples x with Lower <= x < Upper count in bin floor((x - Lower) * Bins
 // / (Upper - Lower)), computed exactly (CUB's rule for integer samples:
 // bin i holds the x with Lower + i*w <= x < Lower + (i+1)*w, w = (Upper -
-// Lower) / Bins, as real numbers). float32 samples count in bin
+// Lower) / Bins, as real numbers). NumPy's edges for integer samples are
+// float64s, which may land just above a whole-number edge (range [0, 14)
+// in 100 bins: edge 50 is 7.000000000000001), so np.histogram counts 7 in
+// bin 49 where this rule counts it in bin 50; with a power of two of bins
+// the float64 edges are exact and the rules agree. float32 samples count in bin
 // int(float32(x - Lower) * scale), scale = float32(Bins) / float32(Upper
 // - Lower) rounded to float32, every operation rounded to float32 as CUB
 // does, and at most Bins-1. Near an edge that rounding may put a sample
 // one bin from where the exact edges would: NumPy's edges round
 // differently, so np.histogram's float32 counts are those of the
-// histogram by NumPyEdges (Edges, IncludeUpper). Where the bin width is a
-// power of two (range [0, 1) in 256 bins) every step is exact and the
-// rules agree. NaN samples count nowhere; -0.0 is 0.0. Devices may flush
+// histogram by NumPyEdges (Edges, IncludeUpper). Where Lower is 0 and
+// the bin width a power of two (range [0, 1) in 256 bins) every step is
+// exact and the rules agree. NaN samples count nowhere; -0.0 is 0.0. Devices may flush
 // subnormal floats to zero (Vulkan allows it), which moves only samples
 // within 2^-126 of Lower or of zero in ranges narrower than Bins * 2^-126.
 //
