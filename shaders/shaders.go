@@ -24,7 +24,7 @@ import (
 	"strings"
 )
 
-//go:embed compact/*.spv scan/*.spv radix/*.spv transfer/*.spv runs/*.spv histogram/*.spv
+//go:embed compact/*.spv scan/*.spv radix/*.spv transfer/*.spv runs/*.spv histogram/*.spv permute/*.spv
 var files embed.FS
 
 // kernels maps each embedded kernel's name to its module's path in files.
