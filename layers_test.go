@@ -39,7 +39,7 @@ var layers = []struct {
 	{"vocabulary", []string{"."}, false},
 	{"copy and fill", []string{"transfer"}, false},
 	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype"}, false},
-	{"operations", []string{"compact", "scan", "radix", "histogram"}, false},
+	{"operations", []string{"compact", "scan", "radix", "histogram", "permute"}, false},
 	{"operations built on an operation's plans", []string{"runs"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},
 	{"the command's .npy format and usage errors", []string{"cmd/vkcompact/internal/npy", "cmd/vkcompact/internal/usage"}, false},
@@ -64,7 +64,7 @@ func layerOf(dir string) int {
 // library lists the packages a program using vkcompact imports: neither
 // they nor anything they import may link Go's testing or flag, which
 // belong to the tests and the commands.
-var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix", "runs", "histogram"}
+var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix", "runs", "histogram", "permute"}
 
 // moduleImports returns, for every package directory of the module, the
 // module packages (as directories, "." for the root) and the other

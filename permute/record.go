@@ -108,7 +108,7 @@ func (p *Plan) check(r *pipeline.Recorder, b Buffers) error {
 	}
 	var list []bufcheck.Range
 	for _, x := range []bufcheck.Range{{Name: "indices", Range: b.Indices, Need: n * 4}, ordered,
-		{Name: indexedName, Range: indexed, Need: min(n, 1) * size, Write: p.perm.Scatter}} {
+		{Name: indexedName, Range: indexed, Need: min(n, 1) * max(indexed.Size, size), Write: p.perm.Scatter}} { // any of its elements
 		if n > 0 || x.Range.Buffer != nil {
 			list = append(list, x)
 		}
