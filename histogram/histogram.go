@@ -80,7 +80,7 @@ type Options struct {
 	WorkgroupSize uint32
 	// LoadsPerLane is the uvec4 loads (4 samples each) each lane issues
 	// per step before binning any, 1 to vkcompact.MaxLoadsPerLane.
-	// Default 4.
+	// Default 4; for bins by edges 1 on CPU devices.
 	LoadsPerLane uint32
 	// Workgroups is the grid: each workgroup walks tiles of the input a
 	// grid apart. Default: enough to fill the device once (compute units

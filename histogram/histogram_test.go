@@ -184,3 +184,17 @@ func TestSegments(t *testing.T) {
 		runCase(t, ctx, rng, c)
 	}
 }
+
+// TestPastOneBinding counts more samples than one binding holds
+// (maxStorageBufferRange: 128 MiB on lavapipe), in two dispatches, even
+// bins and by edges, the second with a GPU count ending past the first
+// segment.
+func TestPastOneBinding(t *testing.T) {
+	vktest.Large(t)
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	n := int(ctx.Info().MaxStorageBufferRange/4) + 4099
+	runCase(t, ctx, rng, histCase{h: histogram.Histogram{Bins: 256, Lower: 0, Upper: 1 << 24}, n: n})
+	runCase(t, ctx, rng, histCase{h: histogram.Histogram{Elem: vkcompact.Plain(vkcompact.Int32), Bins: 100, Edges: true, IncludeUpper: true},
+		n: n, gpuCount: true, count: uint32(n - 1000)})
+}

@@ -227,3 +227,18 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestPastOneBinding gathers more positions than one binding of indices
+// holds (maxStorageBufferRange: 128 MiB on lavapipe), in two dispatches,
+// of 4-byte elements and of 8-byte ones (the destination past one binding
+// too). A scatter's destination, bound whole, is at most one binding, and
+// so is its source of as many elements at most.
+func TestPastOneBinding(t *testing.T) {
+	vktest.Large(t)
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	limit := int(ctx.Info().MaxStorageBufferRange)
+	runMove(t, ctx, rng, moveCase{perm: permute.Permutation{}, n: limit/4 + 4099, other: 1 << 20, bad: 3, status: true})
+	n := limit/8 + 1027
+	runMove(t, ctx, rng, moveCase{perm: permute.Permutation{Elem: vkcompact.Plain(vkcompact.Uint64)}, n: n, other: 1000, bad: 1, status: true})
+}

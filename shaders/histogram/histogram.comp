@@ -80,6 +80,12 @@ uint edgeAt(uint i) {
     return SHARED_EDGES ? sharedEdges[i] : ordered(edges[i]);
 }
 
+// searchStep takes step more edges into the count lo of edges <= x where
+// they exist and the last of them is <= x (the edges ascend).
+uint searchStep(uint lo, uint step, uint x) {
+    return step <= BINS + 1 - lo && edgeAt(lo + step - 1) <= x ? lo + step : lo;
+}
+
 // exactBin is floor(d * BINS / range) for d < range, from a float
 // estimate off by at most one (d and scale carry 2^-24 relative errors
 // each, the estimate below 4096), corrected with 64-bit products.
@@ -108,17 +114,24 @@ bool binOf(uint bits, out uint bin) {
     }
     uint x = ordered(bits);
     if (EDGES) {
-        // upper_bound: the count of edges <= x.
-        uint lo = 0, len = BINS + 1;
-        while (len > 0) {
-            uint h = len >> 1;
-            if (edgeAt(lo + h) <= x) {
-                lo += h + 1;
-                len -= h + 1;
-            } else {
-                len = h;
-            }
-        }
+        // upper_bound: lo counts the edges <= x, found in steps of
+        // 4096, 2048, ... 1 edges (BINS + 1 <= 4097 edges), written out
+        // rather than looped: lavapipe counts a loop's iterations against
+        // its limit of 65535 across the loops around it too.
+        uint lo = 0;
+        lo = searchStep(lo, 4096, x);
+        lo = searchStep(lo, 2048, x);
+        lo = searchStep(lo, 1024, x);
+        lo = searchStep(lo, 512, x);
+        lo = searchStep(lo, 256, x);
+        lo = searchStep(lo, 128, x);
+        lo = searchStep(lo, 64, x);
+        lo = searchStep(lo, 32, x);
+        lo = searchStep(lo, 16, x);
+        lo = searchStep(lo, 8, x);
+        lo = searchStep(lo, 4, x);
+        lo = searchStep(lo, 2, x);
+        lo = searchStep(lo, 1, x);
         if (lo == 0) {
             return false;
         }
