@@ -81,9 +81,13 @@ uint edgeAt(uint i) {
 }
 
 // searchStep takes step more edges into the count lo of edges <= x where
-// they exist and the last of them is <= x (the edges ascend).
+// they exist and the last of them is <= x (the edges ascend). The edge
+// read is clamped to the last: SwiftShader reads it even where the step
+// is too long, and shared memory has no bounds checks.
 uint searchStep(uint lo, uint step, uint x) {
-    return step <= BINS + 1 - lo && edgeAt(lo + step - 1) <= x ? lo + step : lo;
+    bool fits = step <= BINS + 1 - lo;
+    uint e = edgeAt(min(lo + step, BINS + 1) - 1);
+    return fits && e <= x ? lo + step : lo;
 }
 
 // exactBin is floor(d * BINS / range) for d < range, from a float
