@@ -20,7 +20,8 @@ const module = "github.com/vkcompact/vkcompact"
 // root package only). A package's non-test files may import packages of
 // lower layers, and of their own layer only where within is set. This
 // table is the layering's one statement (the README's Layout section says
-// what each package holds). The operations (compact, scan, radix) share
+// what each package holds). The operations (compact, scan, radix,
+// histogram, permute, reduce) share
 // their vocabulary through the root package and the helpers below them,
 // never through each other; runs is built on compact's plans (a
 // selection of indices, then its own kernel); the test kits sit above the
@@ -39,7 +40,7 @@ var layers = []struct {
 	{"vocabulary", []string{"."}, false},
 	{"copy and fill", []string{"transfer"}, false},
 	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype"}, false},
-	{"operations", []string{"compact", "scan", "radix", "histogram", "permute"}, false},
+	{"operations", []string{"compact", "scan", "radix", "histogram", "permute", "reduce"}, false},
 	{"operations built on an operation's plans", []string{"runs"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},
 	{"the command's .npy format and usage errors", []string{"cmd/vkcompact/internal/npy", "cmd/vkcompact/internal/usage"}, false},
@@ -64,7 +65,7 @@ func layerOf(dir string) int {
 // library lists the packages a program using vkcompact imports: neither
 // they nor anything they import may link Go's testing or flag, which
 // belong to the tests and the commands.
-var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix", "runs", "histogram", "permute"}
+var library = []string{".", "vk", "pipeline", "shaders", "transfer", "compact", "scan", "radix", "reduce", "runs", "histogram", "permute"}
 
 // moduleImports returns, for every package directory of the module, the
 // module packages (as directories, "." for the root) and the other

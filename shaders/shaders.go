@@ -1,5 +1,6 @@
 // Package shaders holds vkcompact's GLSL compute shaders and their SPIR-V,
-// a folder per operation (compact, scan, radix, runs, and transfer for the copy
+// a folder per operation (compact, scan, radix, runs, histogram, permute,
+// reduce, and transfer for the copy
 // and the fill) and the includes they share in include/. A kernel is
 // known by its name alone ("copy" for transfer/copy.comp), unique across
 // the folders.
@@ -24,7 +25,7 @@ import (
 	"strings"
 )
 
-//go:embed compact/*.spv scan/*.spv radix/*.spv transfer/*.spv runs/*.spv histogram/*.spv permute/*.spv
+//go:embed compact/*.spv scan/*.spv radix/*.spv transfer/*.spv runs/*.spv histogram/*.spv permute/*.spv reduce/*.spv
 var files embed.FS
 
 // kernels maps each embedded kernel's name to its module's path in files.

@@ -1,0 +1,2 @@
+// Package reduce reduces arrays on Vulkan compute shaders.
+package reduce

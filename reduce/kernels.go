@@ -1,0 +1,78 @@
+package reduce
+
+import (
+	"github.com/vkcompact/vkcompact/pipeline"
+	"github.com/vkcompact/vkcompact/shaders"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Each kernel's interface with its GLSL: push constants as a Go struct
+// whose fields follow the GLSL Push block's members, specialization
+// constants as a Go struct whose field i is constant_id i, and the
+// storage-buffer bindings as a struct of ranges. TestKernelBlocks holds
+// them to the GLSL.
+
+// tilesPush is reduce_tiles' push constants.
+type tilesPush struct {
+	N        uint32 `glsl:"n"`        // elements bound (this window's)
+	Total    uint32 `glsl:"total"`    // elements in all (the capacity with a GPU count)
+	Elem0    uint32 `glsl:"elem0"`    // the window's first element
+	Chunk    uint32 `glsl:"chunk"`    // elements per workgroup
+	Group0   uint32 `glsl:"group0"`   // the window's first workgroup
+	Own      uint32 `glsl:"own"`      // the window's workgroups (its grid may hold more)
+	Groups   uint32 `glsl:"groups"`   // workgroups with a partial, in all windows
+	Launched uint32 `glsl:"launched"` // workgroups the windows' dispatches launch (their grids')
+	CountOn  uint32 `glsl:"countOn"`
+}
+
+// tilesSpec is reduce_tiles' specialization constants.
+type tilesSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	Type          uint32 `glsl:"TYPE"` // the elements' KEY_* code
+	Vecs          uint32 `glsl:"VECS"`
+	MaxSubgroups  uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
+	LastCombines  bool   `glsl:"LAST_COMBINES"` // the single pass: the last workgroup combines the partials
+}
+
+// combinePush is reduce_combine's push constants.
+type combinePush struct {
+	Total   uint32 `glsl:"total"`
+	Groups  uint32 `glsl:"groups"`
+	CountOn uint32 `glsl:"countOn"`
+}
+
+// combineSpec is reduce_combine's specialization constants.
+type combineSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	Type          uint32 `glsl:"TYPE"`
+	MaxSubgroups  uint32 `glsl:"MAX_SUBGROUPS"`
+}
+
+// The kernels' storage-buffer bindings: field i is binding i (see
+// pipeline.TypedKernel).
+type (
+	tilesBindings struct {
+		SrcVec, SrcWord vk.Range `use:"read"`
+		Scratch         vk.Range `use:"readwrite"`
+		Result          vk.Range `use:"write"`
+		GpuCount        vk.Range `use:"read"`
+	}
+	combineBindings struct {
+		Scratch  vk.Range `use:"read"`
+		Result   vk.Range `use:"write"`
+		GpuCount vk.Range `use:"read"`
+	}
+)
+
+// newKernel describes package shaders' kernel name as a typed kernel;
+// every reduction kernel needs full subgroups.
+func newKernel[P, S, B any](name string) pipeline.TypedKernel[P, S, B] {
+	return pipeline.NewTypedKernel[P, S, B](name, shaders.MustSPIRV(name), true)
+}
+
+var (
+	tilesKernel   = newKernel[tilesPush, tilesSpec, tilesBindings]("reduce_tiles")
+	combineKernel = newKernel[combinePush, combineSpec, combineBindings]("reduce_combine")
+)

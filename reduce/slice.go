@@ -1,0 +1,87 @@
+package reduce
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/gotype"
+	"github.com/vkcompact/vkcompact/vk"
+)
+
+// Value is the Go type of the elements a reduction takes.
+type Value interface {
+	~uint32 | ~int32 | ~float32 | ~uint64
+}
+
+// sliceElem resolves the element layout a helper is asked for (field
+// names it in errors) against the slice's Go type T: plain values, whose
+// type is T's where it is Unset.
+func sliceElem[T any](e vkcompact.Elem, field string) (vkcompact.Elem, error) {
+	if _, err := checkElem(e, field); err != nil {
+		return e, err
+	}
+	t, err := gotype.Key(reflect.TypeFor[T](), e.Key, field)
+	if err != nil {
+		return e, fmt.Errorf("reduce: %w", err)
+	}
+	return vkcompact.Plain(t), nil
+}
+
+// upload creates a device-local buffer of data's bytes (at least 16) on
+// ctx and fills it.
+func upload[T any](ctx *vk.Context, data []T) (*vk.Buffer, vk.Range, error) {
+	size := uint64(len(data)) * uint64(reflect.TypeFor[T]().Size())
+	buf, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	if err != nil {
+		return nil, vk.Range{}, err
+	}
+	r := buf.Range(0, size)
+	if size > 0 {
+		if err := vk.Upload(r, data); err != nil {
+			buf.Release()
+			return nil, vk.Range{}, err
+		}
+	}
+	return buf, r, nil
+}
+
+// ReduceSlice reduces data on the GPU and returns the value and, for
+// ArgMin and ArgMax, the element's index (NoIndex otherwise, and for no
+// elements, whose value is the identity: ResultValueOffset). T decides
+// the element type: r.Elem must be the zero Elem or T's own plain type,
+// and any other is refused (vk.ErrInvalid, naming both) before any GPU
+// work.
+func ReduceSlice[T Value](ctx *vk.Context, data []T, r Reduce) (T, uint32, error) {
+	var zero T
+	e, err := sliceElem[T](r.Elem, "Reduce.Elem")
+	if err != nil {
+		return zero, NoIndex, err
+	}
+	r.Elem = e
+	p, err := NewPlan(ctx, uint64(len(data)), r)
+	if err != nil {
+		return zero, NoIndex, err
+	}
+	src, rng, err := upload(ctx, data)
+	if err != nil {
+		return zero, NoIndex, err
+	}
+	defer src.Release()
+	res, err := p.Run(Buffers{Src: rng})
+	if err != nil {
+		return zero, NoIndex, err
+	}
+	return fromBits[T](res.Bits), res.Index, nil
+}
+
+// fromBits is the T whose bits are the low bytes of bits.
+func fromBits[T Value](bits uint64) T {
+	var v T
+	if unsafe.Sizeof(v) == 8 {
+		return *(*T)(unsafe.Pointer(&bits))
+	}
+	b := uint32(bits)
+	return *(*T)(unsafe.Pointer(&b))
+}
