@@ -76,3 +76,41 @@ var (
 	tilesKernel   = newKernel[tilesPush, tilesSpec, tilesBindings]("reduce_tiles")
 	combineKernel = newKernel[combinePush, combineSpec, combineBindings]("reduce_combine")
 )
+
+// segPush is reduce_segments' push constants.
+type segPush struct {
+	N        uint32 `glsl:"n"`
+	Segments uint32 `glsl:"segments"`
+}
+
+// segSpec is the specialization constants of reduce_segments and
+// reduce_segments_fixup (whose tiles are the first's).
+type segSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	Type          uint32 `glsl:"TYPE"`
+	Vecs          uint32 `glsl:"VECS"`
+}
+
+// segFixupPush is reduce_segments_fixup's push constants.
+type segFixupPush struct {
+	N        uint32 `glsl:"n"`
+	Segments uint32 `glsl:"segments"`
+	Tile     uint32 `glsl:"tile"` // elements per tile
+}
+
+type (
+	segBindings struct {
+		SrcVec, SrcWord, Offsets vk.Range `use:"read"`
+		Dst, Tiles               vk.Range `use:"write"`
+	}
+	segFixupBindings struct {
+		Offsets, Tiles vk.Range `use:"read"`
+		Dst            vk.Range `use:"write"`
+	}
+)
+
+var (
+	segKernel      = newKernel[segPush, segSpec, segBindings]("reduce_segments")
+	segFixupKernel = newKernel[segFixupPush, segSpec, segFixupBindings]("reduce_segments_fixup")
+)

@@ -100,6 +100,13 @@ type Options struct {
 	// the input once and combine the partials in the same order, so they
 	// give the same bits.
 	Path vkcompact.Path
+	// Spins is, on the reduction by key, how many times a tile re-reads
+	// a predecessor's run count that has not been published before
+	// counting that predecessor's runs itself (the look-back's decoupled
+	// fallback). 0 takes the device's default (64 on a GPU, none on a CPU
+	// device); a negative value never waits. The other reductions have
+	// no look-back and take only 0.
+	Spins int32
 	// Workgroups is how many workgroups the input is cut into, each
 	// reducing one contiguous chunk. Default: enough to fill the device
 	// twice over, fewer for small inputs.

@@ -85,3 +85,72 @@ func fromBits[T Value](bits uint64) T {
 	b := uint32(bits)
 	return *(*T)(unsafe.Pointer(&b))
 }
+
+// checkOffsets checks segment offsets for n elements on the CPU, as the
+// segmented sort's helpers do (radix.CheckOffsets): at least one entry,
+// none above n, none below the one before.
+func checkOffsets(offsets []uint32, n uint64) error {
+	if len(offsets) == 0 {
+		return invalid("no offsets: segments need segments+1 offsets (one, for no segments)")
+	}
+	if uint64(len(offsets)-1) > uint64(^uint32(0)-1) {
+		return invalid("%d offsets: at most 2^32-1", len(offsets))
+	}
+	for i, o := range offsets {
+		if uint64(o) > n {
+			return invalid("offset %d is %d, past the %d elements", i, o, n)
+		}
+		if i > 0 && o < offsets[i-1] {
+			return invalid("offset %d (%d) is below offset %d (%d): offsets must not decrease", i, o, i-1, offsets[i-1])
+		}
+	}
+	return nil
+}
+
+// ReduceSegmentsSlice reduces data within the segments offsets gives and
+// returns a value per segment: segment s is data[offsets[s]:offsets[s+1]],
+// and len(offsets) is the segment count plus one. An empty segment gets
+// the empty value (Segmented). Unlike a plan, it checks the offsets (not
+// decreasing, at most len(data)) before any GPU work. T decides the
+// element type, as ReduceSlice's.
+func ReduceSegmentsSlice[T Value](ctx *vk.Context, data []T, offsets []uint32, s Segmented) ([]T, error) {
+	e, err := sliceElem[T](s.Elem, "Segmented.Elem")
+	if err != nil {
+		return nil, err
+	}
+	s.Elem = e
+	n := uint64(len(data))
+	if err := checkOffsets(offsets, n); err != nil {
+		return nil, err
+	}
+	segments := uint32(len(offsets) - 1)
+	p, err := NewSegmentedPlan(ctx, n, segments, s)
+	if err != nil {
+		return nil, err
+	}
+	src, srcRange, err := upload(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Release()
+	off, offRange, err := upload(ctx, offsets)
+	if err != nil {
+		return nil, err
+	}
+	defer off.Release()
+	out := make([]T, segments)
+	dst, dstRange, err := upload(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Release()
+	if err := p.Run(SegmentedBuffers{Src: srcRange, Offsets: offRange, Dst: dstRange}); err != nil {
+		return nil, err
+	}
+	if segments > 0 {
+		if err := vk.Download(dstRange, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -77,6 +77,9 @@ func checkRequest(n uint64, r Reduce) (Reduce, error) {
 	if r.Path > vkcompact.PathSinglePass {
 		return r, invalid("unknown path %d", r.Path)
 	}
+	if r.Spins != 0 {
+		return r, invalid("Options.Spins %d: a reduction has no look-back (leave it 0)", r.Spins)
+	}
 	return r, nil
 }
 
