@@ -35,7 +35,9 @@ type Segmented struct {
 }
 
 // String names the reduction ("segmented sum u32").
-func (s Segmented) String() string { return fmt.Sprintf("segmented %v %v", s.Op, s.Elem.Key.OrUint32()) }
+func (s Segmented) String() string {
+	return fmt.Sprintf("segmented %v %v", s.Op, s.Elem.Key.OrUint32())
+}
 
 // SegmentedBuffers are the ranges a recorded segmented reduction uses.
 // Every offset must be a multiple of the device's
