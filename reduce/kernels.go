@@ -114,3 +114,60 @@ var (
 	segKernel      = newKernel[segPush, segSpec, segBindings]("reduce_segments")
 	segFixupKernel = newKernel[segFixupPush, segSpec, segFixupBindings]("reduce_segments_fixup")
 )
+
+// byKeyPush is reduce_bykey's push constants.
+type byKeyPush struct {
+	N         uint32 `glsl:"n"`     // pairs (the capacity with a GPU count)
+	Tiles     uint32 `glsl:"tiles"` // tiles dispatched
+	CountOn   uint32 `glsl:"countOn"`
+	Spins     uint32 `glsl:"spins"`     // re-reads of an unpublished predecessor before the fallback
+	GroupSize uint32 `glsl:"groupSize"` // the result block's dispatch arguments' workgroup size
+	MaxX      uint32 `glsl:"maxX"`      // maxComputeWorkGroupCount[0]
+}
+
+// byKeySpec is reduce_bykey's specialization constants.
+type byKeySpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	Type          uint32 `glsl:"TYPE"` // the values' KEY_* code
+	Vecs          uint32 `glsl:"VECS"`
+	KeyType       uint32 `glsl:"KEY_TYPE"`
+	MaxSubgroups  uint32 `glsl:"MAX_SUBGROUPS"`
+	TileByID      uint32 `glsl:"TILE_BY_ID"` // 1: a workgroup's tile is its index (tiling.TilesByIndex)
+	SelfReset     uint32 `glsl:"SELF_RESET"` // 1: the pass resets its status words (tiling.SelfReset)
+}
+
+// byKeyFixupPush is reduce_bykey_fixup's push constants.
+type byKeyFixupPush struct {
+	N       uint32 `glsl:"n"`
+	Tiles   uint32 `glsl:"tiles"`
+	CountOn uint32 `glsl:"countOn"`
+	Tile    uint32 `glsl:"tile"` // elements per tile
+}
+
+// byKeyFixupSpec is reduce_bykey_fixup's specialization constants.
+type byKeyFixupSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	Type          uint32 `glsl:"TYPE"`
+}
+
+type (
+	byKeyBindings struct {
+		KeyVec, KeyWord, SrcVec, SrcWord vk.Range `use:"read"`
+		Status                           vk.Range `use:"readwrite"`
+		Tiles, KeysOut, ValuesOut        vk.Range `use:"write"`
+		Result                           vk.Range `use:"write"`
+		GpuCount                         vk.Range `use:"read"`
+	}
+	byKeyFixupBindings struct {
+		Tiles     vk.Range `use:"read"`
+		ValuesOut vk.Range `use:"write"`
+		GpuCount  vk.Range `use:"read"`
+	}
+)
+
+var (
+	byKeyKernel      = newKernel[byKeyPush, byKeySpec, byKeyBindings]("reduce_bykey")
+	byKeyFixupKernel = newKernel[byKeyFixupPush, byKeyFixupSpec, byKeyFixupBindings]("reduce_bykey_fixup")
+)

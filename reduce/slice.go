@@ -32,12 +32,11 @@ func sliceElem[T any](e vkcompact.Elem, field string) (vkcompact.Elem, error) {
 // upload creates a device-local buffer of data's bytes (at least 16) on
 // ctx and fills it.
 func upload[T any](ctx *vk.Context, data []T) (*vk.Buffer, vk.Range, error) {
-	size := uint64(len(data)) * uint64(reflect.TypeFor[T]().Size())
-	buf, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	buf, r, err := alloc(ctx, uint64(len(data))*uint64(reflect.TypeFor[T]().Size()))
 	if err != nil {
 		return nil, vk.Range{}, err
 	}
-	r := buf.Range(0, size)
+	size := r.Size
 	if size > 0 {
 		if err := vk.Upload(r, data); err != nil {
 			buf.Release()
@@ -139,7 +138,7 @@ func ReduceSegmentsSlice[T Value](ctx *vk.Context, data []T, offsets []uint32, s
 	}
 	defer off.Release()
 	out := make([]T, segments)
-	dst, dstRange, err := upload(ctx, out)
+	dst, dstRange, err := alloc(ctx, uint64(segments)*uint64(e.Size()))
 	if err != nil {
 		return nil, err
 	}
@@ -153,4 +152,80 @@ func ReduceSegmentsSlice[T Value](ctx *vk.Context, data []T, offsets []uint32, s
 		}
 	}
 	return out, nil
+}
+
+// Value32 is the Go type of the values a reduction by key takes.
+type Value32 interface {
+	~uint32 | ~int32 | ~float32
+}
+
+// ReduceByKeySlice reduces the values of each run of equal consecutive
+// keys on the GPU and returns each run's first key and its values'
+// reduction, in order. K and V decide the key and value types: b.Elem
+// and b.Value must be unset or theirs, and any other is refused
+// (vk.ErrInvalid, naming both) before any GPU work, as is a values slice
+// of another length than keys.
+func ReduceByKeySlice[K Value, V Value32](ctx *vk.Context, keys []K, values []V, b ByKey) ([]K, []V, error) {
+	e, err := sliceElem[K](b.Elem, "ByKey.Elem")
+	if err != nil {
+		return nil, nil, err
+	}
+	vt, err := gotype.Key(reflect.TypeFor[V](), b.Value, "ByKey.Value")
+	if err != nil {
+		return nil, nil, fmt.Errorf("reduce: %w", err)
+	}
+	if len(values) != len(keys) {
+		return nil, nil, invalid("%d values for %d keys", len(values), len(keys))
+	}
+	b.Elem, b.Value = e, vt
+	n := uint64(len(keys))
+	p, err := NewByKeyPlan(ctx, n, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	var bufs ByKeyBuffers
+	var bb [4]*vk.Buffer
+	defer func() {
+		for _, x := range bb {
+			if x != nil {
+				x.Release()
+			}
+		}
+	}()
+	if bb[0], bufs.Keys, err = upload(ctx, keys); err != nil {
+		return nil, nil, err
+	}
+	if bb[1], bufs.Values, err = upload(ctx, values); err != nil {
+		return nil, nil, err
+	}
+	if bb[2], bufs.KeysOut, err = alloc(ctx, n*uint64(e.Size())); err != nil {
+		return nil, nil, err
+	}
+	if bb[3], bufs.ValuesOut, err = alloc(ctx, n*4); err != nil {
+		return nil, nil, err
+	}
+	res, err := p.Run(bufs)
+	if err != nil {
+		return nil, nil, err
+	}
+	outK, outV := make([]K, res.Runs), make([]V, res.Runs)
+	if res.Runs > 0 {
+		if err := vk.Download(bufs.KeysOut.Sub(0, uint64(res.Runs)*uint64(e.Size())), outK); err != nil {
+			return nil, nil, err
+		}
+		if err := vk.Download(bufs.ValuesOut.Sub(0, uint64(res.Runs)*4), outV); err != nil {
+			return nil, nil, err
+		}
+	}
+	return outK, outV, nil
+}
+
+// alloc creates a device-local buffer on ctx and returns its first size
+// bytes (the buffer holds 16 at least).
+func alloc(ctx *vk.Context, size uint64) (*vk.Buffer, vk.Range, error) {
+	buf, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
+	if err != nil {
+		return nil, vk.Range{}, err
+	}
+	return buf, buf.Range(0, size), nil
 }
