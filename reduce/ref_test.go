@@ -149,7 +149,8 @@ func floatOK(got uint64, want, abs float64, exact bool, wantBits uint64, depth f
 
 // randBits returns n elements of typ: integers over their whole range
 // (or in [0, 8) with small), float32 mixed magnitudes with the special
-// values (NaN, infinities, signed zeros, denormals) where special is set,
+// values (NaN, infinities, signed zeros, denormals, ±1e30: large, but no
+// sum of them overflows) where special is set,
 // else small integers (exact sums) or values in [-1e3, 1e3).
 func randBits(rng *rand.Rand, typ vkcompact.Type, n int, small, special bool) []uint64 {
 	out := make([]uint64, n)
@@ -164,7 +165,7 @@ func randBits(rng *rand.Rand, typ vkcompact.Type, n int, small, special bool) []
 			var f float32
 			switch {
 			case special && rng.IntN(64) == 0:
-				sp := []uint32{0x7fc00000, 0xffc00001, 0x7f800000, 0xff800000, 0, 0x80000000, 1, 0x80000003, 0x7f7fffff}
+				sp := []uint32{0x7fc00000, 0xffc00001, 0x7f800000, 0xff800000, 0, 0x80000000, 1, 0x80000003, 0x7149f2ca, 0xf149f2ca}
 				out[i] = uint64(sp[rng.IntN(len(sp))])
 				continue
 			case small:
