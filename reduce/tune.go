@@ -133,6 +133,13 @@ func tune(info vk.DeviceInfo, n uint64, r Reduce, windowLimit uint64) (Reduce, t
 	if groups == 0 {
 		groups = uint64(tiling.DefaultProcessors(info, wg) / max(wg/info.MaxSubgroupSize, 1))
 	}
+	limit := bindingLimit(info, windowLimit)
+	if n*t.size > limit {
+		// Past one binding: chunks of at most a 16th of a binding, so
+		// that a window holds a whole number of them at an aligned
+		// offset (tiling.WindowTiles).
+		groups = max(groups, align.CeilDiv(n*t.size*16, limit))
+	}
 	// At most a step each, and at least enough that no workgroup's walk
 	// passes pipeline.LoopBudget steps.
 	groups = max(min(groups, align.CeilDiv(n, step)), align.CeilDiv(n, pipeline.LoopBudget*step), 1)
@@ -143,7 +150,7 @@ func tune(info vk.DeviceInfo, n uint64, r Reduce, windowLimit uint64) (Reduce, t
 	if t.scratch > uint64(info.MaxStorageBufferRange) {
 		return r, tuning{}, invalid("%d workgroups: their partial results (%d bytes) exceed one binding (maxStorageBufferRange %d)", t.groups, t.scratch, info.MaxStorageBufferRange)
 	}
-	if limit := bindingLimit(info, windowLimit); n*t.size > limit {
+	if n*t.size > limit {
 		if t.windowGroups = tiling.WindowTiles(info, limit, chunk*t.size); t.windowGroups == 0 {
 			return r, tuning{}, invalid("past one binding (%d bytes of elements, maxStorageBufferRange %d) the windows are whole chunks at offsets aligned to %d bytes, and one binding holds none of chunks of %d bytes",
 				n*t.size, limit, info.MinStorageBufferOffsetAlignment, chunk*t.size)
