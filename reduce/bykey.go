@@ -315,6 +315,9 @@ func (p *ByKeyPlan) record(r *pipeline.Recorder, b ByKeyBuffers, stamp func()) {
 		r.LeaveZero(status)
 	}
 	stamp()
+	if countOn == 0 {
+		count = records // bound, never read; not status, which must stay known zero (every binding counts as written)
+	}
 	p.fixupPass.Dispatch(r, align.CeilDiv(uint64(p.ntiles), uint64(p.fixupWG)), byKeyFixupPush{N: p.n, Tiles: p.ntiles, CountOn: countOn, Tile: p.tile},
 		byKeyFixupBindings{Tiles: records, ValuesOut: valuesOut, GpuCount: count})
 	stamp()
