@@ -129,7 +129,10 @@ func TestSegmentedBadInput(t *testing.T) {
 		{Entry: "NewSegmentedPlan", Input: "nil context", Want: vk.ErrInvalid, Msg: "reduce: nil context",
 			Call: func() error { _, err := reduce.NewSegmentedPlan(nil, n, segs, reduce.Segmented{}); return err }},
 		{Entry: "NewSegmentedPlan", Input: "argmax", Want: vk.ErrInvalid, Msg: "the op must be sum, min or max",
-			Call: func() error { _, err := reduce.NewSegmentedPlan(ctx, n, segs, reduce.Segmented{Op: reduce.ArgMax}); return err }},
+			Call: func() error {
+				_, err := reduce.NewSegmentedPlan(ctx, n, segs, reduce.Segmented{Op: reduce.ArgMax})
+				return err
+			}},
 		{Entry: "NewSegmentedPlan", Input: "past one binding", Want: vk.ErrInvalid, Msg: "exceed one binding",
 			Call: func() error {
 				_, err := reduce.NewSegmentedPlan(ctx, uint64(ctx.Info().MaxStorageBufferRange)/4+1, segs, reduce.Segmented{})
