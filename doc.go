@@ -9,9 +9,11 @@
 // buffer, Run on the context's queue, and host-slice helpers):
 // compact (stream compaction and split, compact.Plan; the three-way
 // partition, compact.Partition3Plan), scan (prefix sums, scan.Plan), runs
-// (run-length encoding and the runs longer than one, runs.Plan) and radix
+// (run-length encoding and the runs longer than one, runs.Plan), radix
 // (sorts: of keys or pairs, radix.Plan; of structs by a key,
-// radix.StructPlan; within segments, radix.SegmentedPlan). Package transfer records the vectorised copy and fill between
+// radix.StructPlan; within segments, radix.SegmentedPlan) and reduce
+// (reductions: to one value, reduce.Plan; within segments,
+// reduce.SegmentedPlan; by key, reduce.ByKeyPlan). Package transfer records the vectorised copy and fill between
 // them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
 //
@@ -32,18 +34,21 @@
 // packages' Record functions and pipeline.Recorder refer to it.
 // compact.Plan.Record, compact.Partition3Plan.Record, scan.Plan.Record,
 // runs.Plan.Record, radix.Plan.Record, radix.StructPlan.Record,
-// radix.SegmentedPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
+// radix.SegmentedPlan.Record, reduce.Plan.Record, reduce.SegmentedPlan.Record,
+// reduce.ByKeyPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
 // transfer.RecordFill (their src, count and dst ranges as inputs and
 // outputs below) append compute dispatches to the recorder's command
 // buffer and submit nothing; so does any sequence recorded through a
 // pipeline.Recorder, for its bindings. For each:
 //
 //   - First access to every input range (Src, Flags, Count, the Keys,
-//     Values of a sort, the Offsets of a segmented sort): a read in
+//     Values of a sort or a reduction by key, the Offsets of a segmented
+//     sort or reduction): a read in
 //     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT.
 //     First access to every written range (Dst, Result, Total, Src in
 //     place, a partition's First, Second and Rest, the runs' Keys,
-//     Lengths and Offsets, a sort's KeysOut and ValuesOut): a write in the
+//     Lengths and Offsets, a sort's and a reduction by key's KeysOut and
+//     ValuesOut): a write in the
 //     same stage with VK_ACCESS_SHADER_WRITE_BIT; to Scratch, a read and a
 //     write (the single pass reads the status words its last run left
 //     there).
@@ -90,11 +95,13 @@
 //
 // # Counts from the GPU
 //
-// Every Record call but radix.SegmentedPlan's can take its element count
-// from a GPU buffer instead of from the host: compact.Buffers.Count,
-// compact.Partition3Buffers.Count, scan.Buffers.Count, runs.Buffers.Count,
-// radix.Buffers.Count, radix.StructBuffers.Count and
-// transfer.RecordCopyCount read a uint32 count (for instance the kept
+// Every Record call but radix.SegmentedPlan's and reduce.SegmentedPlan's
+// can take its element count from a GPU buffer instead of from the host:
+// compact.Buffers.Count, compact.Partition3Buffers.Count,
+// scan.Buffers.Count, runs.Buffers.Count, radix.Buffers.Count,
+// radix.StructBuffers.Count, reduce.Buffers.Count,
+// reduce.ByKeyBuffers.Count and transfer.RecordCopyCount read a uint32
+// count (for instance the kept
 // count a compaction left at Result + compact.ResultKeptOffset) when the
 // command buffer runs. The plan's n is then a capacity; elements past the
 // count are not read, and outputs past it are not written (in place,
@@ -107,12 +114,14 @@
 // sort takes no count: its segments already
 // come from the GPU (radix.SegmentedBuffers.Offsets), and it reads and
 // writes all n keys, those outside the segments copied through; plan it
-// for the keys it must cover.
+// for the keys it must cover. Nor does a segmented reduction, whose
+// segments come from the GPU as well (reduce.SegmentedBuffers.Offsets).
 //
 // # Concurrency
 //
 // Plans (compact.Plan, compact.Partition3Plan, scan.Plan, runs.Plan,
-// radix.Plan, radix.StructPlan, radix.SegmentedPlan) are immutable and may be shared and
+// radix.Plan, radix.StructPlan, radix.SegmentedPlan, reduce.Plan,
+// reduce.SegmentedPlan, reduce.ByKeyPlan) are immutable and may be shared and
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit
@@ -138,7 +147,10 @@
 // every run. The radix sort's single pass (radix.Tuning.SelfReset: up to
 // 512 tiles of keys, 256 of pairs, with an even number of digit passes)
 // does the same with its digit counts, tile counters and first status
-// region, and saves its scan dispatch too.
+// region, and saves its scan dispatch too. A reduction's single pass
+// (reduce.Plan) resets the counter of its workgroups done, and a
+// reduction by key (reduce.ByKeyPlan, up to 1024 tiles:
+// reduce.ByKeyTuning.SelfReset) its look-back's status words.
 // Whether they are zero is known at record time, in recording order
 // (vk.Range.KnownZero): Record records a clear first when it is not
 // known, at the first recording with a scratch range and after anything

@@ -54,11 +54,11 @@ LP_NATIVE_VECTOR_WIDTH=256 go test -race -short -count=1 -timeout 25m $(go list 
 echo "== go test, lavapipe subgroup size 4, the full form"
 LP_NATIVE_VECTOR_WIDTH=128 go test -count=1 -timeout 25m ./...
 echo "== go test, lavapipe subgroup size 16, push descriptors, SPIR-V specialized ahead of the driver (as on SwiftShader): the GPU packages, the engines (their soak included) and the path tracer"
-VKCOMPACT_SPECIALIZE_SPIRV=1 VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./histogram/... ./permute/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
+VKCOMPACT_SPECIALIZE_SPIRV=1 VKCOMPACT_PUSH_DESCRIPTORS=1 LP_NATIVE_VECTOR_WIDTH=512 go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./histogram/... ./permute/... ./reduce/... ./cmd/vkcompact/internal/demo/raytrace/... ./internal/testkit/enginetest/...
 echo "== go test, SwiftShader: the GPU packages, the engines and the path tracer"
 swiftshader_icd=${VKCOMPACT_SWIFTSHADER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vkcompact/swiftshader}/vk_swiftshader_icd.json
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
-	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./histogram/... ./permute/... ./internal/... ./cmd/vkcompact/internal/...
+	go test -short -count=1 -timeout 25m ./vk/... ./pipeline/... . ./transfer/... ./compact/... ./runs/... ./scan/... ./radix/... ./histogram/... ./permute/... ./reduce/... ./internal/... ./cmd/vkcompact/internal/...
 echo "== go test, SwiftShader: the command on NumPy record arrays, checked against NumPy's results"
 VK_DRIVER_FILES=$swiftshader_icd VKCOMPACT_DEVICE=swiftshader \
 	go test -count=1 -timeout 5m -run '^(TestNumPyRecords|TestStructCommands)$' ./cmd/vkcompact
@@ -85,6 +85,9 @@ fuzz ./radix FuzzSort 100x
 fuzz ./radix FuzzSegmentedSort 50x
 fuzz ./histogram FuzzHistogram 100x
 fuzz ./permute FuzzMove 200x
+fuzz ./reduce FuzzReduce 200x
+fuzz ./reduce FuzzSegmented 100x
+fuzz ./reduce FuzzByKey 100x
 echo "== the main job's demo on lavapipe: vkcompact demo -json must be verified"
 demo=$(LP_NATIVE_VECTOR_WIDTH=128 go run ./cmd/vkcompact demo -json | tail -n 1)
 echo "$demo"
