@@ -13,6 +13,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/reduce"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
@@ -49,6 +50,9 @@ func TestNilAndZeroHandles(t *testing.T) {
 		nilSPlan *scan.Plan
 		nilRPlan *radix.Plan
 		nilStPl  *radix.StructPlan
+		nilRdPl  *reduce.Plan
+		nilSgPl  *reduce.SegmentedPlan
+		nilBkPl  *reduce.ByKeyPlan
 		zeroCB   vk.CommandBuffer
 		zeroR    vk.Range
 	)
@@ -192,6 +196,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 		})},
 	}
 	cases = append(cases, operationCases(ctx, buf, zeroCB)...)
+	cases = append(cases, reduceCases(ctx, buf, zeroCB)...)
 	cases = append(cases, []nilCase{
 		{"compact.Plan", "nil Plan", "nil Plan", func() error {
 			_, err := nilCPlan.Run(compact.Buffers{})
@@ -217,6 +222,24 @@ func TestNilAndZeroHandles(t *testing.T) {
 			return err
 		}},
 		{"radix.StructPlan.Record", "nil StructPlan", "nil StructPlan", inRun(func(r *pipeline.Recorder) { nilStPl.Record(r, radix.StructBuffers{}) })},
+		{"reduce.Plan", "nil Plan", "nil Plan", func() error {
+			_, err := nilRdPl.Run(reduce.Buffers{})
+			_, _, _, _ = nilRdPl.N(), nilRdPl.ScratchSize(), nilRdPl.Tuning(), nilRdPl.Phases()
+			return err
+		}},
+		{"reduce.Plan.Record", "nil Plan", "nil Plan", inRun(func(r *pipeline.Recorder) { nilRdPl.Record(r, reduce.Buffers{}) })},
+		{"reduce.SegmentedPlan", "nil SegmentedPlan", "nil SegmentedPlan", func() error {
+			err := nilSgPl.Run(reduce.SegmentedBuffers{})
+			_, _, _, _, _ = nilSgPl.N(), nilSgPl.Segments(), nilSgPl.ScratchSize(), nilSgPl.Tuning(), nilSgPl.Phases()
+			return err
+		}},
+		{"reduce.SegmentedPlan.Record", "nil SegmentedPlan", "nil SegmentedPlan", inRun(func(r *pipeline.Recorder) { nilSgPl.Record(r, reduce.SegmentedBuffers{}) })},
+		{"reduce.ByKeyPlan", "nil ByKeyPlan", "nil ByKeyPlan", func() error {
+			_, err := nilBkPl.Run(reduce.ByKeyBuffers{})
+			_, _, _, _ = nilBkPl.N(), nilBkPl.ScratchSize(), nilBkPl.Tuning(), nilBkPl.Phases()
+			return err
+		}},
+		{"reduce.ByKeyPlan.Record", "nil ByKeyPlan", "nil ByKeyPlan", inRun(func(r *pipeline.Recorder) { nilBkPl.Record(r, reduce.ByKeyBuffers{}) })},
 	}...)
 	for _, c := range cases {
 		panicked, err := callNoPanic(c.call)
@@ -288,6 +311,52 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 		{"radix.StructPlan.Run", "zero StructBuffers", "source", func() error { return stplan.Run(radix.StructBuffers{}) }},
 		{"radix.StructPlan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
 			stplan.Record(r, radix.StructBuffers{Src: buf.Range(0, 128), Dst: buf.Range(128, 128)})
+		})},
+	}
+}
+
+// reduceCases are package reduce's entry points, as operationCases.
+func reduceCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []nilCase {
+	var nilCtx *vk.Context
+	const nilContext = "nil context"
+	plan, err1 := reduce.NewPlan(ctx, 16, reduce.Reduce{})
+	seg, err2 := reduce.NewSegmentedPlan(ctx, 16, 2, reduce.Segmented{})
+	bk, err3 := reduce.NewByKeyPlan(ctx, 16, reduce.ByKey{})
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return []nilCase{{"reduce plans", "a valid request", "plan", func() error { return fmt.Errorf("making the plans: %w", err) }}}
+	}
+	intoZero := func(record func(*pipeline.Recorder)) func() error {
+		return func() error { r := pipeline.Record(zeroCB); record(r); return r.Err() }
+	}
+	return []nilCase{
+		{"reduce.NewPlan", "nil context", nilContext, func() error { _, err := reduce.NewPlan(nilCtx, 16, reduce.Reduce{}); return err }},
+		{"reduce.NewSegmentedPlan", "nil context", nilContext, func() error {
+			_, err := reduce.NewSegmentedPlan(nilCtx, 16, 2, reduce.Segmented{})
+			return err
+		}},
+		{"reduce.NewByKeyPlan", "nil context", nilContext, func() error { _, err := reduce.NewByKeyPlan(nilCtx, 16, reduce.ByKey{}); return err }},
+		{"reduce.ReduceSlice", "nil context", nilContext, func() error { _, _, err := reduce.ReduceSlice(nilCtx, []uint32{1}, reduce.Reduce{}); return err }},
+		{"reduce.ReduceSegmentsSlice", "nil context", nilContext, func() error {
+			_, err := reduce.ReduceSegmentsSlice(nilCtx, []uint32{1}, []uint32{0, 1}, reduce.Segmented{})
+			return err
+		}},
+		{"reduce.ReduceByKeySlice", "nil context", nilContext, func() error {
+			_, _, err := reduce.ReduceByKeySlice(nilCtx, []uint32{1}, []uint32{1}, reduce.ByKey{})
+			return err
+		}},
+		{"reduce.ReadResult", "zero Range", "a result block of 0 bytes", func() error { _, err := reduce.ReadResult(vk.Range{}); return err }},
+		{"reduce.ReadByKeyResult", "zero Range", "a result block of 0 bytes", func() error { _, err := reduce.ReadByKeyResult(vk.Range{}); return err }},
+		{"reduce.Plan.Run", "zero Buffers", "source", func() error { _, err := plan.Run(reduce.Buffers{}); return err }},
+		{"reduce.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			plan.Record(r, reduce.Buffers{Src: buf.Range(0, 64)})
+		})},
+		{"reduce.SegmentedPlan.Run", "zero SegmentedBuffers", "source", func() error { return seg.Run(reduce.SegmentedBuffers{}) }},
+		{"reduce.SegmentedPlan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			seg.Record(r, reduce.SegmentedBuffers{Src: buf.Range(0, 64)})
+		})},
+		{"reduce.ByKeyPlan.Run", "zero ByKeyBuffers", "keys", func() error { _, err := bk.Run(reduce.ByKeyBuffers{}); return err }},
+		{"reduce.ByKeyPlan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			bk.Record(r, reduce.ByKeyBuffers{Keys: buf.Range(0, 64)})
 		})},
 	}
 }
