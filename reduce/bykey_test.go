@@ -209,6 +209,9 @@ func TestByKey(t *testing.T) {
 					continue
 				}
 				for _, n := range sizes {
+					if n > 1<<16 && op != reduce.Sum {
+						continue // the largest size for sums alone: the float sums' bound is widest there
+					}
 					b := reduce.ByKey{Elem: vkcompact.Plain(ktyp), Value: vtyp, Op: op}
 					if i%2 == 1 {
 						b.WorkgroupSize, b.LoadsPerLane = info.MaxSubgroupSize, 1
