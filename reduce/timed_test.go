@@ -3,6 +3,7 @@ package reduce_test
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,14 @@ func TestRecordTimed(t *testing.T) {
 	if ctx.Info().TimestampValidBits == 0 {
 		t.Skip("no timestamps")
 	}
-	rng := vktest.Rand(t)
+	for _, p := range timedPlans(t, ctx, vktest.Rand(t)) {
+		checkTimed(t, ctx, p)
+	}
+}
+
+// timedPlans makes each plan of the package over fresh data, on both
+// paths where it has two.
+func timedPlans(t *testing.T, ctx *vk.Context, rng *rand.Rand) []timedPlan {
 	const n = 5000
 	bits := randBits(rng, vkcompact.Uint32, n, false, false)
 	wantSum, _ := refReduce(vkcompact.Uint32, reduce.Sum, bits)
@@ -103,49 +111,53 @@ func TestRecordTimed(t *testing.T) {
 			}
 			return nil
 		}})
-	for _, p := range plans {
-		if !slices.Equal(p.got, p.phases) {
-			t.Fatalf("%s: phases %q, want %q", p.name, p.got, p.phases)
-		}
-		need := uint32(len(p.phases) + 1)
-		for _, queries := range []uint32{need, need + 2} {
-			timer, err := ctx.NewTimer(queries)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer timer.Release()
-			if err := ctx.Submit(func(cb vk.CommandBuffer) error {
-				timer.Reset(cb)
-				r := pipeline.Record(cb)
-				p.record(r, timer)
-				return r.Err()
-			}); err != nil {
-				t.Fatalf("%s, %d queries: %v", p.name, queries, err)
-			}
-			for i := uint32(0); i < queries; i++ {
-				ns, err := timer.Nanoseconds(0, i)
-				if written := i < need; written != (err == nil) || ns < 0 {
-					t.Errorf("%s, %d queries: query %d: %v ns, %v (want written %v)", p.name, queries, i, ns, err, written)
-				}
-			}
-			if err := p.check(); err != nil {
-				t.Errorf("%s, %d queries: %v", p.name, queries, err)
-			}
-		}
-		short, err := ctx.NewTimer(need - 1)
+	return plans
+}
+
+// checkTimed records p with timers of its queries, two more, and one
+// fewer (refused).
+func checkTimed(t *testing.T, ctx *vk.Context, p timedPlan) {
+	if !slices.Equal(p.got, p.phases) {
+		t.Fatalf("%s: phases %q, want %q", p.name, p.got, p.phases)
+	}
+	need := uint32(len(p.phases) + 1)
+	for _, queries := range []uint32{need, need + 2} {
+		timer, err := ctx.NewTimer(queries)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer short.Release()
-		err = ctx.Submit(func(cb vk.CommandBuffer) error {
-			short.Reset(cb)
+		defer timer.Release()
+		if err := ctx.Submit(func(cb vk.CommandBuffer) error {
+			timer.Reset(cb)
 			r := pipeline.Record(cb)
-			p.record(r, short)
+			p.record(r, timer)
 			return r.Err()
-		})
-		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), fmt.Sprintf("RecordTimed needs a timer of %d queries", need)) {
-			t.Errorf("%s, a timer of %d queries: %v, want ErrInvalid naming the queries needed", p.name, need-1, err)
+		}); err != nil {
+			t.Fatalf("%s, %d queries: %v", p.name, queries, err)
 		}
+		for i := uint32(0); i < queries; i++ {
+			ns, err := timer.Nanoseconds(0, i)
+			if written := i < need; written != (err == nil) || ns < 0 {
+				t.Errorf("%s, %d queries: query %d: %v ns, %v (want written %v)", p.name, queries, i, ns, err, written)
+			}
+		}
+		if err := p.check(); err != nil {
+			t.Errorf("%s, %d queries: %v", p.name, queries, err)
+		}
+	}
+	short, err := ctx.NewTimer(need - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer short.Release()
+	err = ctx.Submit(func(cb vk.CommandBuffer) error {
+		short.Reset(cb)
+		r := pipeline.Record(cb)
+		p.record(r, short)
+		return r.Err()
+	})
+	if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), fmt.Sprintf("RecordTimed needs a timer of %d queries", need)) {
+		t.Errorf("%s, a timer of %d queries: %v, want ErrInvalid naming the queries needed", p.name, need-1, err)
 	}
 }
 
