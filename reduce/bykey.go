@@ -23,7 +23,7 @@ const (
 	// GPU count).
 	ByKeyRunsOffset = 0
 	// ByKeyDispatchOffset holds a VkDispatchIndirectCommand covering the
-	// runs with ByKey.GroupSize invocations per workgroup (x*y workgroups
+	// runs with Options.GroupSize invocations per workgroup (x*y workgroups
 	// past maxComputeWorkGroupCount[0], as compact's).
 	ByKeyDispatchOffset = 16
 	// ByKeyDrawOffset holds a VkDrawIndirectCommand with vertexCount the
@@ -46,12 +46,9 @@ type ByKey struct {
 	Value vkcompact.Type
 	// Op is Sum, Min or Max.
 	Op Op
-	// GroupSize is the invocations per workgroup of the caller's next
-	// pass, for the dispatch arguments in the result block. Default 64.
-	GroupSize uint32
 	// Options: Path (PathAuto or PathSinglePass: the look-back is its one
-	// path), Spins, WorkgroupSize and LoadsPerLane; Workgroups must be 0
-	// (a workgroup per tile).
+	// path), Spins, WorkgroupSize, LoadsPerLane and GroupSize; Workgroups
+	// must be 0 (a workgroup per tile).
 	Options
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -156,6 +157,9 @@ func tryByKey(t testing.TB, ctx *vk.Context, c byKeyCase) ([]uint64, error) {
 	if res.Runs != uint32(len(wantK)) || res.Total != uint32(m) {
 		return nil, fmt.Errorf("%d runs of %d, want %d of %d", res.Runs, res.Total, len(wantK), m)
 	}
+	if err := checkBlock(b.Result, res.Runs, uint32(m), c.b.GroupSize, ctx.Info().MaxWorkgroupCount[0]); err != nil {
+		return nil, err
+	}
 	rawK, rawV := make([]byte, ko.Size()), make([]byte, vo.Size())
 	if err := vk.Download(ko.All(), rawK); err != nil {
 		return nil, err
@@ -183,6 +187,31 @@ func tryByKey(t testing.TB, ctx *vk.Context, c byKeyCase) ([]uint64, error) {
 		}
 	}
 	return got, nil
+}
+
+// checkBlock checks a reduction by key's result block, laid out as
+// compact's: the runs, the elements less the runs, the elements; the
+// dispatch arguments covering the runs in workgroups of groupSize (64 for
+// 0), spread over x and y within maxX; the draw arguments.
+func checkBlock(r vk.Range, runs, total, groupSize, maxX uint32) error {
+	got := make([]uint32, reduce.ByKeyResultSize/4)
+	if err := vk.Download(r, got); err != nil {
+		return err
+	}
+	if groupSize == 0 {
+		groupSize = 64
+	}
+	groups := (runs + groupSize - 1) / groupSize
+	x, y := uint32(0), uint32(1)
+	if groups > 0 {
+		y = (groups-1)/maxX + 1
+		x = (groups-1)/y + 1
+	}
+	want := []uint32{runs, total - runs, total, 0, x, y, 1, 0, runs, 1, 0, 0}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("result block %v, want %v", got, want)
+	}
+	return nil
 }
 
 var valueTypes = []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32}

@@ -46,6 +46,9 @@ func TestByKeyGPUCount(t *testing.T) {
 			if i%2 == 0 {
 				b.WorkgroupSize, b.LoadsPerLane = info.MaxSubgroupSize, 1
 			}
+			if i%3 == 0 {
+				b.GroupSize = 3
+			}
 			i++
 			runByKey(t, ctx, byKeyCase{b: b, keys: runKeys(rng, ktyp, n, []float64{0.3, 0.001}[i%2], true), values: randBits(rng, vtyp, n, false, true),
 				gpuCount: true, count: count, zeroScratch: i%4 < 2})

@@ -108,16 +108,23 @@ type Options struct {
 	// no look-back and take only 0.
 	Spins int32
 	// Workgroups is how many workgroups the input is cut into, each
-	// reducing one contiguous chunk. Default: enough to fill the device
-	// twice over, fewer for small inputs.
+	// reducing one contiguous chunk; at most one per step of
+	// WorkgroupSize * LoadsPerLane uvec4s. Default: enough to fill the
+	// device twice over, fewer for small inputs.
 	Workgroups uint32
 	// WorkgroupSize is the invocations per workgroup, a multiple of the
 	// largest subgroup size. Default 256.
 	WorkgroupSize uint32
 	// LoadsPerLane is the uvec4 loads each invocation issues per step, 1
-	// to vkcompact.MaxLoadsPerLane. Default 4 (on a GPU fewer for small
-	// inputs).
+	// to vkcompact.MaxLoadsPerLane (of the segmented reduction's and the
+	// reduction by key's tiles: the uvec4s of values each invocation
+	// holds). Default 4 (on a GPU fewer for small inputs).
 	LoadsPerLane uint32
+	// GroupSize is, on the reduction by key, the invocations per
+	// workgroup of the caller's next pass, for the dispatch arguments in
+	// the result block (ByKeyDispatchOffset). Default 64. The other
+	// reductions write no dispatch arguments and take only 0.
+	GroupSize uint32
 }
 
 // Buffers are the ranges a recorded reduction uses. Every offset must be

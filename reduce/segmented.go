@@ -29,8 +29,8 @@ type Segmented struct {
 	// Op is Sum, Min or Max (the arg ops are not taken per segment).
 	Op Op
 	// Options: WorkgroupSize and LoadsPerLane tune the tiles; Path,
-	// Spins and Workgroups must be left zero (one path, no look-back,
-	// a workgroup per tile).
+	// Spins, Workgroups and GroupSize must be left zero (one path, no
+	// look-back, a workgroup per tile, no dispatch arguments).
 	Options
 }
 
@@ -124,8 +124,8 @@ func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s Segmented) (
 		return s, tileTuning{}, invalid("segmented reduction %v: the op must be sum, min or max", s.Op)
 	case s.Path != vkcompact.PathAuto:
 		return s, tileTuning{}, invalid("segmented reduction: Options.Path %v: it has one path (leave PathAuto)", s.Path)
-	case s.Spins != 0 || s.Workgroups != 0:
-		return s, tileTuning{}, invalid("segmented reduction: Options.Spins and Options.Workgroups do not apply (a workgroup per tile)")
+	case s.Spins != 0 || s.Workgroups != 0 || s.GroupSize != 0:
+		return s, tileTuning{}, invalid("segmented reduction: Options.Spins, Options.Workgroups and Options.GroupSize do not apply (no look-back, a workgroup per tile, no dispatch arguments)")
 	case segments == ^uint32(0):
 		return s, tileTuning{}, invalid("%d segments: at most %d (their offsets are segments+1 uint32 words)", segments, segments-1)
 	}

@@ -80,6 +80,9 @@ func checkRequest(n uint64, r Reduce) (Reduce, error) {
 	if r.Spins != 0 {
 		return r, invalid("Options.Spins %d: a reduction has no look-back (leave it 0)", r.Spins)
 	}
+	if r.GroupSize != 0 {
+		return r, invalid("Options.GroupSize %d: a reduction writes no dispatch arguments (leave it 0)", r.GroupSize)
+	}
 	return r, nil
 }
 

@@ -154,6 +154,8 @@ func TestTuneRefusals(t *testing.T) {
 			{"by key i64 keys", byKeyErr(dev, 10, ByKey{Elem: vkcompact.Plain(vkcompact.Int64)}), "must be u32, i32, f32 or u64"},
 			{"by key argmax", byKeyErr(dev, 10, ByKey{Op: ArgMax}), "the op must be sum, min or max"},
 			{"reduce spins", reduceErr(dev, 10, Reduce{Options: Options{Spins: 3}}), "has no look-back"},
+			{"reduce group size", reduceErr(dev, 10, Reduce{Options: Options{GroupSize: 32}}), "writes no dispatch arguments"},
+			{"segmented group size", segErr(dev, 10, 1, Segmented{Options: Options{GroupSize: 32}}), "do not apply"},
 			{"reduce f64", reduceErr(dev, 10, Reduce{Elem: vkcompact.Plain(vkcompact.Float64)}), "must be u32, i32, f32 or u64"},
 			{"reduce struct", reduceErr(dev, 10, Reduce{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)}), "not structs"},
 			{"reduce op", reduceErr(dev, 10, Reduce{Op: ArgMax + 1}), "unknown operation"},
