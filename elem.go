@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/internal/errs"
 )
 
 // Type is the type of an element's key: the element itself for plain
@@ -68,7 +68,7 @@ func ParseType(s string) (Type, error) {
 			return t, nil
 		}
 	}
-	return Unset, vk.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[Uint32:], ", "))
+	return Unset, errs.Invalidf("unknown type %q (want one of %s)", s, strings.Join(typeNames[Uint32:], ", "))
 }
 
 // Elem describes the elements: plain keys, or structs of Stride bytes with
@@ -126,17 +126,17 @@ func (e Elem) Size() uint32 {
 func (e Elem) Check() error {
 	key := e.Key.OrUint32()
 	if key.Size() == 0 {
-		return vk.Invalidf("vkcompact: unknown key type %d", e.Key)
+		return errs.Invalidf("vkcompact: unknown key type %d", e.Key)
 	}
 	s := e.Size()
 	if s%4 != 0 || s < 4 || s > MaxStride {
-		return vk.Invalidf("vkcompact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
+		return errs.Invalidf("vkcompact: element stride %d bytes: want a multiple of 4 from 4 to %d", s, MaxStride)
 	}
 	if e.KeyOffset%4 != 0 {
-		return vk.Invalidf("vkcompact: key offset %d is not a multiple of 4", e.KeyOffset)
+		return errs.Invalidf("vkcompact: key offset %d is not a multiple of 4", e.KeyOffset)
 	}
 	if e.KeyOffset+key.Size() > s || e.KeyOffset >= s {
-		return vk.Invalidf("vkcompact: a %s key at byte %d does not fit in a %d-byte element", key, e.KeyOffset, s)
+		return errs.Invalidf("vkcompact: a %s key at byte %d does not fit in a %d-byte element", key, e.KeyOffset, s)
 	}
 	return nil
 }
@@ -172,15 +172,15 @@ func TypeOf(t reflect.Type) (Type, bool) {
 func StructOf[T any](field string) (Elem, error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
-		return Elem{}, vk.Invalidf("vkcompact: StructOf[%v]: %v is not a struct", t, t)
+		return Elem{}, errs.Invalidf("vkcompact: StructOf[%v]: %v is not a struct", t, t)
 	}
 	f, ok := t.FieldByName(field)
 	if !ok || len(f.Index) != 1 {
-		return Elem{}, vk.Invalidf("vkcompact: StructOf[%v]: no field %q", t, field)
+		return Elem{}, errs.Invalidf("vkcompact: StructOf[%v]: no field %q", t, field)
 	}
 	key, ok := TypeOf(f.Type)
 	if !ok {
-		return Elem{}, vk.Invalidf("vkcompact: StructOf[%v]: field %s is a %v, not one of the key types (uint32, int32, float32, uint64, int64, float64)", t, field, f.Type)
+		return Elem{}, errs.Invalidf("vkcompact: StructOf[%v]: field %s is a %v, not one of the key types (uint32, int32, float32, uint64, int64, float64)", t, field, f.Type)
 	}
 	e := Struct(uint32(t.Size()), uint32(f.Offset), key)
 	if err := e.Check(); err != nil {

@@ -36,6 +36,7 @@ var layers = []struct {
 	{"helpers of every layer", []string{"internal/faults", "internal/align", "internal/glslblock", "internal/spvspec"}, false},
 	{"shaders", []string{"shaders"}, false},
 	{"Vulkan", []string{"vk"}, false},
+	{"the error helper", []string{"internal/errs"}, false},
 	{"kernels and recording", []string{"pipeline"}, false},
 	{"vocabulary", []string{"."}, false},
 	{"copy and fill", []string{"transfer"}, false},

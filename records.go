@@ -1,8 +1,6 @@
 package vkcompact
 
-import (
-	"github.com/vkcompact/vkcompact/vk"
-)
+import "github.com/vkcompact/vkcompact/internal/errs"
 
 // Records describes packed records, as NumPy's structured arrays and C's
 // packed structs hold them: Size bytes each, one after another, with a
@@ -54,16 +52,16 @@ func (r Records) slot() (stride, keyOffset uint64) {
 // slots larger than MaxStride. The errors match vk.ErrInvalid.
 func (r Records) Check() error {
 	if r.Key.Size() == 0 {
-		return vk.Invalidf("vkcompact: records: key type %v: want u32, i32, f32, u64, i64 or f64", r.Key)
+		return errs.Invalidf("vkcompact: records: key type %v: want u32, i32, f32, u64, i64 or f64", r.Key)
 	}
 	if uint64(r.KeyOffset)+uint64(r.Key.Size()) > uint64(r.Size) {
-		return vk.Invalidf("vkcompact: records: a %s key at byte %d does not fit in a %d-byte record", r.Key, r.KeyOffset, r.Size)
+		return errs.Invalidf("vkcompact: records: a %s key at byte %d does not fit in a %d-byte record", r.Key, r.KeyOffset, r.Size)
 	}
 	switch stride, _ := r.slot(); {
 	case stride > MaxStride && stride == uint64(r.Size):
-		return vk.Invalidf("vkcompact: records of %d bytes: at most %d (MaxStride)", r.Size, MaxStride)
+		return errs.Invalidf("vkcompact: records of %d bytes: at most %d (MaxStride)", r.Size, MaxStride)
 	case stride > MaxStride:
-		return vk.Invalidf("vkcompact: records of %d bytes with the key at byte %d take %d bytes on the GPU, aligned to 4: at most %d (MaxStride)",
+		return errs.Invalidf("vkcompact: records of %d bytes with the key at byte %d take %d bytes on the GPU, aligned to 4: at most %d (MaxStride)",
 			r.Size, r.KeyOffset, stride, MaxStride)
 	}
 	return nil
@@ -75,7 +73,7 @@ func (r Records) checkBuffer(call string, b []byte, n uint64) error {
 		return err
 	}
 	if stride := uint64(r.Elem().Stride); n > uint64(len(b))/stride {
-		return vk.Invalidf("vkcompact: Records.%s: %d records take %d slots of %d bytes; the buffer has %d bytes", call, n, n, stride, len(b))
+		return errs.Invalidf("vkcompact: Records.%s: %d records take %d slots of %d bytes; the buffer has %d bytes", call, n, n, stride, len(b))
 	}
 	return nil
 }

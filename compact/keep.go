@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/gotype"
-	"github.com/vkcompact/vkcompact/vk"
 )
 
 // Op is a keep-if test.
@@ -139,14 +139,14 @@ func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 		return predNonZero, 0, 0, nil
 	case Flagged:
 		if k.FlagBytes != 1 && k.FlagBytes != 4 {
-			return 0, 0, 0, vk.Invalidf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
+			return 0, 0, 0, errs.Invalidf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
 		}
 		return predFlagged, 0, 0, nil
 	case FirstOfRun, RunEdges:
 		return k.encodeNeighbours()
 	case MaskAny:
 		if isFloat(t) {
-			return 0, 0, 0, vk.Invalidf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
+			return 0, 0, 0, errs.Invalidf("compact: a mask (x & %s) needs an integer key, not %s", k.Value, t)
 		}
 		bits, err := k.Value.maskBits(t)
 		if err != nil {
@@ -155,7 +155,7 @@ func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 		return predMask, uint32(bits), uint32(bits >> 32), nil
 	case Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual:
 	default:
-		return 0, 0, 0, vk.Invalidf("compact: unknown keep operator %d", k.Op)
+		return 0, 0, 0, errs.Invalidf("compact: unknown keep operator %d", k.Op)
 	}
 	if isFloat(t) && k.Value.kind == kindFloat && math.IsNaN(k.Value.f) {
 		// Every comparison with NaN is false, except !=.
@@ -176,7 +176,7 @@ func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 // 32-bit types), or says why it does not fit.
 func (v Value) bits(t vkcompact.Type) (uint64, error) {
 	bad := func() (uint64, error) {
-		return 0, vk.Invalidf("compact: constant %s is out of range for %s", v, t)
+		return 0, errs.Invalidf("compact: constant %s is out of range for %s", v, t)
 	}
 	switch t {
 	case vkcompact.Uint32, vkcompact.Uint64, vkcompact.Int32, vkcompact.Int64:
@@ -194,7 +194,7 @@ func (v Value) bits(t vkcompact.Type) (uint64, error) {
 		case kindFloat:
 			f := v.f
 			if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
-				return 0, vk.Invalidf("compact: constant %s is not an integer, and the key is %s", v, t)
+				return 0, errs.Invalidf("compact: constant %s is not an integer, and the key is %s", v, t)
 			}
 			if f < -(1<<63) || f >= 1<<64 {
 				return bad()
@@ -251,16 +251,16 @@ func (v Value) bits(t vkcompact.Type) (uint64, error) {
 				return bad()
 			}
 			if v.kind != kindFloat && (!exact || float64(f32) != f) {
-				return 0, vk.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
+				return 0, errs.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
 			}
 			return uint64(math.Float32bits(f32)), nil
 		}
 		if v.kind != kindFloat && !exact {
-			return 0, vk.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
+			return 0, errs.Invalidf("compact: constant %s is not exactly representable as %s", v, t)
 		}
 		return math.Float64bits(f), nil
 	}
-	return 0, vk.Invalidf("compact: unknown key type %d", t)
+	return 0, errs.Invalidf("compact: unknown key type %d", t)
 }
 
 // maskBits converts a mask to t's width: any bit pattern of the width,
@@ -280,9 +280,9 @@ func (v Value) maskBits(t vkcompact.Type) (uint64, error) {
 			return uint64(uint32(v.i)), nil
 		}
 	default:
-		return 0, vk.Invalidf("compact: mask %s is not an integer", v)
+		return 0, errs.Invalidf("compact: mask %s is not an integer", v)
 	}
-	return 0, vk.Invalidf("compact: mask %s is wider than %s", v, t)
+	return 0, errs.Invalidf("compact: mask %s is wider than %s", v, t)
 }
 
 // orderedBits maps a key's bits as select.glsl's ordered() does: unsigned
@@ -320,17 +320,17 @@ func orderedBits(t vkcompact.Type, b uint64) uint64 {
 // value's meaning depends on it, so Unset is refused.
 func ParseKeep(expr string, t vkcompact.Type) (Keep, error) {
 	if t == vkcompact.Unset {
-		return Keep{}, vk.Invalidf("keep expression %q: no key type given (unset): a value's meaning depends on it", expr)
+		return Keep{}, errs.Invalidf("keep expression %q: no key type given (unset): a value's meaning depends on it", expr)
 	}
 	if t.Size() == 0 {
-		return Keep{}, vk.Invalidf("keep expression %q: unknown key type %d", expr, t)
+		return Keep{}, errs.Invalidf("keep expression %q: unknown key type %d", expr, t)
 	}
 	s := strings.TrimSpace(expr)
 	if s == "nonzero" {
 		return KeepNonZero(), nil
 	}
 	if !strings.HasPrefix(s, "x") {
-		return Keep{}, vk.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, errs.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	rest := strings.TrimSpace(s[1:])
 	var op Op
@@ -345,15 +345,15 @@ func ParseKeep(expr string, t vkcompact.Type) (Keep, error) {
 		}
 	}
 	if lit == "" {
-		return Keep{}, vk.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
+		return Keep{}, errs.Invalidf("keep expression %q: want nonzero, x OP VALUE (OP one of == != < <= > >=) or x & MASK", expr)
 	}
 	v, err := parseValue(lit, t, op == MaskAny)
 	if err != nil {
-		return Keep{}, vk.Invalidf("keep expression %q: %w", expr, err)
+		return Keep{}, errs.Invalidf("keep expression %q: %w", expr, err)
 	}
 	k := Keep{Op: op, Value: v}
 	if _, _, _, err := k.encode(t); err != nil {
-		return Keep{}, vk.Invalidf("keep expression %q: %w", expr, err)
+		return Keep{}, errs.Invalidf("keep expression %q: %w", expr, err)
 	}
 	return k, nil
 }
@@ -373,26 +373,26 @@ func parseValue(lit string, t vkcompact.Type, mask bool) (Value, error) {
 	if isFloat(t) && !mask {
 		if hex := strings.TrimLeft(lit, "+-"); strings.HasPrefix(hex, "0x") || strings.HasPrefix(hex, "0X") {
 			if wide {
-				return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
+				return Value{}, errs.Invalidf("%q is out of range for %s", lit, t)
 			}
-			return Value{}, vk.Invalidf("%q is not a number", lit)
+			return Value{}, errs.Invalidf("%q is not a number", lit)
 		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if errors.Is(err, strconv.ErrRange) {
-			return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
+			return Value{}, errs.Invalidf("%q is out of range for %s", lit, t)
 		}
 		if err != nil {
-			return Value{}, vk.Invalidf("%q is not a number", lit)
+			return Value{}, errs.Invalidf("%q is not a number", lit)
 		}
 		return Float(f), nil
 	}
 	if wide {
-		return Value{}, vk.Invalidf("%q is out of range for %s", lit, t)
+		return Value{}, errs.Invalidf("%q is out of range for %s", lit, t)
 	}
 	if _, err := strconv.ParseFloat(lit, 64); err == nil && !mask {
-		return Value{}, vk.Invalidf("%q is not an integer, and the key is %s", lit, t)
+		return Value{}, errs.Invalidf("%q is not an integer, and the key is %s", lit, t)
 	}
-	return Value{}, vk.Invalidf("%q is not an integer", lit)
+	return Value{}, errs.Invalidf("%q is not an integer", lit)
 }
 
 // elemFor resolves a selection's Elem for a slice of T: T's own keys

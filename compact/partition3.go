@@ -5,6 +5,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -233,7 +234,7 @@ type partition3Limits struct {
 // newPartition3Plan is NewPartition3Plan within lim.
 func newPartition3Plan(ctx *vk.Context, n uint64, part Partition3, lim partition3Limits) (*Partition3Plan, error) {
 	if ctx == nil {
-		return nil, invalid("compact: nil context")
+		return nil, errs.Invalidf("compact: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -272,9 +273,9 @@ func partition3Keep(k Keep, which string) error {
 	case NonZero, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, MaskAny:
 		return nil
 	case Flagged:
-		return invalid("compact: a three-way partition's %s predicate is flagged: it takes key predicates only (KeepNonZero, KeepIf, KeepMask); to partition by flags, select by them", which)
+		return errs.Invalidf("compact: a three-way partition's %s predicate is flagged: it takes key predicates only (KeepNonZero, KeepIf, KeepMask); to partition by flags, select by them", which)
 	}
-	return invalid("compact: a three-way partition's %s predicate %v does not apply: it takes key predicates only (KeepNonZero, KeepIf, KeepMask)", which, k.Op)
+	return errs.Invalidf("compact: a three-way partition's %s predicate %v does not apply: it takes key predicates only (KeepNonZero, KeepIf, KeepMask)", which, k.Op)
 }
 
 // tunePartition3 checks part for n elements on a device with info and
@@ -288,18 +289,18 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, lim partition
 		return nil, err
 	}
 	if n > MaxPartition3Elements {
-		return nil, invalid("compact: a three-way partition of %d elements: at most %d", n, uint64(MaxPartition3Elements))
+		return nil, errs.Invalidf("compact: a three-way partition of %d elements: at most %d", n, uint64(MaxPartition3Elements))
 	}
 	if err := part.Elem.Check(); err != nil {
-		return nil, vk.Invalidf("%w", err)
+		return nil, errs.Invalidf("%w", err)
 	}
 	if _, _, _, err := part.First.encode(part.Elem.Key); err != nil {
-		return nil, vk.Invalidf("%w (the first predicate)", err)
+		return nil, errs.Invalidf("%w (the first predicate)", err)
 	}
 	p := &Partition3Plan{part: part}
 	var err error
 	if p.pred2, p.c2Lo, p.c2Hi, err = part.Second.encode(part.Elem.Key); err != nil {
-		return nil, vk.Invalidf("%w (the second predicate)", err)
+		return nil, errs.Invalidf("%w (the second predicate)", err)
 	}
 	o := part.Partition3Options
 	if p.req, err = checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First,
@@ -315,7 +316,7 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, lim partition
 	s.tiles = uint32(max(align.CeilDiv(n, uint64(s.tile)), 1)) // one tile even for none: it writes the result block
 	s.statusBytes = (2 + 3*uint64(s.tiles)) * 4                // the tile counter, 3 words a tile, the finished count
 	if s.statusBytes > uint64(info.MaxStorageBufferRange) {
-		return nil, invalid("compact: a three-way partition's tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)",
+		return nil, errs.Invalidf("compact: a three-way partition's tile status (%d bytes for %d tiles of %d elements) exceeds one binding (maxStorageBufferRange %d)",
 			s.statusBytes, s.tiles, s.tile, info.MaxStorageBufferRange)
 	}
 	s.scratch = align.Up(s.statusBytes, 256)
@@ -359,11 +360,11 @@ func partition3Tiles(info vk.DeviceInfo, q *request) (wg, loads uint32, err erro
 		}
 	}
 	if need := shared(wg, loads); need > uint64(info.MaxSharedMemory) {
-		return 0, 0, invalid("compact: a three-way partition's tile needs %d bytes of shared memory (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
+		return 0, 0, errs.Invalidf("compact: a three-way partition's tile needs %d bytes of shared memory (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
 			need, wg, loads, q.size, info.MaxSharedMemory)
 	}
 	if t := wg * loads * q.epv; t > maxPartition3Tile {
-		return 0, 0, invalid("compact: a three-way partition's tile of %d elements (workgroup %d, %d loads per lane, %d per load): at most %d",
+		return 0, 0, errs.Invalidf("compact: a three-way partition's tile of %d elements (workgroup %d, %d loads per lane, %d per load): at most %d",
 			t, wg, loads, q.epv, maxPartition3Tile)
 	}
 	return wg, loads, nil
@@ -385,16 +386,16 @@ func (s *partition3Pass) planWindows(info vk.DeviceInfo, q *request, limit uint6
 	t := uint64(s.tile)
 	s.windowTiles = tiling.WindowTiles(info, limit, t*q.size)
 	if s.windowTiles == 0 {
-		return invalid("compact: a three-way partition past one binding (%d bytes of elements, maxStorageBufferRange %d) cuts its input into whole tiles at offsets aligned to %d bytes, and one binding holds none of tiles of %d bytes",
+		return errs.Invalidf("compact: a three-way partition past one binding (%d bytes of elements, maxStorageBufferRange %d) cuts its input into whole tiles at offsets aligned to %d bytes, and one binding holds none of tiles of %d bytes",
 			bytes, limit, info.MinStorageBufferOffsetAlignment, t*q.size)
 	}
 	if m := info.MaxPerStageStorageBuffers; m > 0 && m < partition3WideBindingCount {
-		return invalid("compact: a three-way partition past one binding binds %d storage buffers; the device allows %d per stage (maxPerStageDescriptorStorageBuffers)",
+		return errs.Invalidf("compact: a three-way partition past one binding binds %d storage buffers; the device allows %d per stage (maxPerStageDescriptorStorageBuffers)",
 			partition3WideBindingCount, m)
 	}
 	win := tiling.OutWindowBytes(info, limit)
 	if w := align.CeilDiv(bytes, win); w > tiling.MaxOutWindows {
-		return invalid("compact: a three-way partition's outputs of %d bytes each need %d bindings of %d bytes (maxStorageBufferRange %d): it binds at most %d each",
+		return errs.Invalidf("compact: a three-way partition's outputs of %d bytes each need %d bindings of %d bytes (maxStorageBufferRange %d): it binds at most %d each",
 			bytes, w, win, limit, tiling.MaxOutWindows)
 	}
 	s.winWords = uint32(win / 4)

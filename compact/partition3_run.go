@@ -7,6 +7,7 @@ import (
 
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/transfer"
@@ -37,11 +38,11 @@ func (p *Partition3Plan) Phases() []string { return slices.Clone(partition3Phase
 // command buffer.
 func (p *Partition3Plan) RecordTimed(r *pipeline.Recorder, b Partition3Buffers, t *vk.Timer) {
 	if t == nil {
-		r.Fail(invalid("compact: RecordTimed needs a timer"))
+		r.Fail(errs.Invalidf("compact: RecordTimed needs a timer"))
 		return
 	}
 	if need := uint32(len(partition3Phases) + 1); t.Count() < need {
-		r.Fail(invalid("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		r.Fail(errs.Invalidf("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 		return
 	}
 	p.record(r, b, pipeline.Stamps(r, t))
@@ -122,10 +123,10 @@ func (p *Partition3Plan) record(r *pipeline.Recorder, b Partition3Buffers, stamp
 // check validates the buffers against the plan.
 func (p *Partition3Plan) check(r *pipeline.Recorder, b *Partition3Buffers) error {
 	if p == nil {
-		return invalid("compact: nil Partition3Plan")
+		return errs.Invalidf("compact: nil Partition3Plan")
 	}
 	if r.CommandBuffer().Context() != p.ctx {
-		return invalid("compact: the plan was made for another context")
+		return errs.Invalidf("compact: the plan was made for another context")
 	}
 	bytes := uint64(p.req.n) * p.req.size
 	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: bytes},
@@ -144,7 +145,7 @@ func (p *Partition3Plan) check(r *pipeline.Recorder, b *Partition3Buffers) error
 // by a recorded three-way partition whose submission has completed).
 func ReadPartition3Result(r vk.Range) (Partition3Result, error) {
 	if r.Buffer != nil && r.Size < 16 {
-		return Partition3Result{}, invalid("compact: a result range of %d bytes: the three counts and the total need 16", r.Size)
+		return Partition3Result{}, errs.Invalidf("compact: a result range of %d bytes: the three counts and the total need 16", r.Size)
 	}
 	var w [4]uint32
 	if err := vk.Download(r.Sub(0, 16), w[:]); err != nil {
@@ -158,7 +159,7 @@ func ReadPartition3Result(r vk.Range) (Partition3Result, error) {
 // the call and released after it.
 func (p *Partition3Plan) Run(b Partition3Buffers) (Partition3Result, error) {
 	if p == nil {
-		return Partition3Result{}, invalid("compact: nil Partition3Plan")
+		return Partition3Result{}, errs.Invalidf("compact: nil Partition3Plan")
 	}
 	var temps []*vk.Buffer
 	defer func() {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -43,12 +44,12 @@ func (p *Plan) Phases() []string {
 // earlier in the command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
-		r.Fail(invalid("compact: RecordTimed needs a timer"))
+		r.Fail(errs.Invalidf("compact: RecordTimed needs a timer"))
 		return
 	}
 	if p != nil { // a nil plan is refused by record
 		if need := uint32(len(p.alg.phases()) + 1); t.Count() < need {
-			r.Fail(invalid("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+			r.Fail(errs.Invalidf("compact: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 			return
 		}
 	}
@@ -75,10 +76,10 @@ func (q *request) flagsFor(b Buffers, src vk.Range, first, elems uint64) vk.Rang
 // check validates the buffers against the plan.
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	if p == nil {
-		return invalid("compact: nil Plan")
+		return errs.Invalidf("compact: nil Plan")
 	}
 	if r.CommandBuffer().Context() != p.ctx {
-		return invalid("compact: the plan was made for another context")
+		return errs.Invalidf("compact: the plan was made for another context")
 	}
 	n := uint64(p.req.n)
 	sel := &p.req.sel
@@ -87,7 +88,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		{Name: "scratch", Range: b.Scratch, Need: p.alg.scratchSize(), Write: true}}
 	if sel.InPlace {
 		if b.Dst.Buffer != nil && b.Dst != b.Src {
-			return invalid("compact: in place, the destination must be the source or left empty")
+			return errs.Invalidf("compact: in place, the destination must be the source or left empty")
 		}
 	} else {
 		list = append(list, bufcheck.Range{Name: "destination", Range: b.Dst, Need: n * p.req.outSize(), Write: true})
@@ -98,7 +99,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	if sel.Output == OutputBoth {
 		list = append(list, bufcheck.Range{Name: "elements", Range: b.Elements, Need: n * p.req.size, Write: true})
 	} else if b.Elements.Buffer != nil {
-		return invalid("compact: Elements is for Selection.Output OutputBoth: leave it empty")
+		return errs.Invalidf("compact: Elements is for Selection.Output OutputBoth: leave it empty")
 	}
 	if b.Count.Buffer != nil {
 		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
@@ -108,7 +109,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	}
 	if sel.Keep.Op == Flagged && sel.Keep.FlagBytes == 1 && n%4 != 0 {
 		if end := b.Flags.Offset + align.Up(n, 4); end > b.Flags.Buffer.Size() {
-			return invalid("compact: uint8 flags are read in 4-byte words: the flags buffer needs %d bytes after offset %d (n rounded up to 4), it has %d",
+			return errs.Invalidf("compact: uint8 flags are read in 4-byte words: the flags buffer needs %d bytes after offset %d (n rounded up to 4), it has %d",
 				align.Up(n, 4), b.Flags.Offset, b.Flags.Buffer.Size()-b.Flags.Offset)
 		}
 	}

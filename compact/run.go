@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -13,7 +14,7 @@ import (
 // recorded selection whose submission has completed).
 func ReadResult(r vk.Range) (Result, error) {
 	if r.Buffer != nil && r.Size < 12 {
-		return Result{}, invalid("compact: a result range of %d bytes: the kept, rejected and total counts need 12", r.Size)
+		return Result{}, errs.Invalidf("compact: a result range of %d bytes: the kept, rejected and total counts need 12", r.Size)
 	}
 	var w [3]uint32
 	if err := vk.Download(r.Sub(ResultKeptOffset, 12), w[:]); err != nil {
@@ -27,7 +28,7 @@ func ReadResult(r vk.Range) (Result, error) {
 // the call and released after it.
 func (p *Plan) Run(b Buffers) (Result, error) {
 	if p == nil {
-		return Result{}, invalid("compact: nil Plan")
+		return Result{}, errs.Invalidf("compact: nil Plan")
 	}
 	var temps []*vk.Buffer
 	defer func() {
@@ -82,7 +83,7 @@ func Select(ctx *vk.Context, n uint64, sel Selection, b Buffers) (Result, error)
 // is not modified.
 func Slice[T any](ctx *vk.Context, data []T, sel Selection) ([]T, Result, error) {
 	if sel.Keep.Op == Flagged {
-		return nil, Result{}, invalid("compact: a flagged selection takes its flags: use SliceFlagged")
+		return nil, Result{}, errs.Invalidf("compact: a flagged selection takes its flags: use SliceFlagged")
 	}
 	return slice[T, uint32](ctx, data, nil, sel)
 }
@@ -91,7 +92,7 @@ func Slice[T any](ctx *vk.Context, data []T, sel Selection) ([]T, Result, error)
 // has one entry per element. sel.Keep is set to KeepFlagged.
 func SliceFlagged[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
 	if len(flags) != len(data) {
-		return nil, Result{}, invalid("compact: %d flags for %d elements", len(flags), len(data))
+		return nil, Result{}, errs.Invalidf("compact: %d flags for %d elements", len(flags), len(data))
 	}
 	var f F
 	sel.Keep = KeepFlagged(uint32(unsafe.Sizeof(f)))
@@ -100,7 +101,7 @@ func SliceFlagged[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F,
 
 func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Selection) ([]T, Result, error) {
 	if sel.Output != OutputElements {
-		return nil, Result{}, invalid("compact: a selection of indices returns uint32s: use SliceIndices")
+		return nil, Result{}, errs.Invalidf("compact: a selection of indices returns uint32s: use SliceIndices")
 	}
 	var zero T
 	size := uint32(unsafe.Sizeof(zero))

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -189,7 +190,7 @@ func NewPlan(ctx *vk.Context, n uint64, sel Selection) (*Plan, error) {
 // small).
 func newPlan(ctx *vk.Context, n uint64, sel Selection, lim limits) (*Plan, error) {
 	if ctx == nil {
-		return nil, invalid("compact: nil context")
+		return nil, errs.Invalidf("compact: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -200,10 +201,6 @@ func newPlan(ctx *vk.Context, n uint64, sel Selection, lim limits) (*Plan, error
 	}
 	p.ctx = ctx
 	return p, p.alg.pipelines(ctx, &p.req)
-}
-
-func invalid(format string, args ...any) error {
-	return vk.Invalidf(format, args...)
 }
 
 // N returns the element count the plan was made for.

@@ -2,7 +2,9 @@ package compact
 
 import (
 	"fmt"
+
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/errs"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -56,7 +58,7 @@ func tuneThreePhase(info vk.DeviceInfo, q *request, segBytes uint64) (threePhase
 	switch q.sel.Write {
 	case WriteStaged:
 		if !fits {
-			return threePhase{}, invalid("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
+			return threePhase{}, errs.Invalidf("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
 				stageWords*4, t.wg, t.loads, q.size, info.MaxSharedMemory)
 		}
 		t.staged = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -86,7 +87,7 @@ func pick(info vk.DeviceInfo, q *request, lim limits) (algorithm, error) {
 			return &s, nil
 		}
 		if path == vkcompact.PathSinglePass {
-			return nil, invalid("compact: the single pass does not apply: %s", why)
+			return nil, errs.Invalidf("compact: the single pass does not apply: %s", why)
 		}
 	}
 	t, err := tuneThreePhase(info, q, lim.segBytes)
@@ -101,14 +102,14 @@ func pick(info vk.DeviceInfo, q *request, lim limits) (algorithm, error) {
 // sel chose none (0: tiling.Resolve's).
 func checkRequest(info vk.DeviceInfo, n uint64, sel Selection, defaultWG uint32) (request, error) {
 	if err := sel.Elem.Check(); err != nil {
-		return request{}, vk.Invalidf("%w", err)
+		return request{}, errs.Invalidf("%w", err)
 	}
 	if n > MaxElements {
-		return request{}, invalid("compact: %d elements: at most %d", n, uint64(MaxElements))
+		return request{}, errs.Invalidf("compact: %d elements: at most %d", n, uint64(MaxElements))
 	}
 	pred, lo, hi, err := sel.Keep.encode(sel.Elem.Key)
 	if err != nil {
-		return request{}, vk.Invalidf("%w", err)
+		return request{}, errs.Invalidf("%w", err)
 	}
 	q := request{sel: sel, n: uint32(n), size: uint64(sel.Elem.Size()), pred: pred, cLo: lo, cHi: hi}
 	q.words = uint32(q.size / 4)
@@ -131,13 +132,13 @@ func checkRequest(info vk.DeviceInfo, n uint64, sel Selection, defaultWG uint32)
 		q.sel.GroupSize = defaultGroupSize
 	}
 	if o.Path > vkcompact.PathSinglePass {
-		return request{}, invalid("compact: unknown path %d", o.Path)
+		return request{}, errs.Invalidf("compact: unknown path %d", o.Path)
 	}
 	if o.Write > WriteStaged { // checked here: the single pass ignores Write
-		return request{}, invalid("compact: unknown write strategy %d", o.Write)
+		return request{}, errs.Invalidf("compact: unknown write strategy %d", o.Write)
 	}
 	if sel.ReverseRejected && !sel.Split {
-		return request{}, invalid("compact: ReverseRejected applies to a split only")
+		return request{}, errs.Invalidf("compact: ReverseRejected applies to a split only")
 	}
 	if err := checkIndices(sel); err != nil {
 		return request{}, err

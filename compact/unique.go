@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -84,7 +85,7 @@ func (k Keep) neighbourString() string {
 // encodeNeighbours returns a neighbour test's predicate code.
 func (k Keep) encodeNeighbours() (pred uint32, lo, hi uint32, err error) {
 	if k.Equal > EqualElements {
-		return 0, 0, 0, vk.Invalidf("compact: unknown equality %d: want EqualKeys, EqualKeyBits or EqualElements", k.Equal)
+		return 0, 0, 0, errs.Invalidf("compact: unknown equality %d: want EqualKeys, EqualKeyBits or EqualElements", k.Equal)
 	}
 	base := predFirst
 	if k.Op == RunEdges {
@@ -132,11 +133,11 @@ func checkIndices(sel Selection) error {
 	case sel.Output == OutputElements:
 		return nil
 	case sel.Output > OutputBoth:
-		return invalid("compact: unknown output %d", sel.Output)
+		return errs.Invalidf("compact: unknown output %d", sel.Output)
 	case sel.Split:
-		return invalid("compact: indices (Selection.Output) apply to a compaction, not a split")
+		return errs.Invalidf("compact: indices (Selection.Output) apply to a compaction, not a split")
 	case sel.InPlace:
-		return invalid("compact: indices (Selection.Output) are uint32s, not elements: they cannot be written in place")
+		return errs.Invalidf("compact: indices (Selection.Output) are uint32s, not elements: they cannot be written in place")
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ func checkOneBinding(q *request, alg algorithm) error {
 	if q.neighbours() {
 		what = "a " + q.sel.Keep.Op.String() + " selection"
 	}
-	return invalid("compact: %s needs the input in one binding; %d elements of %d bytes exceed it (maxStorageBufferRange)", what, q.n, q.size)
+	return errs.Invalidf("compact: %s needs the input in one binding; %d elements of %d bytes exceed it (maxStorageBufferRange)", what, q.n, q.size)
 }
 
 // SliceIndices runs sel over data on the GPU with sel.Output
@@ -172,7 +173,7 @@ func checkOneBinding(q *request, alg algorithm) error {
 // them; a flagged selection is refused (Flags are not taken here).
 func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Result, error) {
 	if sel.Keep.Op == Flagged {
-		return nil, Result{}, invalid("compact: SliceIndices takes no flags")
+		return nil, Result{}, errs.Invalidf("compact: SliceIndices takes no flags")
 	}
 	elem, err := elemFor[T](sel.Elem)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/spvspec"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -106,21 +107,21 @@ func key(k *Kernel, constants []uint32) string {
 // subgroups, within the device's workgroup limits.
 func (c *Cache) Get(k *Kernel, constants ...uint32) (*Pipeline, error) {
 	if c == nil || c.ctx == nil {
-		return nil, vk.Invalidf("pipeline: cache of a nil context")
+		return nil, errs.Invalidf("pipeline: cache of a nil context")
 	}
 	if k == nil || len(k.SPIRV) == 0 {
-		return nil, vk.Invalidf("pipeline: kernel has no SPIR-V")
+		return nil, errs.Invalidf("pipeline: kernel has no SPIR-V")
 	}
 	if len(constants) == 0 {
-		return nil, vk.Invalidf("pipeline %s: specialization constant 0 (the workgroup size) is missing", k.Name)
+		return nil, errs.Invalidf("pipeline %s: specialization constant 0 (the workgroup size) is missing", k.Name)
 	}
 	info := c.ctx.Info()
 	wg := constants[0]
 	if wg == 0 || wg > info.MaxWorkgroupSize[0] || wg > info.MaxWorkgroupInvocations {
-		return nil, vk.Invalidf("pipeline %s: workgroup size %d outside 1..%d", k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
+		return nil, errs.Invalidf("pipeline %s: workgroup size %d outside 1..%d", k.Name, wg, min(info.MaxWorkgroupSize[0], info.MaxWorkgroupInvocations))
 	}
 	if k.FullSubgroups && c.ctx.FullSubgroups() && wg%info.MaxSubgroupSize != 0 {
-		return nil, vk.Invalidf("pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", k.Name, wg, info.MaxSubgroupSize)
+		return nil, errs.Invalidf("pipeline %s: workgroup size %d is not a multiple of the largest subgroup size %d", k.Name, wg, info.MaxSubgroupSize)
 	}
 	id := key(k, constants)
 	c.mu.Lock()
@@ -217,7 +218,7 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 	}
 	y := (groups + maxX - 1) / maxX
 	if y > maxY {
-		return Grid{}, vk.Invalidf("pipeline: %d workgroups exceed the device's %d x %d grid", groups, maxX, maxY)
+		return Grid{}, errs.Invalidf("pipeline: %d workgroups exceed the device's %d x %d grid", groups, maxX, maxY)
 	}
 	x := (groups + y - 1) / y // balance the rows: fewer idle workgroups
 	return Grid{X: uint32(x), Y: uint32(y)}, nil
@@ -227,7 +228,7 @@ func GridFor(info vk.DeviceInfo, groups uint64) (Grid, error) {
 // vk.Options.Statistics).
 func (p *Pipeline) Statistics() ([]vk.PipelineStatistic, error) {
 	if p == nil || p.p == nil {
-		return nil, vk.Invalidf("statistics of a nil pipeline")
+		return nil, errs.Invalidf("statistics of a nil pipeline")
 	}
 	return p.p.Statistics()
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -47,7 +48,7 @@ func Record(cb vk.CommandBuffer) *Recorder {
 // Recorder reports an error, so that recording into one records nothing.
 func (r *Recorder) Err() error {
 	if r == nil {
-		return vk.Invalidf("pipeline: nil Recorder")
+		return errs.Invalidf("pipeline: nil Recorder")
 	}
 	return r.err
 }
@@ -123,17 +124,17 @@ func (r *Recorder) checkBinding(k *Kernel, i int, b vk.Range) error {
 		return fmt.Errorf("pipeline %s: binding %d: %w", k.Name, i, err)
 	}
 	if b.Buffer.Context() != r.ctx {
-		return vk.Invalidf("pipeline %s: binding %d: the buffer belongs to another context", k.Name, i)
+		return errs.Invalidf("pipeline %s: binding %d: the buffer belongs to another context", k.Name, i)
 	}
 	info := r.ctx.Info()
 	if b.Size == 0 {
-		return vk.Invalidf("pipeline %s: binding %d: empty range", k.Name, i)
+		return errs.Invalidf("pipeline %s: binding %d: empty range", k.Name, i)
 	}
 	if a := info.MinStorageBufferOffsetAlignment; a > 0 && b.Offset%a != 0 {
-		return vk.Invalidf("pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", k.Name, i, b.Offset, a)
+		return errs.Invalidf("pipeline %s: binding %d: offset %d is not a multiple of minStorageBufferOffsetAlignment %d", k.Name, i, b.Offset, a)
 	}
 	if b.Size > uint64(info.MaxStorageBufferRange) {
-		return vk.Invalidf("pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", k.Name, i, b.Size, info.MaxStorageBufferRange)
+		return errs.Invalidf("pipeline %s: binding %d: %d bytes exceed maxStorageBufferRange %d", k.Name, i, b.Size, info.MaxStorageBufferRange)
 	}
 	return nil
 }
@@ -177,13 +178,13 @@ func (r *Recorder) DispatchIndirect(p *Pipeline, args vk.Range, push []uint32, b
 	}
 	switch {
 	case args.Buffer.Context() != r.ctx:
-		r.setErr(vk.Invalidf("pipeline %s: indirect arguments in a buffer of another context", p.Kernel.Name))
+		r.setErr(errs.Invalidf("pipeline %s: indirect arguments in a buffer of another context", p.Kernel.Name))
 		return
 	case args.Offset%4 != 0:
-		r.setErr(vk.Invalidf("pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", p.Kernel.Name, args.Offset))
+		r.setErr(errs.Invalidf("pipeline %s: indirect arguments at offset %d: the offset must be a multiple of 4", p.Kernel.Name, args.Offset))
 		return
 	case args.Size < 12:
-		r.setErr(vk.Invalidf("pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", p.Kernel.Name, args.Size))
+		r.setErr(errs.Invalidf("pipeline %s: indirect arguments of %d bytes: a VkDispatchIndirectCommand takes 12", p.Kernel.Name, args.Size))
 		return
 	}
 	r.barrierFor(p.Kernel, bindings, &args)
@@ -203,24 +204,24 @@ func (r *Recorder) check(p *Pipeline, push []uint32, bindings []vk.Range) bool {
 		return false
 	}
 	if !r.cb.Recording() {
-		r.setErr(vk.Invalidf("pipeline: a Recorder used after its Submit callback returned: the command buffer is submitted; record inside the callback"))
+		r.setErr(errs.Invalidf("pipeline: a Recorder used after its Submit callback returned: the command buffer is submitted; record inside the callback"))
 		return false
 	}
 	if p == nil {
-		r.setErr(vk.Invalidf("pipeline: dispatch of a nil pipeline"))
+		r.setErr(errs.Invalidf("pipeline: dispatch of a nil pipeline"))
 		return false
 	}
 	if p.ctx != r.ctx {
-		r.setErr(vk.Invalidf("pipeline %s: dispatch of a pipeline from another context", p.Kernel.Name))
+		r.setErr(errs.Invalidf("pipeline %s: dispatch of a pipeline from another context", p.Kernel.Name))
 		return false
 	}
 	k := p.Kernel
 	if len(bindings) != len(k.Bindings) {
-		r.setErr(vk.Invalidf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings)))
+		r.setErr(errs.Invalidf("pipeline %s: %d bindings given, the kernel has %d", k.Name, len(bindings), len(k.Bindings)))
 		return false
 	}
 	if len(push) != k.PushWords {
-		r.setErr(vk.Invalidf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords))
+		r.setErr(errs.Invalidf("pipeline %s: %d push-constant words given, the kernel takes %d", k.Name, len(push), k.PushWords))
 		return false
 	}
 	for i, b := range bindings {
@@ -297,7 +298,7 @@ func (r *Recorder) barrierFor(k *Kernel, bindings []vk.Range, args *vk.Range) {
 // recorder's first error, or the submission's.
 func Run(ctx *vk.Context, record func(*Recorder)) error {
 	if ctx == nil || record == nil {
-		return vk.Invalidf("pipeline: Run needs a context and a record function; one is nil")
+		return errs.Invalidf("pipeline: Run needs a context and a record function; one is nil")
 	}
 	return ctx.Submit(func(cb vk.CommandBuffer) error {
 		cb.MemoryBarrier(vk.StageAllCommands, vk.StageComputeShader, vk.AccessMemoryWrite, vk.AccessShaderRead|vk.AccessShaderWrite)

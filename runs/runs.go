@@ -8,6 +8,7 @@ import (
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -119,13 +120,13 @@ type Plan struct {
 // creates its pipelines.
 func NewPlan(ctx *vk.Context, n uint64, req Request) (*Plan, error) {
 	if ctx == nil {
-		return nil, vk.Invalidf("runs: nil context")
+		return nil, errs.Invalidf("runs: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if req.Op > NonTrivial {
-		return nil, vk.Invalidf("runs: unknown operation %d", req.Op)
+		return nil, errs.Invalidf("runs: unknown operation %d", req.Op)
 	}
 	if req.GroupSize == 0 {
 		req.GroupSize = 64
@@ -204,11 +205,11 @@ func (p *Plan) Phases() []string { return slices.Clone(phases) }
 // t must be reset (Timer.Reset) earlier in the command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
-		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer"))
+		r.Fail(errs.Invalidf("runs: RecordTimed needs a timer"))
 		return
 	}
 	if need := uint32(len(phases) + 1); t.Count() < need {
-		r.Fail(vk.Invalidf("runs: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+		r.Fail(errs.Invalidf("runs: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 		return
 	}
 	p.record(r, b, pipeline.Stamps(r, t))
@@ -248,10 +249,10 @@ func (p *Plan) lengths() uint64 {
 // check validates the buffers against the plan.
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	if p == nil {
-		return vk.Invalidf("runs: nil Plan")
+		return errs.Invalidf("runs: nil Plan")
 	}
 	if r.CommandBuffer().Context() != p.ctx {
-		return vk.Invalidf("runs: the plan was made for another context")
+		return errs.Invalidf("runs: the plan was made for another context")
 	}
 	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: p.n * p.size},
 		{Name: "lengths", Range: b.Lengths, Need: p.lengths() * 4, Write: true},
@@ -259,12 +260,12 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
 	if p.req.Op == Encode {
 		if b.Offsets.Buffer != nil {
-			return vk.Invalidf("runs: Encode writes keys, not offsets: leave Offsets empty")
+			return errs.Invalidf("runs: Encode writes keys, not offsets: leave Offsets empty")
 		}
 		list = append(list, bufcheck.Range{Name: "keys", Range: b.Keys, Need: p.n * p.size, Write: true})
 	} else {
 		if b.Keys.Buffer != nil {
-			return vk.Invalidf("runs: NonTrivial writes offsets, not keys: leave Keys empty")
+			return errs.Invalidf("runs: NonTrivial writes offsets, not keys: leave Keys empty")
 		}
 		list = append(list, bufcheck.Range{Name: "offsets", Range: b.Offsets, Need: p.lengths() * 4, Write: true})
 	}
@@ -289,7 +290,7 @@ func ReadResult(r vk.Range) (Result, error) {
 // call and released after it.
 func (p *Plan) Run(b Buffers) (Result, error) {
 	if p == nil {
-		return Result{}, vk.Invalidf("runs: nil Plan")
+		return Result{}, errs.Invalidf("runs: nil Plan")
 	}
 	var temps []*vk.Buffer
 	defer func() {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -34,12 +35,12 @@ func (p *Plan) Phases() []string {
 // left unwritten.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
-		r.Fail(vk.Invalidf("scan: RecordTimed needs a timer"))
+		r.Fail(errs.Invalidf("scan: RecordTimed needs a timer"))
 		return
 	}
 	if p != nil { // a nil plan is refused by record
 		if need := uint32(len(p.alg.phases()) + 1); t.Count() < need {
-			r.Fail(vk.Invalidf("scan: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
+			r.Fail(errs.Invalidf("scan: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 			return
 		}
 	}
@@ -55,10 +56,10 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 
 func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	if p == nil {
-		return vk.Invalidf("scan: nil Plan")
+		return errs.Invalidf("scan: nil Plan")
 	}
 	if r.CommandBuffer().Context() != p.ctx {
-		return vk.Invalidf("scan: the plan was made for another context")
+		return errs.Invalidf("scan: the plan was made for another context")
 	}
 	n := uint64(p.n) * 4
 	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n, Write: p.sum.InPlace},
@@ -66,7 +67,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		{Name: "scratch", Range: b.Scratch, Need: p.ScratchSize(), Write: true}}
 	if p.sum.InPlace {
 		if b.Dst.Buffer != nil && b.Dst != b.Src {
-			return vk.Invalidf("scan: in place, the destination must be the source or left empty")
+			return errs.Invalidf("scan: in place, the destination must be the source or left empty")
 		}
 		b.Dst = b.Src
 	} else {

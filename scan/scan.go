@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -109,7 +110,7 @@ func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
 // lowered to windowLimit where that is not zero (tune).
 func newPlan(ctx *vk.Context, n uint64, s Sum, windowLimit uint64) (*Plan, error) {
 	if ctx == nil {
-		return nil, vk.Invalidf("scan: nil context")
+		return nil, errs.Invalidf("scan: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func (t Total) Float32() float32 { return math.Float32frombits(uint32(t)) }
 // It returns the total.
 func (p *Plan) Run(b Buffers) (Total, error) {
 	if p == nil {
-		return 0, vk.Invalidf("scan: nil Plan")
+		return 0, errs.Invalidf("scan: nil Plan")
 	}
 	var temps []*vk.Buffer
 	defer func() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -67,13 +68,13 @@ func checkRequest(n uint64, s Sum) (request, error) {
 	switch s.Type {
 	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32:
 	default:
-		return request{}, vk.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", s.Type)
+		return request{}, errs.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", s.Type)
 	}
 	if n > MaxElements {
-		return request{}, vk.Invalidf("scan: %d elements: at most %d", n, uint64(MaxElements))
+		return request{}, errs.Invalidf("scan: %d elements: at most %d", n, uint64(MaxElements))
 	}
 	if s.Path > vkcompact.PathSinglePass {
-		return request{}, vk.Invalidf("scan: unknown path %d", s.Path)
+		return request{}, errs.Invalidf("scan: unknown path %d", s.Path)
 	}
 	return request{sum: s, n: uint32(n)}, nil
 }
@@ -103,7 +104,7 @@ func tune(info vk.DeviceInfo, n uint64, s Sum, windowLimit uint64) (*Plan, error
 			return &Plan{request: req, alg: pass}, nil
 		}
 		if s.Path == vkcompact.PathSinglePass {
-			return nil, vk.Invalidf("scan: the single pass does not apply to this prefix sum: %s", why)
+			return nil, errs.Invalidf("scan: the single pass does not apply to this prefix sum: %s", why)
 		}
 	}
 	phases, err := tuneThreePhase(info, n, wg, loads, procs)

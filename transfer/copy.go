@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -110,11 +111,11 @@ type CopyOptions struct {
 // copyOptions resolves opts for ctx and checks them.
 func copyOptions(ctx *vk.Context, opts CopyOptions) (CopyOptions, error) {
 	if ctx == nil {
-		return opts, vk.Invalidf("vkcompact: nil context")
+		return opts, errs.Invalidf("vkcompact: nil context")
 	}
 	o := opts.withDefaults(ctx.Info())
 	if o.LoadsPerLane > MaxCopyLoadsPerLane {
-		return o, vk.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
+		return o, errs.Invalidf("vkcompact: copy with %d uvec4 per invocation (at most %d)", o.LoadsPerLane, MaxCopyLoadsPerLane)
 	}
 	return o, nil
 }
@@ -175,7 +176,7 @@ func RecordCopy(r *pipeline.Recorder, dst, src vk.Range, opts CopyOptions) {
 // not written. count is read in the compute-shader stage.
 func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes uint32, opts CopyOptions) {
 	if elemBytes == 0 || elemBytes%4 != 0 {
-		r.Fail(vk.Invalidf("vkcompact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
+		r.Fail(errs.Invalidf("vkcompact: counted copy of %d-byte elements: the size must be a positive multiple of 4", elemBytes))
 		return
 	}
 	if err := count.Check(); err != nil {
@@ -183,15 +184,15 @@ func RecordCopyCount(r *pipeline.Recorder, dst, src, count vk.Range, elemBytes u
 		return
 	}
 	if count.Size < 4 {
-		r.Fail(vk.Invalidf("vkcompact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
+		r.Fail(errs.Invalidf("vkcompact: counted copy: the count range has %d bytes: it must be a 4-byte range", count.Size))
 		return
 	}
 	if count.Offset%4 != 0 {
-		r.Fail(vk.Invalidf("vkcompact: counted copy: the count's offset %d is not a multiple of 4", count.Offset))
+		r.Fail(errs.Invalidf("vkcompact: counted copy: the count's offset %d is not a multiple of 4", count.Offset))
 		return
 	}
 	if src.Size%uint64(elemBytes) != 0 {
-		r.Fail(vk.Invalidf("vkcompact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
+		r.Fail(errs.Invalidf("vkcompact: counted copy of %d bytes: not a whole number of %d-byte elements", src.Size, elemBytes))
 		return
 	}
 	recordCopy(r, dst, src, count.Sub(0, 4), elemBytes, opts)
@@ -275,16 +276,16 @@ func checkCopy(dst, src vk.Range) error {
 		return fmt.Errorf("vkcompact: copy destination: %w", err)
 	}
 	if src.Size%4 != 0 {
-		return vk.Invalidf("vkcompact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
+		return errs.Invalidf("vkcompact: copy of %d bytes: not a whole number of 32-bit words", src.Size)
 	}
 	if src.Offset%4 != 0 || dst.Offset%4 != 0 {
-		return vk.Invalidf("vkcompact: copy from offset %d to offset %d: both must be multiples of 4", src.Offset, dst.Offset)
+		return errs.Invalidf("vkcompact: copy from offset %d to offset %d: both must be multiples of 4", src.Offset, dst.Offset)
 	}
 	if dst.Size != src.Size {
-		return vk.Invalidf("vkcompact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
+		return errs.Invalidf("vkcompact: copy of %d bytes into a %d-byte destination", src.Size, dst.Size)
 	}
 	if src.Buffer == dst.Buffer && src.Offset < dst.Offset+dst.Size && dst.Offset < src.Offset+src.Size {
-		return vk.Invalidf("vkcompact: copy source [%d, %d) and destination [%d, %d) overlap",
+		return errs.Invalidf("vkcompact: copy source [%d, %d) and destination [%d, %d) overlap",
 			src.Offset, src.Offset+src.Size, dst.Offset, dst.Offset+dst.Size)
 	}
 	return nil
@@ -306,7 +307,7 @@ func RecordFill(r *pipeline.Recorder, dst vk.Range, value uint32) {
 		return
 	}
 	if dst.Size%4 != 0 {
-		r.Fail(vk.Invalidf("vkcompact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
+		r.Fail(errs.Invalidf("vkcompact: fill of %d bytes: not a whole number of 32-bit words", dst.Size))
 		return
 	}
 	ctx := r.CommandBuffer().Context()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -45,25 +46,25 @@ func Check(prefix string, ctx *vk.Context, list []Range) error {
 	align := ctx.Info().MinStorageBufferOffsetAlignment
 	for _, x := range list {
 		if x.Range.Buffer == nil {
-			return vk.Invalidf("%s: no %s buffer", prefix, x.Name)
+			return errs.Invalidf("%s: no %s buffer", prefix, x.Name)
 		}
 		if err := x.Range.Check(); err != nil {
 			return fmt.Errorf("%s: %s: %w", prefix, x.Name, err)
 		}
 		if x.Range.Buffer.Context() != ctx {
-			return vk.Invalidf("%s: %s: the buffer belongs to another context", prefix, x.Name)
+			return errs.Invalidf("%s: %s: the buffer belongs to another context", prefix, x.Name)
 		}
 		if x.Range.Size < x.Need {
-			return vk.Invalidf("%s: %s range of %d bytes: %d needed", prefix, x.Name, x.Range.Size, x.Need)
+			return errs.Invalidf("%s: %s range of %d bytes: %d needed", prefix, x.Name, x.Range.Size, x.Need)
 		}
 		if x.Exact && x.Range.Size != x.Need {
-			return vk.Invalidf("%s: %s range of %d bytes: it must be exactly %d", prefix, x.Name, x.Range.Size, x.Need)
+			return errs.Invalidf("%s: %s range of %d bytes: it must be exactly %d", prefix, x.Name, x.Range.Size, x.Need)
 		}
 		if x.Word && x.Range.Offset%4 != 0 {
-			return vk.Invalidf("%s: %s offset %d is not a multiple of 4", prefix, x.Name, x.Range.Offset)
+			return errs.Invalidf("%s: %s offset %d is not a multiple of 4", prefix, x.Name, x.Range.Offset)
 		}
 		if !x.Word && align > 0 && x.Range.Offset%align != 0 {
-			return vk.Invalidf("%s: %s offset %d is not a multiple of minStorageBufferOffsetAlignment %d", prefix, x.Name, x.Range.Offset, align)
+			return errs.Invalidf("%s: %s offset %d is not a multiple of minStorageBufferOffsetAlignment %d", prefix, x.Name, x.Range.Offset, align)
 		}
 	}
 	for i, a := range list {
@@ -76,7 +77,7 @@ func Check(prefix string, ctx *vk.Context, list []Range) error {
 				if isOutput(a) && !b.Write || isOutput(b) && !a.Write {
 					hint = "; to work in place, set InPlace and leave the output range empty"
 				}
-				return vk.Invalidf("%s: the %s and %s ranges overlap%s", prefix, a.Name, b.Name, hint)
+				return errs.Invalidf("%s: the %s and %s ranges overlap%s", prefix, a.Name, b.Name, hint)
 			}
 		}
 	}

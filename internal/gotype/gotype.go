@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/vkcompact/vkcompact"
-	"github.com/vkcompact/vkcompact/vk"
+	"github.com/vkcompact/vkcompact/internal/errs"
 )
 
 // Key returns the key type of elements of Go type t where the caller
@@ -21,9 +21,9 @@ func Key(t reflect.Type, key vkcompact.Type, field string) (vkcompact.Type, erro
 	own, ok := vkcompact.TypeOf(t)
 	switch {
 	case !ok:
-		return key, vk.Invalidf("a slice of %v: not one of the key types (%s)", t, keyTypes)
+		return key, errs.Invalidf("a slice of %v: not one of the key types (%s)", t, keyTypes)
 	case key != vkcompact.Unset && key != own:
-		return key, vk.Invalidf("%s %v does not match the elements' Go type %v (%v): leave %s unset to take it from the slice",
+		return key, errs.Invalidf("%s %v does not match the elements' Go type %v (%v): leave %s unset to take it from the slice",
 			field, key, t, own, field)
 	}
 	return own, nil
@@ -41,26 +41,26 @@ const keyTypes = "uint32, int32, float32, uint64, int64, float64"
 // returned Elem's Stride is t's size.
 func Elem(t reflect.Type, e vkcompact.Elem, field string) (vkcompact.Elem, error) {
 	if t == nil {
-		return e, vk.Invalidf("%s: no Go type", field)
+		return e, errs.Invalidf("%s: no Go type", field)
 	}
 	size := t.Size()
 	if e == (vkcompact.Elem{}) {
 		key, ok := vkcompact.TypeOf(t)
 		if !ok {
-			return e, vk.Invalidf("a slice of %v: say where its key is (%s: vkcompact.StructOf or vkcompact.Struct)", t, field)
+			return e, errs.Invalidf("a slice of %v: say where its key is (%s: vkcompact.StructOf or vkcompact.Struct)", t, field)
 		}
 		return vkcompact.Struct(uint32(size), 0, key), nil
 	}
 	if e.Stride != 0 && uint64(e.Stride) != uint64(size) {
-		return e, vk.Invalidf("%s %v does not match the elements' Go type %v: a stride of %d bytes for a %d-byte %v",
+		return e, errs.Invalidf("%s %v does not match the elements' Go type %v: a stride of %d bytes for a %d-byte %v",
 			field, e, t, e.Stride, size, t)
 	}
 	at, err := keyAt(t, uintptr(e.KeyOffset))
 	if err != nil {
-		return e, vk.Invalidf("%s %v does not match the elements' Go type %v: %v", field, e, t, err)
+		return e, errs.Invalidf("%s %v does not match the elements' Go type %v: %v", field, e, t, err)
 	}
 	if e.Key != vkcompact.Unset && e.Key != at.key {
-		return e, vk.Invalidf("%s %v does not match the elements' Go type %v: %s is a %v (%v), not %v",
+		return e, errs.Invalidf("%s %v does not match the elements' Go type %v: %s is a %v (%v), not %v",
 			field, e, t, at.name(), at.typ, at.key, e.Key)
 	}
 	return vkcompact.Struct(uint32(size), e.KeyOffset, at.key), nil

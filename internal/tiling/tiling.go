@@ -10,6 +10,7 @@ package tiling
 import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -32,7 +33,7 @@ type Chunks struct {
 func Cut(info vk.DeviceInfo, n, size uint64, procs uint32, limit uint64) (Chunks, error) {
 	maxSeg := (uint64(info.MaxStorageBufferRange) / size) &^ (ChunkAlign - 1)
 	if maxSeg == 0 {
-		return Chunks{}, vk.Invalidf("%d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
+		return Chunks{}, errs.Invalidf("%d-byte elements do not fit the device's maxStorageBufferRange %d", size, info.MaxStorageBufferRange)
 	}
 	chunk := max(align.Up(align.CeilDiv(n, uint64(procs)), ChunkAlign), ChunkAlign)
 	chunk = min(chunk, maxSeg, limit)
@@ -69,20 +70,20 @@ func Resolve(info vk.DeviceInfo, wg, loads, procs, words uint32) (uint32, uint32
 		wg = max(256, info.MaxSubgroupSize)
 	}
 	if wg%info.MaxSubgroupSize != 0 {
-		return 0, 0, 0, vk.Invalidf("workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
+		return 0, 0, 0, errs.Invalidf("workgroup size %d is not a multiple of the largest subgroup size %d", wg, info.MaxSubgroupSize)
 	}
 	if loads == 0 {
 		loads = defaultLoads(words)
 	}
 	if loads > vkcompact.MaxLoadsPerLane {
-		return 0, 0, 0, vk.Invalidf("%d loads per lane: at most %d", loads, vkcompact.MaxLoadsPerLane)
+		return 0, 0, 0, errs.Invalidf("%d loads per lane: at most %d", loads, vkcompact.MaxLoadsPerLane)
 	}
 	if procs == 0 {
 		procs = DefaultProcessors(info, wg)
 	}
 	// The counts of all processors, and two words more, are one binding.
 	if limit := info.MaxStorageBufferRange/4 - 2; procs > limit {
-		return 0, 0, 0, vk.Invalidf("%d processors: at most %d (their counts must fit one binding)", procs, limit)
+		return 0, 0, 0, errs.Invalidf("%d processors: at most %d (their counts must fit one binding)", procs, limit)
 	}
 	return wg, loads, procs, nil
 }

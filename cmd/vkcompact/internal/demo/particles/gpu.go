@@ -8,6 +8,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -67,11 +68,11 @@ type Sim struct {
 // counts of workgroups than maxComputeWorkGroupCount[0] go on a 2D grid.
 func NewSim(ctx *vk.Context, p Params) (s *Sim, err error) {
 	if err := p.Check(); err != nil {
-		return nil, vk.Invalidf("%w", err)
+		return nil, errs.Invalidf("%w", err)
 	}
 	info := ctx.Info()
 	if bytes := uint64(p.Capacity) * Size; bytes > uint64(info.MaxStorageBufferRange) {
-		return nil, vk.Invalidf("particles: %d particles take %d bytes; the device binds at most %d (maxStorageBufferRange), %d particles",
+		return nil, errs.Invalidf("particles: %d particles take %d bytes; the device binds at most %d (maxStorageBufferRange), %d particles",
 			p.Capacity, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/Size)
 	}
 	s = &Sim{ctx: ctx, params: p, gridX: info.MaxWorkgroupCount[0]}

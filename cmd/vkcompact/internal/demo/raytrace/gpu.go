@@ -11,6 +11,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
 	"github.com/vkcompact/vkcompact/vk"
@@ -96,12 +97,12 @@ type Renderer struct {
 // maxComputeWorkGroupCount grid.
 func NewRenderer(ctx *vk.Context, p Params) (r *Renderer, err error) {
 	if err := p.Check(); err != nil {
-		return nil, vk.Invalidf("%w", err)
+		return nil, errs.Invalidf("%w", err)
 	}
 	info := ctx.Info()
 	n := p.Paths()
 	if bytes := n * RaySize; bytes > uint64(info.MaxStorageBufferRange) {
-		return nil, vk.Invalidf("raytrace: %d x %d pixels x %d samples is a queue of %d rays, %d bytes; the device binds at most %d bytes (maxStorageBufferRange): %d rays",
+		return nil, errs.Invalidf("raytrace: %d x %d pixels x %d samples is a queue of %d rays, %d bytes; the device binds at most %d bytes (maxStorageBufferRange): %d rays",
 			p.Width, p.Height, p.SPP, n, bytes, info.MaxStorageBufferRange, info.MaxStorageBufferRange/RaySize)
 	}
 	r = &Renderer{ctx: ctx, params: p}
