@@ -152,7 +152,7 @@ func NewBufferOf[T any](c *Context, n int, kind MemoryKind) (*Buffer, error) {
 }
 
 // Close releases the buffer (see Release) and returns nil, making a Buffer
-// an io.Closer.
+// an io.Closer: Release swallows no error.
 func (b *Buffer) Close() error {
 	b.Release()
 	return nil

@@ -55,7 +55,10 @@
 // directly where the memory is host-visible. Download first records a
 // barrier that makes device writes visible to the host: a signalled fence
 // alone does not. Release is explicit and idempotent; there are no
-// finalizers.
+// finalizers. Every object that owns Vulkan objects (Context, Buffer,
+// ComputePipeline, Timer) has both Release, which returns nothing, and
+// Close, which makes it an io.Closer: Release, then any error Release
+// found and could not return (only a Context's has one).
 //
 // # Submission and errors
 //

@@ -198,6 +198,13 @@ func (p *ComputePipeline) Release() {
 	p.ctx.disown(p)
 }
 
+// Close releases the pipeline (see Release) and returns nil, making a
+// ComputePipeline an io.Closer: Release swallows no error.
+func (p *ComputePipeline) Close() error {
+	p.Release()
+	return nil
+}
+
 func (p *ComputePipeline) destroyLocked() { p.destroy() }
 
 func (p *ComputePipeline) destroy() {

@@ -155,4 +155,11 @@ func (t *Timer) Release() {
 	t.ctx.disown(t)
 }
 
+// Close releases the timer (see Release) and returns nil, making a Timer
+// an io.Closer: Release swallows no error.
+func (t *Timer) Close() error {
+	t.Release()
+	return nil
+}
+
 func (t *Timer) destroyLocked() { t.ctx.fns.destroy(objQueryPool, t.pool) }

@@ -3,6 +3,7 @@ package vk_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -942,4 +943,51 @@ func stampedTimer(t *testing.T, ctx *vk.Context, count uint32) *vk.Timer {
 		t.Fatal(err)
 	}
 	return timer
+}
+
+// TestCloseReleases checks that every object owning Vulkan objects is an
+// io.Closer whose Close releases it, as Release does, and may be called
+// again.
+func TestCloseReleases(t *testing.T) {
+	ctx := vktest.Open(t)
+	buf, err := ctx.NewBuffer(16, vk.DeviceLocal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timer, err := ctx.NewTimer(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := ctx.NewComputePipeline(vk.PipelineDesc{Name: "copy", Code: shaders.MustSPIRV("copy"), Bindings: 4, PushSize: 4, Constants: []uint32{64, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ctx.Objects()
+	for _, c := range []struct {
+		name   string
+		closer io.Closer
+		count  func(vk.ObjectCounts) int
+	}{
+		{"Buffer", buf, func(o vk.ObjectCounts) int { return o.Vulkan.Buffers }},
+		{"Timer", timer, func(o vk.ObjectCounts) int { return o.Vulkan.QueryPools }},
+		{"ComputePipeline", pipe, func(o vk.ObjectCounts) int { return o.Vulkan.Pipelines }},
+	} {
+		for range 2 {
+			if err := c.closer.Close(); err != nil {
+				t.Errorf("%s.Close: %v", c.name, err)
+			}
+		}
+		if got, was := c.count(ctx.Objects()), c.count(before); got != was-1 {
+			t.Errorf("%s.Close: %d of its Vulkan objects live, %d before: want one fewer", c.name, got, was)
+		}
+	}
+	if err := ctx.Close(); err != nil {
+		t.Errorf("Context.Close: %v", err)
+	}
+	if err := ctx.Close(); err != nil {
+		t.Errorf("Context.Close again: %v", err)
+	}
+	if err := ctx.Err(); !errors.Is(err, vk.ErrReleased) {
+		t.Errorf("Err after Close: %v", err)
+	}
 }

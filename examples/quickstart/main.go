@@ -17,7 +17,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ctx.Close()
+	defer ctx.Release()
 
 	// Keep the particles in front of the camera (depth > 0), in order.
 	depths := []float32{3.5, -1, 0.25, 8, -2, 1}
