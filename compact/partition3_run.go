@@ -5,9 +5,9 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/transfer"
@@ -161,34 +161,8 @@ func (p *Partition3Plan) Run(b Partition3Buffers) (Partition3Result, error) {
 	if p == nil {
 		return Partition3Result{}, errs.Invalidf("compact: nil Partition3Plan")
 	}
-	var temps []*vk.Buffer
-	defer func() {
-		for _, t := range temps {
-			t.Release()
-		}
-	}()
-	alloc := func(r *vk.Range, size uint64) error {
-		if r.Buffer != nil {
-			return nil
-		}
-		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		temps = append(temps, buf)
-		*r = buf.Range(0, size)
-		return nil
-	}
-	if err := alloc(&b.Result, Partition3ResultSize); err != nil {
-		return Partition3Result{}, err
-	}
-	if err := alloc(&b.Scratch, p.ScratchSize()); err != nil {
-		return Partition3Result{}, err
-	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return Partition3Result{}, err
-	}
-	return ReadPartition3Result(b.Result)
+	return planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Result, Size: Partition3ResultSize}, {Range: &b.Scratch, Size: p.ScratchSize()}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (Partition3Result, error) { return ReadPartition3Result(b.Result) })
 }
 
 // Partition3Slice runs part over data on the GPU and returns the three
@@ -208,24 +182,12 @@ func Partition3Slice[T any](ctx *vk.Context, data []T, part Partition3) (first, 
 	if err != nil {
 		return nil, nil, nil, res, err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newBuf := func(bytes uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(align.Up(bytes, 4), 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, bytes), nil
-	}
+	var bufs planrun.Buffers
+	defer bufs.Release()
 	bytes := n * size
 	var b Partition3Buffers
 	for _, r := range []*vk.Range{&b.Src, &b.First, &b.Second, &b.Rest} {
-		if *r, err = newBuf(bytes); err != nil {
+		if *r, err = bufs.New(ctx, bytes); err != nil {
 			return nil, nil, nil, res, err
 		}
 	}

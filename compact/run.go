@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -30,34 +30,8 @@ func (p *Plan) Run(b Buffers) (Result, error) {
 	if p == nil {
 		return Result{}, errs.Invalidf("compact: nil Plan")
 	}
-	var temps []*vk.Buffer
-	defer func() {
-		for _, t := range temps {
-			t.Release()
-		}
-	}()
-	alloc := func(r *vk.Range, size uint64) error {
-		if r.Buffer != nil {
-			return nil
-		}
-		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		temps = append(temps, buf)
-		*r = buf.Range(0, size)
-		return nil
-	}
-	if err := alloc(&b.Result, ResultSize); err != nil {
-		return Result{}, err
-	}
-	if err := alloc(&b.Scratch, p.ScratchSize()); err != nil {
-		return Result{}, err
-	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return Result{}, err
-	}
-	return ReadResult(b.Result)
+	return planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Result, Size: ResultSize}, {Range: &b.Scratch, Size: p.ScratchSize()}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (Result, error) { return ReadResult(b.Result) })
 }
 
 // Select plans and runs a selection of n elements (see NewPlan, Plan.Run).
@@ -115,20 +89,9 @@ func slice[T any, F uint8 | uint32](ctx *vk.Context, data []T, flags []F, sel Se
 	if err != nil {
 		return nil, Result{}, err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newBuf := func(size uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(align.Up(size, 4), 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, size), nil
-	}
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	newBuf := func(size uint64) (vk.Range, error) { return bufs.New(ctx, size) }
 	bytes := n * uint64(size)
 	var b Buffers
 	if b.Src, err = newBuf(bytes); err != nil {

@@ -3,8 +3,8 @@ package compact
 import (
 	"fmt"
 
-	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -185,28 +185,16 @@ func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Re
 	if err != nil {
 		return nil, Result{}, err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newBuf := func(size uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(align.Up(size, 4), 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, size), nil
-	}
+	var bufs planrun.Buffers
+	defer bufs.Release()
 	var b Buffers
-	if b.Src, err = newBuf(n * uint64(elem.Size())); err != nil {
+	if b.Src, err = bufs.New(ctx, n*uint64(elem.Size())); err != nil {
 		return nil, Result{}, err
 	}
 	if err := vk.Upload(b.Src, data); err != nil {
 		return nil, Result{}, err
 	}
-	if b.Dst, err = newBuf(n * 4); err != nil {
+	if b.Dst, err = bufs.New(ctx, n*4); err != nil {
 		return nil, Result{}, err
 	}
 	res, err := p.Run(b)

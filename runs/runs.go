@@ -9,6 +9,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -292,32 +293,6 @@ func (p *Plan) Run(b Buffers) (Result, error) {
 	if p == nil {
 		return Result{}, errs.Invalidf("runs: nil Plan")
 	}
-	var temps []*vk.Buffer
-	defer func() {
-		for _, t := range temps {
-			t.Release()
-		}
-	}()
-	alloc := func(r *vk.Range, size uint64) error {
-		if r.Buffer != nil {
-			return nil
-		}
-		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		temps = append(temps, buf)
-		*r = buf.Range(0, size)
-		return nil
-	}
-	if err := alloc(&b.Result, ResultSize); err != nil {
-		return Result{}, err
-	}
-	if err := alloc(&b.Scratch, p.ScratchSize()); err != nil {
-		return Result{}, err
-	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return Result{}, err
-	}
-	return ReadResult(b.Result)
+	return planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Result, Size: ResultSize}, {Range: &b.Scratch, Size: p.ScratchSize()}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (Result, error) { return ReadResult(b.Result) })
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/gotype"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
@@ -52,26 +52,17 @@ func NonTrivialSlice[T any](ctx *vk.Context, data []T, req Request) (offsets, le
 
 // sliceRun is one run of a plan over a Go slice, with its buffers.
 type sliceRun struct {
-	bufs []*vk.Buffer
+	bufs planrun.Buffers
 	b    Buffers
 	res  Result
 	size uint64
 }
 
-func (s *sliceRun) release() {
-	for _, b := range s.bufs {
-		b.Release()
-	}
-	s.bufs = nil
-}
+func (s *sliceRun) release() { s.bufs.Release() }
 
+// newBuf returns a range of at least 4 bytes, each bound.
 func (s *sliceRun) newBuf(ctx *vk.Context, size uint64) (vk.Range, error) {
-	b, err := ctx.NewBuffer(max(align.Up(size, 4), 16), vk.DeviceLocal)
-	if err != nil {
-		return vk.Range{}, err
-	}
-	s.bufs = append(s.bufs, b)
-	return b.Range(0, max(size, 4)), nil
+	return s.bufs.New(ctx, max(size, 4))
 }
 
 // run plans req for n elements of Go type t, uploads them, runs the plan

@@ -9,6 +9,7 @@ import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/gotype"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -161,34 +162,12 @@ func (p *Plan) Run(b Buffers) (Total, error) {
 	if p == nil {
 		return 0, errs.Invalidf("scan: nil Plan")
 	}
-	var temps []*vk.Buffer
-	defer func() {
-		for _, t := range temps {
-			t.Release()
-		}
-	}()
-	for _, x := range []struct {
-		r    *vk.Range
-		size uint64
-	}{{&b.Total, TotalSize}, {&b.Scratch, p.ScratchSize()}} {
-		if x.r.Buffer != nil {
-			continue
-		}
-		buf, err := p.ctx.NewBuffer(max(x.size, 16), vk.DeviceLocal)
-		if err != nil {
-			return 0, err
-		}
-		temps = append(temps, buf)
-		*x.r = buf.Range(0, x.size)
-	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return 0, err
-	}
-	var total [1]uint32
-	if err := vk.Download(b.Total.Sub(0, TotalSize), total[:]); err != nil {
-		return 0, err
-	}
-	return Total(total[0]), nil
+	return planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Total, Size: TotalSize}, {Range: &b.Scratch, Size: p.ScratchSize()}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (Total, error) {
+			var total [1]uint32
+			err := vk.Download(b.Total.Sub(0, TotalSize), total[:])
+			return Total(total[0]), err
+		})
 }
 
 // Slice runs a prefix sum of data on the GPU and returns the sums and
@@ -208,22 +187,19 @@ func Slice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Sum) ([]T, T
 	if err != nil {
 		return nil, zero, err
 	}
-	src, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
-	if err != nil {
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	var b Buffers
+	if b.Src, err = bufs.New(ctx, n*4); err != nil {
 		return nil, zero, err
 	}
-	defer src.Release()
-	b := Buffers{Src: src.Range(0, n*4)}
 	if err := vk.Upload(b.Src, data); err != nil {
 		return nil, zero, err
 	}
 	if !s.InPlace {
-		dst, err := ctx.NewBuffer(max(n*4, 16), vk.DeviceLocal)
-		if err != nil {
+		if b.Dst, err = bufs.New(ctx, n*4); err != nil {
 			return nil, zero, err
 		}
-		defer dst.Release()
-		b.Dst = dst.Range(0, n*4)
 	}
 	total, err := p.Run(b)
 	if err != nil {
