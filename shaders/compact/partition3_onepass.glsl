@@ -114,42 +114,13 @@ shared uint segFirst[VECS * MAX_SUBGROUPS];  // first-group elements per segment
 shared uint segSecond[VECS * MAX_SUBGROUPS]; // the same for the second group
 shared uint sTile, sAggFirst, sAggSecond, sPrefFirst, sPrefSecond;
 
-// test evaluates predicate pred (PRED_*) on a key: keepKey of select.glsl
-// with the predicate as an argument (a specialization constant at each
-// call, so it folds as keepKey's does).
-bool test(uint pred, uint lo, uint hi, uvec2 c) {
-    if (!WIDE) {
-        hi = 0;
-    }
-    if (pred == PRED_ALL) {
-        return true;
-    } else if (pred == PRED_NONE) {
-        return false;
-    } else if (pred == PRED_NONZERO) {
-        if (KEY_TYPE == KEY_F32) {
-            lo &= 0x7fffffffu;
-        } else if (KEY_TYPE == KEY_F64) {
-            hi &= 0x7fffffffu;
-        }
-        return (lo | hi) != 0;
-    } else if (pred == PRED_MASK) {
-        return ((lo & c.x) | (hi & c.y)) != 0;
-    }
-    if (isNaN(lo, hi)) {
-        return pred == PRED_NE;
-    }
-    uvec2 k = ordered(lo, hi);
-    bool eq = k == c;
-    bool lt = k.y < c.y || (k.y == c.y && k.x < c.x);
-    switch (pred) {
-    case PRED_EQ: return eq;
-    case PRED_NE: return !eq;
-    case PRED_LT: return lt;
-    case PRED_LE: return lt || eq;
-    case PRED_GT: return !lt && !eq;
-    default: return !lt; // PRED_GE
-    }
-}
+// keepKey2 evaluates the second predicate, PRED2, as select.glsl's keepKey
+// the first.
+#define KEEP_KEY_FN keepKey2
+#define KEEP_KEY_PRED PRED2
+#include "../include/keep_key.glsl"
+#undef KEEP_KEY_FN
+#undef KEEP_KEY_PRED
 
 // classify returns the groups of unit v's elements, the first of which is
 // element first of n: bit j of .x says element j is in the first group,
@@ -168,9 +139,9 @@ uvec2 classify(uvec4 v, uint first, uint n, uvec2 c1, uvec2 c2) {
                 lo = v.x;
                 hi = v.y;
             }
-            if (test(PRED, lo, hi, c1)) {
+            if (keepKey(lo, hi, c1)) {
                 m.x |= 1u << j;
-            } else if (test(PRED2, lo, hi, c2)) {
+            } else if (keepKey2(lo, hi, c2)) {
                 m.y |= 1u << j;
             }
         }

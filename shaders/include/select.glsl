@@ -62,41 +62,13 @@ bool isNaN(uint lo, uint hi) {
     return false;
 }
 
-// keepKey evaluates the predicate on a key; c is the constant (ordered for
-// comparisons, raw bits for the mask).
-bool keepKey(uint lo, uint hi, uvec2 c) {
-    if (!WIDE) {
-        hi = 0;
-    }
-    if (PRED == PRED_ALL) {
-        return true;
-    } else if (PRED == PRED_NONE) {
-        return false;
-    } else if (PRED == PRED_NONZERO) {
-        if (KEY_TYPE == KEY_F32) {
-            lo &= 0x7fffffffu;
-        } else if (KEY_TYPE == KEY_F64) {
-            hi &= 0x7fffffffu;
-        }
-        return (lo | hi) != 0;
-    } else if (PRED == PRED_MASK) {
-        return ((lo & c.x) | (hi & c.y)) != 0;
-    }
-    if (isNaN(lo, hi)) {
-        return PRED == PRED_NE;
-    }
-    uvec2 k = ordered(lo, hi);
-    bool eq = k == c;
-    bool lt = k.y < c.y || (k.y == c.y && k.x < c.x);
-    switch (PRED) {
-    case PRED_EQ: return eq;
-    case PRED_NE: return !eq;
-    case PRED_LT: return lt;
-    case PRED_LE: return lt || eq;
-    case PRED_GT: return !lt && !eq;
-    default: return !lt; // PRED_GE
-    }
-}
+// keepKey evaluates the predicate PRED on a key; c is the constant
+// (ordered for comparisons, raw bits for the mask).
+#define KEEP_KEY_FN keepKey
+#define KEEP_KEY_PRED PRED
+#include "keep_key.glsl"
+#undef KEEP_KEY_FN
+#undef KEEP_KEY_PRED
 
 // stepElems is how many elements one subgroup takes per step.
 uint stepElems() {
