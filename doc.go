@@ -125,7 +125,7 @@
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit
-// (every Run, compact.Select, the Slice helpers, transfer.Copy, vk.Upload and
+// (every Run, compact.Select, the slice helpers, transfer.Copy, vk.Upload and
 // vk.Download) may be called concurrently: the context serialises
 // its use of the queue. On a borrowed context that queue is the engine's
 // (Handles.Queue): the engine must not submit to it from another

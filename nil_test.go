@@ -274,9 +274,9 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 	return []nilCase{
 		{"compact.NewPlan", "nil context", nilContext, func() error { _, err := compact.NewPlan(nilCtx, 16, compact.Selection{}); return err }},
 		{"compact.Select", "nil context", nilContext, func() error { _, err := compact.Select(nilCtx, 16, compact.Selection{}, compact.Buffers{}); return err }},
-		{"compact.Slice", "nil context", nilContext, func() error { _, _, err := compact.Slice(nilCtx, []uint32{1}, compact.Selection{}); return err }},
-		{"compact.SliceFlagged", "nil context", nilContext, func() error {
-			_, _, err := compact.SliceFlagged(nilCtx, []uint32{1}, []uint8{1}, compact.Selection{})
+		{"compact.SelectSlice", "nil context", nilContext, func() error { _, _, err := compact.SelectSlice(nilCtx, []uint32{1}, compact.Selection{}); return err }},
+		{"compact.SelectFlaggedSlice", "nil context", nilContext, func() error {
+			_, _, err := compact.SelectFlaggedSlice(nilCtx, []uint32{1}, []uint8{1}, compact.Selection{})
 			return err
 		}},
 		{"compact.ReadResult", "zero Range", "nil buffer", func() error { _, err := compact.ReadResult(vk.Range{}); return err }},

@@ -141,7 +141,7 @@ func TestRecordsOnGPU(t *testing.T) {
 	if err := recs.Spread(buf, n); err != nil {
 		t.Fatal(err)
 	}
-	kept, res, err := compact.Slice(ctx, slots, compact.Selection{Elem: e, Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
+	kept, res, err := compact.SelectSlice(ctx, slots, compact.Selection{Elem: e, Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,18 +23,18 @@ type apiParticle struct {
 	Life float32
 }
 
-// TestSliceTypeFromElements: Slice takes the key type from T for plain
+// TestSliceTypeFromElements: SelectSlice takes the key type from T for plain
 // types (a []float32 is never compared as uint32 keys), refuses a key type
 // that does not match T, and asks where a struct's key is.
 func TestSliceTypeFromElements(t *testing.T) {
 	ctx := vktest.Open(t)
-	got, res, err := compact.Slice(ctx, []float32{-1, 2, -3, 4}, compact.Selection{Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
+	got, res, err := compact.SelectSlice(ctx, []float32{-1, 2, -3, 4}, compact.Selection{Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil || !slices.Equal(got, []float32{2, 4}) || res.Kept != 2 {
-		t.Errorf("Slice of []float32 keeping x > 0: %v, %+v, %v; want [2 4]", got, res, err)
+		t.Errorf("SelectSlice of []float32 keeping x > 0: %v, %+v, %v; want [2 4]", got, res, err)
 	}
-	i64, _, err := compact.Slice(ctx, []int64{-5, 0, 7, -1 << 40}, compact.Selection{Keep: compact.KeepIf(compact.Less, compact.Int(0))})
+	i64, _, err := compact.SelectSlice(ctx, []int64{-5, 0, 7, -1 << 40}, compact.Selection{Keep: compact.KeepIf(compact.Less, compact.Int(0))})
 	if err != nil || !slices.Equal(i64, []int64{-5, -1 << 40}) {
-		t.Errorf("Slice of []int64 keeping x < 0: %v, %v", i64, err)
+		t.Errorf("SelectSlice of []int64 keeping x < 0: %v, %v", i64, err)
 	}
 	for _, c := range []struct {
 		name string
@@ -42,15 +42,15 @@ func TestSliceTypeFromElements(t *testing.T) {
 		want string
 	}{
 		{"u64 keys for []float32", func() error {
-			_, _, err := compact.Slice(ctx, []float32{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
+			_, _, err := compact.SelectSlice(ctx, []float32{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}, "Selection.Elem Plain(u64) does not match the elements' Go type float32: the element itself is a float32 (f32), not u64"},
 		{"f32 keys for []uint32", func() error {
-			_, _, err := compact.SliceFlagged(ctx, []uint32{1}, []uint8{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32)})
+			_, _, err := compact.SelectFlaggedSlice(ctx, []uint32{1}, []uint8{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32)})
 			return err
 		}, "Selection.Elem Plain(f32) does not match the elements' Go type uint32: the element itself is a uint32 (u32), not f32"},
 		{"a struct with no Elem", func() error {
-			_, _, err := compact.Slice(ctx, []apiParticle{{}}, compact.Selection{})
+			_, _, err := compact.SelectSlice(ctx, []apiParticle{{}}, compact.Selection{})
 			return err
 		}, "say where its key is"},
 	} {
@@ -99,9 +99,9 @@ func TestStructOf(t *testing.T) {
 	ctx := vktest.Open(t)
 	ps := []apiParticle{{ID: 1, Life: -1}, {ID: 2, Life: 0.5}, {ID: 3, Life: 2}}
 	e, _ = vkcompact.StructOf[apiParticle]("Life")
-	got, _, err := compact.Slice(ctx, ps, compact.Selection{Elem: e, Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
+	got, _, err := compact.SelectSlice(ctx, ps, compact.Selection{Elem: e, Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil || len(got) != 2 || got[0].ID != 2 || got[1].ID != 3 {
-		t.Errorf("Slice of particles by StructOf(Life) > 0: %+v, %v", got, err)
+		t.Errorf("SelectSlice of particles by StructOf(Life) > 0: %+v, %v", got, err)
 	}
 }
 

@@ -3,7 +3,7 @@
 // algorithm.
 //
 // The input is cut into chunks, one per processor (a subgroup). A
-// selection (NewPlan, Select, Slice) counts the kept elements of each
+// selection (NewPlan, Select, SelectSlice) counts the kept elements of each
 // chunk, scans the counts into each chunk's first output slot, and moves
 // the kept elements there with subgroup ballots; Split writes the rejected
 // ones after them. Results stay on

@@ -17,7 +17,7 @@ import (
 // a split, indices with elements, flags, a GPU count; each writes the
 // whole result block of an empty selection over a poisoned one (no
 // kept, rejected or total, no workgroups, no vertices) and nothing
-// else, and Slice returns an empty slice.
+// else, and SelectSlice returns an empty slice.
 func TestEmptyInput(t *testing.T) {
 	ctx := vktest.Shared(t)
 	want := []uint32{0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0} // compact.ResultSize: counts, dispatch, draw
@@ -82,14 +82,14 @@ func TestEmptyInput(t *testing.T) {
 				}
 			})
 		}
-		t.Run(fmt.Sprintf("%v/Slice", path), func(t *testing.T) {
-			out, res, err := compact.Slice(ctx, []uint32{}, compact.Selection{Keep: compact.KeepNonZero(), Options: compact.Options{Path: path}})
+		t.Run(fmt.Sprintf("%v/SelectSlice", path), func(t *testing.T) {
+			out, res, err := compact.SelectSlice(ctx, []uint32{}, compact.Selection{Keep: compact.KeepNonZero(), Options: compact.Options{Path: path}})
 			if err != nil || len(out) != 0 || res != (compact.Result{}) {
-				t.Fatalf("Slice of nothing: %v, %+v, %v", out, res, err)
+				t.Fatalf("SelectSlice of nothing: %v, %+v, %v", out, res, err)
 			}
-			idx, res, err := compact.SliceIndices(ctx, []float32{}, compact.Selection{Keep: compact.KeepIf(compact.Less, compact.Float(1)), Options: compact.Options{Path: path}})
+			idx, res, err := compact.SelectIndicesSlice(ctx, []float32{}, compact.Selection{Keep: compact.KeepIf(compact.Less, compact.Float(1)), Options: compact.Options{Path: path}})
 			if err != nil || len(idx) != 0 || res != (compact.Result{}) {
-				t.Fatalf("SliceIndices of nothing: %v, %+v, %v", idx, res, err)
+				t.Fatalf("SelectIndicesSlice of nothing: %v, %+v, %v", idx, res, err)
 			}
 		})
 	}

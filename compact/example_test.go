@@ -123,7 +123,7 @@ func ExampleSlice() {
 	}
 	defer ctx.Release()
 	data := []float32{0.5, -1, 0, 2, float32(0) * -1, 3.25}
-	kept, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepNonZero()})
+	kept, res, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepNonZero()})
 	if err != nil {
 		log.Fatal(err)
 	}

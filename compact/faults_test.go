@@ -14,7 +14,7 @@ import (
 )
 
 // TestFaultAllocation makes every vkAllocateMemory in the middle of
-// Slice, Plan.Run and ScanSlice fail in turn (through the internal/faults
+// SelectSlice, Plan.Run and ScanSlice fail in turn (through the internal/faults
 // seam at the Vulkan call), each run otherwise checked against the Go
 // reference; vktest checks at Release that the layer saw nothing wrong.
 func TestFaultAllocation(t *testing.T) {
@@ -57,8 +57,8 @@ func TestFaultAllocation(t *testing.T) {
 		total += v
 	}
 	for _, op := range []vktest.FaultOp{
-		{Name: "compact.Slice", Run: func() error {
-			got, res, err := compact.Slice(ctx, data, sel)
+		{Name: "compact.SelectSlice", Run: func() error {
+			got, res, err := compact.SelectSlice(ctx, data, sel)
 			if err == nil && (!slices.Equal(got, kept) || int(res.Kept) != len(kept)) {
 				return fmt.Errorf("%d kept, want %d, or they differ", res.Kept, len(kept))
 			}

@@ -263,7 +263,7 @@ func TestSelectSinglePassManyTiles(t *testing.T) {
 	}
 	for _, split := range []bool{false, true} {
 		sel := compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1), Split: split, ReverseRejected: split, Options: o}
-		got, res, err := compact.Slice(ctx, in, sel)
+		got, res, err := compact.SelectSlice(ctx, in, sel)
 		if err != nil {
 			t.Fatal(err)
 		}

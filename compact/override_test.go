@@ -42,55 +42,55 @@ func TestSliceConflicts(t *testing.T) {
 		want []string // the explicit Elem, the Go type, and what is there
 	}{
 		{"Plain(u32) over []float32", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []float32{1}, sel(vkcompact.Plain(vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []float32{1}, sel(vkcompact.Plain(vkcompact.Uint32)))
 			return err
 		}, []string{"Plain(u32)", "Go type float32", "is a float32 (f32), not u32"}},
 		{"Plain(f32) over []uint32, flagged", func(ctx *vk.Context) error {
-			_, _, err := compact.SliceFlagged(ctx, []uint32{1}, []uint8{1}, sel(vkcompact.Plain(vkcompact.Float32)))
+			_, _, err := compact.SelectFlaggedSlice(ctx, []uint32{1}, []uint8{1}, sel(vkcompact.Plain(vkcompact.Float32)))
 			return err
 		}, []string{"Plain(f32)", "Go type uint32", "is a uint32 (u32), not f32"}},
 		{"Plain(u64) over []int32", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []int32{1}, sel(vkcompact.Plain(vkcompact.Uint64)))
+			_, _, err := compact.SelectSlice(ctx, []int32{1}, sel(vkcompact.Plain(vkcompact.Uint64)))
 			return err
 		}, []string{"Plain(u64)", "Go type int32", "is a int32 (i32), not u64"}},
 		{"Plain(i64) over []float64", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []float64{1}, sel(vkcompact.Plain(vkcompact.Int64)))
+			_, _, err := compact.SelectSlice(ctx, []float64{1}, sel(vkcompact.Plain(vkcompact.Int64)))
 			return err
 		}, []string{"Plain(i64)", "Go type float64", "is a float64 (f64), not i64"}},
 		{"Struct(32, 28, u32) over a float32 field", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []apiParticle{{}}, sel(vkcompact.Struct(32, 28, vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []apiParticle{{}}, sel(vkcompact.Struct(32, 28, vkcompact.Uint32)))
 			return err
 		}, []string{"Struct(32, 28, u32)", "Go type compact_test.apiParticle", "Life at byte 28 is a float32 (f32), not u32"}},
 		{"Plain(u32) over a struct whose first field is a float32", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []apiParticle{{}}, sel(vkcompact.Plain(vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []apiParticle{{}}, sel(vkcompact.Plain(vkcompact.Uint32)))
 			return err
 		}, []string{"Plain(u32)", "compact_test.apiParticle", "Pos[0] at byte 0 is a float32 (f32), not u32"}},
 		{"another struct's layout", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []apiParticle{{}}, sel(vkcompact.Struct(40, 0, vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []apiParticle{{}}, sel(vkcompact.Struct(40, 0, vkcompact.Uint32)))
 			return err
 		}, []string{"Struct(40, 0, u32)", "compact_test.apiParticle", "a stride of 40 bytes for a 32-byte compact_test.apiParticle"}},
 		{"a nested field of another type", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 16, vkcompact.Float32)))
+			_, _, err := compact.SelectSlice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 16, vkcompact.Float32)))
 			return err
 		}, []string{"Struct(40, 16, f32)", "compact_test.ovRay", "Hits[1].Obj at byte 16 is a uint32 (u32), not f32"}},
 		{"inside a uint64", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 28, vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 28, vkcompact.Uint32)))
 			return err
 		}, []string{"Struct(40, 28, u32)", "compact_test.ovRay", "byte 28 lies inside Seq at byte 24, a uint64, not at its start"}},
 		{"a field of no key type", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 32, vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 32, vkcompact.Uint32)))
 			return err
 		}, []string{"Struct(40, 32, u32)", "compact_test.ovRay", "Pad at byte 32, a uint16, not one of the key types"}},
 		{"padding", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 36, vkcompact.Uint32)))
+			_, _, err := compact.SelectSlice(ctx, []ovRay{{}}, sel(vkcompact.Struct(40, 36, vkcompact.Uint32)))
 			return err
 		}, []string{"Struct(40, 36, u32)", "compact_test.ovRay", "byte 36 is padding"}},
 		{"past the end, stride unset", func(ctx *vk.Context) error {
-			_, _, err := compact.Slice(ctx, []ovRay{{}}, sel(vkcompact.Elem{Key: vkcompact.Uint32, KeyOffset: 40}))
+			_, _, err := compact.SelectSlice(ctx, []ovRay{{}}, sel(vkcompact.Elem{Key: vkcompact.Uint32, KeyOffset: 40}))
 			return err
 		}, []string{"Struct(0, 40, u32)", "compact_test.ovRay", "byte 40 is past its end (40 bytes)"}},
 		{"a zero Elem over a struct", func(ctx *vk.Context) error {
-			_, _, err := compact.SliceFlagged(ctx, []ovRay{{}}, []uint32{1}, compact.Selection{})
+			_, _, err := compact.SelectFlaggedSlice(ctx, []ovRay{{}}, []uint32{1}, compact.Selection{})
 			return err
 		}, []string{"compact_test.ovRay", "say where its key is"}},
 	} {
@@ -112,7 +112,7 @@ func TestSliceConflicts(t *testing.T) {
 // TestSliceElemInferred: a zero Elem takes the Go type's keys, an unset
 // Key the type of the struct's field at KeyOffset, and an explicit Elem
 // that fits is taken as given. Each selection is checked against a Go
-// reference, through Slice and through a plan of the Elem as Slice
+// reference, through SelectSlice and through a plan of the Elem as SelectSlice
 // resolves it, whose output is poisoned first. Cases that resolve alike
 // share their pipelines, to keep the test short on CPU drivers.
 func TestSliceElemInferred(t *testing.T) {
@@ -173,8 +173,8 @@ func TestSliceElemInferred(t *testing.T) {
 	}
 }
 
-// checkSlice runs the compaction sel over data through Slice and through
-// a plan of resolved (the Elem Slice takes it as), with a poisoned
+// checkSlice runs the compaction sel over data through SelectSlice and through
+// a plan of resolved (the Elem SelectSlice takes it as), with a poisoned
 // output, and compares both with the elements of data keep keeps; past
 // them the plan's output must still be poison.
 func checkSlice[T comparable](t *testing.T, ctx *vk.Context, data []T, sel compact.Selection, resolved vkcompact.Elem, keep func(T) bool) {
@@ -186,9 +186,9 @@ func checkSlice[T comparable](t *testing.T, ctx *vk.Context, data []T, sel compa
 		}
 	}
 	kept := len(want)
-	got, res, err := compact.Slice(ctx, data, sel)
+	got, res, err := compact.SelectSlice(ctx, data, sel)
 	if err != nil || !slices.Equal(got, want) || res.Kept != uint32(kept) || res.Total != uint32(len(data)) {
-		t.Fatalf("Slice with %v: %d elements, %+v, %v; want %d elements, %d kept (equal: %v)", sel.Elem, len(got), res, err, len(want), kept, slices.Equal(got, want))
+		t.Fatalf("SelectSlice with %v: %d elements, %+v, %v; want %d elements, %d kept (equal: %v)", sel.Elem, len(got), res, err, len(want), kept, slices.Equal(got, want))
 	}
 	sel.Elem = resolved
 	plan, err := compact.NewPlan(ctx, uint64(len(data)), sel)

@@ -168,7 +168,7 @@ func (p *Partition3Plan) Run(b Partition3Buffers) (Partition3Result, error) {
 // Partition3Slice runs part over data on the GPU and returns the three
 // groups: the elements First keeps, then of the others those Second
 // keeps, then the rest, each in input order. T is the element, resolved
-// with part.Elem as Slice resolves a Selection's (a key type's own keys
+// with part.Elem as SelectSlice resolves a Selection's (a key type's own keys
 // for a zero Elem; a struct's key field; a conflict refused before any GPU
 // work). data is not modified.
 func Partition3Slice[T any](ctx *vk.Context, data []T, part Partition3) (first, second, rest []T, res Partition3Result, err error) {

@@ -185,40 +185,40 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "compact.ReadResult", Input: "range past the end", Want: inval, Msg: "exceeds the 4096-byte buffer", Call: func() error { _, err := compact.ReadResult(a.Range(4092, 48)); return err }},
 		{Entry: "compact.ReadResult", Input: "range of 8 bytes (shorter than the 12 read)", Want: inval, Msg: "a result range of 8 bytes", Call: func() error { _, err := compact.ReadResult(a.Range(0, 8)); return err }},
 
-		// Slice helpers.
-		{Entry: "compact.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.Slice(nil, data, u32); return err }},
-		{Entry: "compact.Slice", Input: "stride 8 for []uint32", Want: inval, Msg: "Selection.Elem Struct(8, 0, u32) does not match the elements' Go type uint32: a stride of 8 bytes for a 4-byte uint32", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Struct(8, 0, vkcompact.Uint32)})
+		// The slice helpers.
+		{Entry: "compact.SelectSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := compact.SelectSlice(nil, data, u32); return err }},
+		{Entry: "compact.SelectSlice", Input: "stride 8 for []uint32", Want: inval, Msg: "Selection.Elem Struct(8, 0, u32) does not match the elements' Go type uint32: a stride of 8 bytes for a 4-byte uint32", Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Struct(8, 0, vkcompact.Uint32)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "u64 key for []uint32", Want: inval, Msg: "Selection.Elem Plain(u64) does not match the elements' Go type uint32: the element itself is a uint32 (u32), not u64", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
+		{Entry: "compact.SelectSlice", Input: "u64 key for []uint32", Want: inval, Msg: "Selection.Elem Plain(u64) does not match the elements' Go type uint32: the element itself is a uint32 (u32), not u64", Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "flagged selection", Want: inval, Msg: "use SliceFlagged", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, keep(vkcompact.Uint32, compact.KeepFlagged(4)))
+		{Entry: "compact.SelectSlice", Input: "flagged selection", Want: inval, Msg: "use SelectFlaggedSlice", Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, data, keep(vkcompact.Uint32, compact.KeepFlagged(4)))
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "[]*int (pointers)", Want: inval, Msg: "a *int, not one of the key types", Call: func() error {
-			_, _, err := compact.Slice(ctx, []*int{nil}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
+		{Entry: "compact.SelectSlice", Input: "[]*int (pointers)", Want: inval, Msg: "a *int, not one of the key types", Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, []*int{nil}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: func() error {
-			_, _, err := compact.Slice(ctx, data, opts(compact.Options{LoadsPerLane: 5}))
+		{Entry: "compact.SelectSlice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, data, opts(compact.Options{LoadsPerLane: 5}))
 			return err
 		}},
-		{Entry: "compact.SliceFlagged", Input: "99 flags for 100 elements", Want: inval, Msg: "99 flags for 100 elements", Call: func() error {
-			_, _, err := compact.SliceFlagged(ctx, data, make([]uint8, 99), u32)
+		{Entry: "compact.SelectFlaggedSlice", Input: "99 flags for 100 elements", Want: inval, Msg: "99 flags for 100 elements", Call: func() error {
+			_, _, err := compact.SelectFlaggedSlice(ctx, data, make([]uint8, 99), u32)
 			return err
 		}},
-		{Entry: "compact.SliceFlagged", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error {
-			_, _, err := compact.SliceFlagged(nil, data, make([]uint32, 100), u32)
+		{Entry: "compact.SelectFlaggedSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error {
+			_, _, err := compact.SelectFlaggedSlice(nil, data, make([]uint32, 100), u32)
 			return err
 		}},
 	}
 	badinput.CheckAll(t, cases, watched, align)
 	if !slices.Equal(data, dataCopy) {
-		t.Error("a Slice helper modified the caller's slice")
+		t.Error("a slice helper modified the caller's slice")
 	}
 	// The good buffers work, so the failures were the edits'.
 	if _, err := plan.Run(good); err != nil {
@@ -233,14 +233,14 @@ func TestReliabilityBadInput(t *testing.T) {
 			_, err := foreignPlan.Run(compact.Buffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.Slice(other, data, u32); return err }},
+		{Entry: "compact.SelectSlice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := compact.SelectSlice(other, data, u32); return err }},
 	} {
 		badinput.Check(t, c)
 	}
 }
 
 // TestReliabilityConcurrent shares one context between goroutines that
-// upload and download, compact (Slice, and Select on a shared plan), sum
+// upload and download, compact (SelectSlice, and Select on a shared plan), sum
 // and sort at once, checking every result; then does it again while the
 // context is released under them: each call then either completes with
 // the right result or reports ErrReleased.
@@ -305,7 +305,7 @@ func TestReliabilityConcurrent(t *testing.T) {
 				ctx.Release()
 			}
 			wg.Wait()
-			t.Logf("completed per operation (upload, Slice, Select, ScanSlice, SortPairs): %v; %d running at Release", done, overlapped)
+			t.Logf("completed per operation (upload, SelectSlice, Select, ScanSlice, SortPairs): %v; %d running at Release", done, overlapped)
 			for _, err := range errs {
 				if !release || !errors.Is(err, vk.ErrReleased) {
 					t.Error(err)
@@ -357,13 +357,13 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 		if !slices.Equal(got, data) {
 			return errors.New("round trip differs")
 		}
-	case 1: // Slice
-		got, _, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
+	case 1: // SelectSlice
+		got, _, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
 		if err != nil {
 			return err
 		}
 		if !slices.Equal(got, odd) {
-			return errors.New("Slice differs from the reference")
+			return errors.New("SelectSlice differs from the reference")
 		}
 	case 2: // a shared plan, counted on the GPU, into buffers of this goroutine
 		var bufs []*vk.Buffer

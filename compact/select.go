@@ -93,7 +93,7 @@ type Options struct {
 // Selection describes a compaction or split.
 type Selection struct {
 	// Elem is the elements' layout and their key (a zero Elem is plain
-	// uint32 keys; the Slice helpers take it from their type).
+	// uint32 keys; the slice helpers take it from their type).
 	Elem vkcompact.Elem
 	Keep Keep // which elements are kept
 	// Split writes every element, the kept ones first; the kept count is

@@ -516,7 +516,7 @@ func TestSlice(t *testing.T) {
 	for i := range data {
 		data[i] = rng.Float32() - 0.5
 	}
-	got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
+	got, res, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Float32), Keep: compact.KeepIf(compact.Greater, compact.Float(0))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +547,7 @@ func TestSlice(t *testing.T) {
 			alive[i] = 1
 		}
 	}
-	out, res, err := compact.SliceFlagged(ctx, ps, alive, compact.Selection{Elem: vkcompact.Struct(32, 24, vkcompact.Float32), Split: true, InPlace: true})
+	out, res, err := compact.SelectFlaggedSlice(ctx, ps, alive, compact.Selection{Elem: vkcompact.Struct(32, 24, vkcompact.Float32), Split: true, InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +566,7 @@ func TestSlice(t *testing.T) {
 	if int(res.Kept) != k {
 		t.Fatalf("kept %d, want %d", res.Kept, k)
 	}
-	if empty, res, err := compact.Slice(ctx, []uint64{}, nonzero(vkcompact.Uint64)); err != nil || len(empty) != 0 || res.Total != 0 {
+	if empty, res, err := compact.SelectSlice(ctx, []uint64{}, nonzero(vkcompact.Uint64)); err != nil || len(empty) != 0 || res.Total != 0 {
 		t.Fatalf("empty slice: %v %+v %v", empty, res, err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/vkcompact/vkcompact/internal/errs"
-	"github.com/vkcompact/vkcompact/internal/planrun"
-	"github.com/vkcompact/vkcompact/vk"
 )
 
 // The neighbour selections: an element is kept or not by comparing it with
@@ -165,48 +163,4 @@ func checkOneBinding(q *request, alg algorithm) error {
 		what = "a " + q.sel.Keep.Op.String() + " selection"
 	}
 	return errs.Invalidf("compact: %s needs the input in one binding; %d elements of %d bytes exceed it (maxStorageBufferRange)", what, q.n, q.size)
-}
-
-// SliceIndices runs sel over data on the GPU with sel.Output
-// OutputIndices and
-// returns the kept elements' indices. T and sel.Elem are as Slice takes
-// them; a flagged selection is refused (Flags are not taken here).
-func SliceIndices[T any](ctx *vk.Context, data []T, sel Selection) ([]uint32, Result, error) {
-	if sel.Keep.Op == Flagged {
-		return nil, Result{}, errs.Invalidf("compact: SliceIndices takes no flags")
-	}
-	elem, err := elemFor[T](sel.Elem)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	sel.Elem, sel.Output = elem, OutputIndices
-	n := uint64(len(data))
-	p, err := NewPlan(ctx, n, sel)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	var bufs planrun.Buffers
-	defer bufs.Release()
-	var b Buffers
-	if b.Src, err = bufs.New(ctx, n*uint64(elem.Size())); err != nil {
-		return nil, Result{}, err
-	}
-	if err := vk.Upload(b.Src, data); err != nil {
-		return nil, Result{}, err
-	}
-	if b.Dst, err = bufs.New(ctx, n*4); err != nil {
-		return nil, Result{}, err
-	}
-	res, err := p.Run(b)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	if res.Total != uint32(n) || uint64(res.Kept) > n {
-		return nil, res, fmt.Errorf("compact: the GPU reported %d kept of %d for %d elements", res.Kept, res.Total, n)
-	}
-	out := make([]uint32, res.Kept)
-	if err := vk.Download(b.Dst.Sub(0, uint64(res.Kept)*4), out); err != nil {
-		return nil, res, err
-	}
-	return out, res, nil
 }

@@ -61,11 +61,11 @@ func TestUniqueBadInput(t *testing.T) {
 				b := compact.Buffers{Src: src.All(), Dst: dst.All(), Result: res.All(), Scratch: scratch.All(), Elements: dst.All()}
 				return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 			}},
-		{Entry: "Slice", Input: "Indices", Want: vk.ErrInvalid, Msg: "use SliceIndices",
-			Call: func() error { _, _, err := compact.Slice(ctx, []uint32{1}, indices); return err }},
-		{Entry: "SliceIndices", Input: "flags", Want: vk.ErrInvalid, Msg: "SliceIndices takes no flags",
+		{Entry: "SelectSlice", Input: "Indices", Want: vk.ErrInvalid, Msg: "use SelectIndicesSlice",
+			Call: func() error { _, _, err := compact.SelectSlice(ctx, []uint32{1}, indices); return err }},
+		{Entry: "SelectIndicesSlice", Input: "flags", Want: vk.ErrInvalid, Msg: "SelectIndicesSlice takes no flags",
 			Call: func() error {
-				_, _, err := compact.SliceIndices(ctx, []uint32{1}, compact.Selection{Keep: compact.KeepFlagged(4)})
+				_, _, err := compact.SelectIndicesSlice(ctx, []uint32{1}, compact.Selection{Keep: compact.KeepFlagged(4)})
 				return err
 			}},
 	}

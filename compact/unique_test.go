@@ -394,8 +394,9 @@ func TestUniqueTunings(t *testing.T) {
 	}
 }
 
-// TestUniqueSlice checks the Slice helpers with the neighbour tests:
-// Slice on a struct by its key, SliceIndices, and Slice refusing Indices.
+// TestUniqueSlice checks the slice helpers with the neighbour tests:
+// SelectSlice on a struct by its key, SelectIndicesSlice, and SelectSlice refusing
+// Indices.
 func TestUniqueSlice(t *testing.T) {
 	ctx := vktest.Shared(t)
 	type particle struct {
@@ -407,21 +408,21 @@ func TestUniqueSlice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique()})
+	got, res, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []particle{{1, 0, 0}, {2, 2, 2}, {3, 3, 3}, {1, 6, 6}}; fmt.Sprint(got) != fmt.Sprint(want) || res.Kept != 4 {
 		t.Errorf("unique by Cell: %v (%+v), want %v", got, res, want)
 	}
-	idx, _, err := compact.SliceIndices(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepRunEdges(compact.EqualKeys)})
+	idx, _, err := compact.SelectIndicesSlice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepRunEdges(compact.EqualKeys)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []uint32{0, 1, 3, 5}; fmt.Sprint(idx) != fmt.Sprint(want) {
 		t.Errorf("run edges by Cell: %v, want %v", idx, want)
 	}
-	if _, _, err := compact.Slice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique(), Output: compact.OutputIndices}); !errors.Is(err, vk.ErrInvalid) {
-		t.Errorf("Slice with Indices: %v, want ErrInvalid", err)
+	if _, _, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: elem, Keep: compact.KeepUnique(), Output: compact.OutputIndices}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("SelectSlice with Indices: %v, want ErrInvalid", err)
 	}
 }

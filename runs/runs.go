@@ -57,7 +57,7 @@ const (
 type Request struct {
 	Op Op
 	// Elem is the elements' layout (a zero Elem is plain uint32 keys; the
-	// Slice helpers take it from their type).
+	// slice helpers take it from their type).
 	Elem vkcompact.Elem
 	// Equal says when neighbours are equal: their keys by default
 	// (compact.EqualKeys: IEEE 754 for floats, so a NaN is a run of its

@@ -11,7 +11,7 @@ import (
 
 // EncodeSlice run-length encodes data on the GPU: each run's first
 // element and its length. For a key type T a zero req.Elem means T's
-// keys; for a struct, req.Elem says where its key is, as compact.Slice
+// keys; for a struct, req.Elem says where its key is, as compact.SelectSlice
 // takes it. req.Op is set to Encode.
 func EncodeSlice[T any](ctx *vk.Context, data []T, req Request) (keys []T, lengths []uint32, err error) {
 	req.Op = Encode

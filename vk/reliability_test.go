@@ -250,7 +250,7 @@ func TestReliabilityOpenReleaseCycles(t *testing.T) {
 	words := []uint32{0, 5, 0, 7}
 	for i := range cycles {
 		ctx := vktest.Open(t)
-		kept, _, err := compact.Slice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero()})
+		kept, _, err := compact.SelectSlice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepNonZero()})
 		if err != nil {
 			t.Fatalf("cycle %d: %v", i+1, err)
 		}
@@ -286,8 +286,8 @@ func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Point
 			_, err := compact.NewPlan(ctx, 16, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}},
-		{Entry: "compact.Slice", Input: msg, Want: want, Msg: msg, Call: func() error {
-			_, _, err := compact.Slice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
+		{Entry: "compact.SelectSlice", Input: msg, Want: want, Msg: msg, Call: func() error {
+			_, _, err := compact.SelectSlice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}},
 		{Entry: "scan.Slice", Input: msg, Want: want, Msg: msg, Call: func() error { _, _, err := scan.Slice(ctx, words, scan.Sum{}); return err }},
@@ -381,7 +381,7 @@ func testOutOfMemory(t *testing.T) {
 	}
 	want := slices.DeleteFunc(slices.Clone(data), func(v uint32) bool { return v == 0 })
 	compactOnce := func(when string) {
-		got, res, err := compact.Slice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
+		got, res, err := compact.SelectSlice(ctx, data, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 		if err != nil {
 			t.Fatalf("compaction %s: %v", when, err)
 		}
@@ -448,8 +448,8 @@ func testTimeout(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"compact.Slice", func() error {
-			got, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
+		{"compact.SelectSlice", func() error {
+			got, _, err := compact.SelectSlice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepMask(1)})
 			if err == nil && !slices.Equal(got, odd) {
 				return errors.New("the kept keys differ from the reference")
 			}

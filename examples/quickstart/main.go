@@ -21,7 +21,7 @@ func main() {
 
 	// Keep the particles in front of the camera (depth > 0), in order.
 	depths := []float32{3.5, -1, 0.25, 8, -2, 1}
-	visible, res, err := compact.Slice(ctx, depths, compact.Selection{
+	visible, res, err := compact.SelectSlice(ctx, depths, compact.Selection{
 		Keep: compact.KeepIf(compact.Greater, compact.Float(0)),
 	})
 	if err != nil {

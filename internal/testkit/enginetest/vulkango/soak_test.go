@@ -30,7 +30,7 @@ import (
 // The soak: an engine's frame loop run long enough to fit a slope to its
 // memory. Every frame the library submits work of its own (an empty
 // submission, a copy through pipeline.Run, a compaction through Plan.Run,
-// every eighth frame a compact.Slice) and the engine records a compaction
+// every eighth frame a compact.SelectSlice) and the engine records a compaction
 // and a struct sort of the survivors into its own command buffer, which it
 // submits, waits for and hands back (Context.Completed). Every range moves
 // from frame to frame (sources in a ring, results, outputs and copies at
@@ -245,7 +245,7 @@ func (s *soakRig) frame(t *testing.T, i int, rng *rand.Rand) {
 // library runs frame i's submissions of the library's own: an empty one,
 // a copy of the pattern into the copies at copyOff through pipeline.Run,
 // the compaction of src into dst through Plan.Run (with result, and no
-// scratch: Run makes its own), and every eighth frame compact.Slice of in.
+// scratch: Run makes its own), and every eighth frame compact.SelectSlice of in.
 func (s *soakRig) library(t *testing.T, i int, in, kept []soakParticle, src, dst, result vk.Range, copyOff uint64) {
 	if err := s.ctx.Submit(func(vk.CommandBuffer) error { return nil }); err != nil {
 		t.Fatalf("frame %d: an empty submission: %v", i, err)
@@ -265,9 +265,9 @@ func (s *soakRig) library(t *testing.T, i int, in, kept []soakParticle, src, dst
 		t.Fatalf("frame %d: Plan.Run: %+v, %v; want %d of %d kept", i, res, err, len(kept), soakN)
 	}
 	if i%8 == 0 {
-		got, res, err := compact.Slice(s.ctx, in, s.sel)
+		got, res, err := compact.SelectSlice(s.ctx, in, s.sel)
 		if err != nil || !slices.Equal(got, kept) || res.Kept != uint32(len(kept)) {
-			t.Fatalf("frame %d: compact.Slice: %d kept, %v; want %d", i, len(got), err, len(kept))
+			t.Fatalf("frame %d: compact.SelectSlice: %d kept, %v; want %d", i, len(got), err, len(kept))
 		}
 	}
 }
