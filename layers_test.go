@@ -40,7 +40,7 @@ var layers = []struct {
 	{"kernels and recording", []string{"pipeline"}, false},
 	{"vocabulary", []string{"."}, false},
 	{"copy and fill", []string{"transfer"}, false},
-	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype", "internal/planrun"}, false},
+	{"the operations' helpers", []string{"internal/tiling", "internal/bufcheck", "internal/gotype", "internal/planrun", "internal/keepop"}, false},
 	{"operations", []string{"compact", "scan", "radix", "histogram", "permute", "reduce"}, false},
 	{"operations built on an operation's plans", []string{"runs"}, false},
 	{"test kits and the engine test", []string{"internal/testkit"}, false},

@@ -19,3 +19,11 @@ func NewPlanSegmentLimit(ctx *vk.Context, n uint64, sel Selection, bytes uint64)
 func NewPlanWindowLimit(ctx *vk.Context, n uint64, sel Selection, bytes uint64) (*Plan, error) {
 	return newPlan(ctx, n, sel, limits{windowBytes: bytes})
 }
+
+// RunEdges is the run-edges test package runs builds on
+// (internal/keepop.RunEdges), which the API does not name, for the tests.
+const RunEdges = runEdges
+
+// KeepRunEdges keeps the first and the last element of each run longer
+// than one of elements equal under eq (RunEdges), for the tests.
+func KeepRunEdges(eq Equality) Keep { return Keep{Op: runEdges, Equal: eq} }

@@ -11,6 +11,7 @@ import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/gotype"
+	"github.com/vkcompact/vkcompact/internal/keepop"
 )
 
 // Op is a keep-if test.
@@ -28,6 +29,15 @@ const (
 	GreaterEqual           // key >= Value
 	MaskAny                // key & Value != 0 (integer keys)
 	Flagged                // flag[i] != 0, from a separate flag array
+	// FirstOfRun keeps the first element of each run of equal elements
+	// (Keep.Equal says when two are equal): unique, as CUB's
+	// DeviceSelect::Unique (KeepUnique). The first element is always
+	// kept.
+	FirstOfRun
+	// runEdges keeps the first and the last element of each run longer
+	// than one (internal/keepop.RunEdges): package runs' selection, not
+	// part of the API.
+	runEdges Op = keepop.RunEdges
 )
 
 var opNames = [...]string{"nonzero", "==", "!=", "<", "<=", ">", ">=", "&", "flagged", "first-of-run", "run-edges"}
@@ -83,7 +93,7 @@ type Keep struct {
 	Op        Op       // the test
 	Value     Value    // the constant of a comparison, or the mask of MaskAny
 	FlagBytes uint32   // Flagged: bytes per flag, 1 (uint8) or 4 (uint32)
-	Equal     Equality // FirstOfRun and RunEdges: when neighbours are equal
+	Equal     Equality // FirstOfRun: when neighbours are equal
 }
 
 // KeepNonZero keeps elements whose key is not zero.
@@ -108,7 +118,7 @@ func (k Keep) String() string {
 		return fmt.Sprintf("flagged (%d-byte flags)", k.FlagBytes)
 	case MaskAny:
 		return "x & " + k.Value.String()
-	case FirstOfRun, RunEdges:
+	case FirstOfRun, runEdges:
 		return k.neighbourString()
 	}
 	return "x " + k.Op.String() + " " + k.Value.String()
@@ -142,7 +152,7 @@ func (k Keep) encode(t vkcompact.Type) (pred uint32, lo, hi uint32, err error) {
 			return 0, 0, 0, errs.Invalidf("compact: flags of %d bytes: want 1 (uint8) or 4 (uint32)", k.FlagBytes)
 		}
 		return predFlagged, 0, 0, nil
-	case FirstOfRun, RunEdges:
+	case FirstOfRun, runEdges:
 		return k.encodeNeighbours()
 	case MaskAny:
 		if isFloat(t) {

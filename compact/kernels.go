@@ -168,7 +168,7 @@ var (
 	onepassResetKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_reset", true)
 	onepassWideKernel  = newKernel[onepassPush, onepassSpec, onepassWideBindings]("select_onepass_wide", true)
 
-	// The same with the neighbour predicates (FirstOfRun, RunEdges), in
+	// The same with the neighbour predicates (FirstOfRun, the run edges), in
 	// modules of their own (NEIGHBOUR_PREDS): SwiftShader runs the code of
 	// a branch its specialization constant rules out, masked, and every
 	// other selection took twice as long there with it in (select_if at

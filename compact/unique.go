@@ -8,25 +8,14 @@ import (
 
 // The neighbour selections: an element is kept or not by comparing it with
 // the elements beside it, in the same pass that ranks and moves it (one
-// more load per unit for the element before it, and for RunEdges the one
-// after it; select_load.glsl, keepNeighbours). Unique is the selection
-// FirstOfRun; package runs builds run-length encoding on FirstOfRun and
-// RunEdges with Selection.Output.
-
-// The neighbour tests.
-const (
-	// FirstOfRun keeps the first element of each run of equal elements
-	// (Keep.Equal says when two are equal): unique, as CUB's
-	// DeviceSelect::Unique. The first element is always kept.
-	FirstOfRun Op = 9
-	// RunEdges keeps the first and the last element of each run longer
-	// than one, so the kept elements come in (first, last) pairs in
-	// order; an element of a run of one is not kept.
-	RunEdges Op = 10
-)
+// more load per unit for the element before it, and for the run edges the
+// one after it; select_load.glsl, keepNeighbours). Unique is the selection
+// FirstOfRun (keep.go names the tests); package runs builds run-length
+// encoding on FirstOfRun and the run edges (internal/keepop.RunEdges) with
+// Selection.Output.
 
 // Equality says when two neighbouring elements are equal, for FirstOfRun
-// and RunEdges.
+// (and the run edges of package runs).
 type Equality uint8
 
 const (
@@ -61,10 +50,6 @@ func KeepUnique() Keep { return KeepFirstOfRun(EqualKeys) }
 // under eq.
 func KeepFirstOfRun(eq Equality) Keep { return Keep{Op: FirstOfRun, Equal: eq} }
 
-// KeepRunEdges keeps the first and the last element of each run longer
-// than one of elements equal under eq.
-func KeepRunEdges(eq Equality) Keep { return Keep{Op: RunEdges, Equal: eq} }
-
 // The neighbour predicates' codes (select_load.glsl): the first of a run
 // and a run's edges, each plus the equality.
 const (
@@ -86,7 +71,7 @@ func (k Keep) encodeNeighbours() (pred uint32, lo, hi uint32, err error) {
 		return 0, 0, 0, errs.Invalidf("compact: unknown equality %d: want EqualKeys, EqualKeyBits or EqualElements", k.Equal)
 	}
 	base := predFirst
-	if k.Op == RunEdges {
+	if k.Op == runEdges {
 		base = predEdge
 	}
 	return base + uint32(k.Equal), 0, 0, nil
@@ -94,7 +79,7 @@ func (k Keep) encodeNeighbours() (pred uint32, lo, hi uint32, err error) {
 
 // neighbours says whether q's test compares neighbours.
 func (q *request) neighbours() bool {
-	return q.sel.Keep.Op == FirstOfRun || q.sel.Keep.Op == RunEdges
+	return q.sel.Keep.Op == FirstOfRun || q.sel.Keep.Op == runEdges
 }
 
 // Output chooses what a compaction writes for each kept element

@@ -39,7 +39,7 @@ func TestPredicateCodes(t *testing.T) {
 			t.Errorf("%s = %d lies among the neighbour tests' codes (%d to %d)", name, v, predFirst, predEdge+2)
 		}
 	}
-	if opNames[FirstOfRun] != "first-of-run" || opNames[RunEdges] != "run-edges" || len(opNames) != int(RunEdges)+1 {
-		t.Errorf("opNames %q: the neighbour tests' names at %d and %d", opNames, FirstOfRun, RunEdges)
+	if opNames[FirstOfRun] != "first-of-run" || opNames[runEdges] != "run-edges" || len(opNames) != int(runEdges)+1 {
+		t.Errorf("opNames %q: the neighbour tests' names at %d and %d", opNames, FirstOfRun, runEdges)
 	}
 }

@@ -13,14 +13,15 @@
 // to the scratch and the element itself, the run's key, to Buffers.Keys
 // (compact.OutputBoth: re-read at its index while the tile is still in
 // cache); for NonTrivial the first and the last index of each run longer
-// than one (compact.RunEdges), which come in pairs in order. The second
-// (shaders/runs/runs_finish.comp) turns the indices into lengths (Encode:
-// the next run's start less this one's, the last one's end being the
-// elements covered; NonTrivial: last - first + 1) and offsets
-// (NonTrivial), and writes the result block with the runs' count. It is
-// one dispatch of a fixed grid whose invocations stride over the runs
-// (the count is only known on the GPU), so that the result block is
-// written even when there are none. The indices and the selection's own
+// than one (the run edges, a selection of package compact's that its API
+// does not name: internal/keepop.RunEdges), which come in pairs in order.
+// The second (shaders/runs/runs_finish.comp) turns the indices into
+// lengths (Encode: the next run's start less this one's, the last one's
+// end being the elements covered; NonTrivial: last - first + 1) and
+// offsets (NonTrivial), and writes the result block with the runs'
+// count. It is one dispatch of a fixed grid whose invocations stride over
+// the runs (the count is only known on the GPU), so that the result block
+// is written even when there are none. The indices and the selection's own
 // result block live in the scratch; the count stays on the GPU, in
 // Buffers.Result, for a next pass to read or to dispatch by
 // (ResultDispatchOffset).

@@ -9,6 +9,7 @@ import (
 	"github.com/vkcompact/vkcompact/internal/align"
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/keepop"
 	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
@@ -134,7 +135,7 @@ func NewPlan(ctx *vk.Context, n uint64, req Request) (*Plan, error) {
 	}
 	keep := compact.KeepFirstOfRun(req.Equal)
 	if req.Op == NonTrivial {
-		keep = compact.KeepRunEdges(req.Equal)
+		keep = compact.Keep{Op: compact.Op(keepop.RunEdges), Equal: req.Equal}
 	}
 	sel := compact.Selection{Elem: req.Elem, Keep: keep, Output: compact.OutputIndices, Options: req.Options}
 	if req.Op == Encode {
