@@ -39,7 +39,7 @@ const Partition3ResultSize = 112
 // The result block's layout: the counts of the first, second and third
 // groups and their total as uint32s; then for each group g (0 first, 1
 // second, 2 rest) a VkDispatchIndirectCommand covering its elements with
-// Partition3Options.GroupSize invocations per workgroup at
+// Options.GroupSize invocations per workgroup at
 // Partition3DispatchOffset + 16*g (as ResultDispatchOffset's), and a
 // VkDrawIndirectCommand (vertexCount the group's count, instanceCount 1)
 // at Partition3DrawOffset + 16*g. Each count is a 4-byte range a next
@@ -72,23 +72,16 @@ type Partition3 struct {
 	// KeepIf, KeepMask), each checked against the key type as a
 	// selection's is.
 	First, Second Keep
-	Partition3Options
-}
-
-// Partition3Options tunes a three-way partition. Zero values take
-// per-device defaults.
-type Partition3Options struct {
-	// Spins is how many times a tile re-reads a predecessor that has not
-	// published before counting its tile itself, as Options.Spins.
-	Spins int32
-	// WorkgroupSize is the invocations per workgroup, a multiple of the
-	// largest subgroup size; LoadsPerLane the uvec4 loads (elements past 16
-	// bytes: elements) each lane makes, 1 to vkcompact.MaxLoadsPerLane.
-	// A tile is their product times the elements per load, at most 32767.
-	WorkgroupSize, LoadsPerLane uint32
-	// GroupSize is the invocations per workgroup of the caller's next
-	// pass, for the dispatch arguments in the result block. Default 64.
-	GroupSize uint32
+	// Options tunes the pass as a selection's single pass: Spins,
+	// WorkgroupSize (a multiple of the largest subgroup size),
+	// LoadsPerLane (uvec4 loads, elements past 16 bytes: elements, 1 to
+	// vkcompact.MaxLoadsPerLane; a tile is WorkgroupSize * LoadsPerLane
+	// times the elements per load, at most 32767) and GroupSize (the
+	// dispatch arguments in the result block). There is one path: Path
+	// PathAuto or PathSinglePass, PathThreePhase refused; Processors and
+	// Write, the three phases' choices, are ignored as the single pass
+	// ignores them.
+	Options
 }
 
 // Partition3Buffers are the ranges a recorded three-way partition uses.
@@ -302,9 +295,12 @@ func tunePartition3(info vk.DeviceInfo, n uint64, part Partition3, lim partition
 	if p.pred2, p.c2Lo, p.c2Hi, err = part.Second.encode(part.Elem.Key); err != nil {
 		return nil, errs.Invalidf("%w (the second predicate)", err)
 	}
-	o := part.Partition3Options
-	if p.req, err = checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First,
-		Options: Options{WorkgroupSize: o.WorkgroupSize, LoadsPerLane: o.LoadsPerLane, GroupSize: o.GroupSize}}, 0); err != nil {
+	o := part.Options
+	if o.Path == vkcompact.PathThreePhase {
+		return nil, errs.Invalidf("compact: a three-way partition runs as one pass: Path %v does not apply", o.Path)
+	}
+	o.Processors = 0 // the three phases' alone
+	if p.req, err = checkRequest(info, n, Selection{Elem: part.Elem, Keep: part.First, Options: o}, 0); err != nil {
 		return nil, err
 	}
 	q := p.req

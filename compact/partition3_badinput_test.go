@@ -35,14 +35,24 @@ func TestPartition3BadInput(t *testing.T) {
 		{"mask on floats", 10, compact.Partition3{Elem: vkcompact.Plain(vkcompact.Float32), First: compact.KeepNonZero(), Second: compact.KeepMask(1)}},
 		{"too many elements", 1 << 32, good},
 		{"workgroup not a subgroup multiple", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(),
-			Partition3Options: compact.Partition3Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
-		{"too many loads", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(), Partition3Options: compact.Partition3Options{LoadsPerLane: 5}}},
+			Options: compact.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
+		{"too many loads", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(), Options: compact.Options{LoadsPerLane: 5}}},
+		{"the three phases", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(), Options: compact.Options{Path: vkcompact.PathThreePhase}}},
+		{"unknown path", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(), Options: compact.Options{Path: 7}}},
+		{"unknown write strategy", 10, compact.Partition3{First: compact.KeepNonZero(), Second: compact.KeepNonZero(), Options: compact.Options{Write: 7}}},
 	} {
 		if _, err := compact.NewPartition3Plan(ctx, c.n, c.part); !errors.Is(err, vk.ErrInvalid) {
 			t.Errorf("%s: got %v, want an error matching vk.ErrInvalid", c.name, err)
 		} else {
 			t.Logf("%s: %v", c.name, err)
 		}
+	}
+	// The three phases' own choices are ignored, as the single pass of a
+	// selection ignores them.
+	ignored := good
+	ignored.Path, ignored.Processors, ignored.Write = vkcompact.PathSinglePass, 3, compact.WriteScattered
+	if p, err := compact.NewPartition3Plan(ctx, 1000, ignored); err != nil || p.Tuning() != mustPartition3(t, ctx, 1000, good).Tuning() {
+		t.Errorf("Processors and Write set: %v; want them ignored", err)
 	}
 	if _, err := compact.NewPartition3Plan(nil, 10, good); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("nil context: %v", err)
@@ -220,4 +230,14 @@ func TestPartition3NilAndZero(t *testing.T) {
 			t.Errorf("%s: %v, want an error matching vk.ErrInvalid naming %q", c.entry, err, c.msg)
 		}
 	}
+}
+
+// mustPartition3 plans part for n elements on ctx, failing t on an error.
+func mustPartition3(t *testing.T, ctx *vk.Context, n uint64, part compact.Partition3) *compact.Partition3Plan {
+	t.Helper()
+	p, err := compact.NewPartition3Plan(ctx, n, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

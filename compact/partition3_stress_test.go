@@ -52,7 +52,7 @@ func TestPartition3Repeated(t *testing.T) {
 		part := compact.Partition3{
 			Elem:  vkcompact.Plain(vkcompact.Uint32),
 			First: compact.KeepIf(compact.Less, compact.Uint(0x55555555)), Second: compact.KeepIf(compact.Less, compact.Uint(0xaaaaaaaa)),
-			Partition3Options: compact.Partition3Options{Spins: spins},
+			Options: compact.Options{Spins: spins},
 		}
 		if ctx.Info().CPU() {
 			part.WorkgroupSize, part.LoadsPerLane = vktest.SmallTiles(ctx.Info())

@@ -32,7 +32,7 @@ type p3Case struct {
 }
 
 func (c p3Case) String() string {
-	s := fmt.Sprintf("n=%d %v first=%v second=%v %+v", c.n, c.part.Elem, c.part.First, c.part.Second, c.part.Partition3Options)
+	s := fmt.Sprintf("n=%d %v first=%v second=%v %+v", c.n, c.part.Elem, c.part.First, c.part.Second, c.part.Options)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
 	}

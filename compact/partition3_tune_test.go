@@ -71,7 +71,7 @@ func TestPartition3Tune(t *testing.T) {
 			{"second constant out of range", Partition3{First: KeepNonZero(), Second: KeepIf(Less, Int(-1))}, 10},
 			{"first mask on floats", Partition3{Elem: vkcompact.Plain(vkcompact.Float64), First: KeepMask(1), Second: KeepNonZero()}, 10},
 			{"too many elements", anchor, MaxPartition3Elements + 1},
-			{"workgroup 1024 x 4 loads: past shared memory or the workgroup limit", Partition3{First: KeepNonZero(), Second: KeepNonZero(), Partition3Options: Partition3Options{WorkgroupSize: 1024, LoadsPerLane: 4}}, 10},
+			{"workgroup 1024 x 4 loads: past shared memory or the workgroup limit", Partition3{First: KeepNonZero(), Second: KeepNonZero(), Options: Options{WorkgroupSize: 1024, LoadsPerLane: 4}}, 10},
 			{"past four output windows", Partition3{Elem: vkcompact.Plain(vkcompact.Uint64), First: KeepNonZero(), Second: KeepNonZero()}, uint64(dev.MaxStorageBufferRange)/2 + 1},
 		} {
 			if _, err := tunePartition3(dev, c.n, c.part, partition3Limits{}); !errors.Is(err, vk.ErrInvalid) {

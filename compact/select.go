@@ -56,7 +56,8 @@ func (w Write) String() string {
 	return "auto"
 }
 
-// Options tunes a selection. Zero values take per-device defaults.
+// Options tunes a selection, and a three-way partition (Partition3 says
+// which fields apply there). Zero values take per-device defaults.
 type Options struct {
 	// Path picks the three phases or the single pass; PathAuto takes the
 	// single pass where it applies: out of place, a split only with

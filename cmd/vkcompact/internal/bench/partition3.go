@@ -19,7 +19,7 @@ func benchPartition3(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row
 	const op = "partition3_u32"
 	part := compact.Partition3{Elem: vkcompact.Plain(vkcompact.Uint32),
 		First: compact.KeepIf(compact.Less, compact.Uint(0x55555555)), Second: compact.KeepIf(compact.Less, compact.Uint(0xaaaaaaaa)),
-		Partition3Options: compact.Partition3Options{Spins: cfg.selectOpts.Spins, WorkgroupSize: cfg.selectOpts.WorkgroupSize, LoadsPerLane: cfg.selectOpts.LoadsPerLane}}
+		Options: compact.Options{Spins: cfg.selectOpts.Spins, WorkgroupSize: cfg.selectOpts.WorkgroupSize, LoadsPerLane: cfg.selectOpts.LoadsPerLane}}
 	plan, err := compact.NewPartition3Plan(ctx, n, part)
 	if err != nil {
 		return Row{}, err
