@@ -101,7 +101,7 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := scan.NewPlan(ctx, uint64(n), scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: path}})
+	sum, err := scan.NewPlan(ctx, uint64(n), scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{Path: path}})
 	if err != nil {
 		t.Fatal(err)
 	}

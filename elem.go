@@ -11,8 +11,9 @@ import (
 // Type is the type of an element's key: the element itself for plain
 // arrays, or one field of a struct. The zero Type, Unset, gives none: the
 // helpers that take a Go slice (compact.SelectSlice, radix.SortSlice,
-// scan.Slice and their kin) take the key type from the slice's Go type,
-// and the plans, which have no Go type, take Uint32 (Type.OrUint32).
+// scan.ScanSlice and their kin) take the key type from the slice's Go
+// type, and the plans, which have no Go type, take Uint32
+// (Type.OrUint32).
 type Type uint8
 
 // The key types, after Unset.

@@ -262,7 +262,7 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 	var nilCtx *vk.Context
 	const nilContext = "nil context"
 	cplan, err1 := compact.NewPlan(ctx, 16, compact.Selection{})
-	splan, err2 := scan.NewPlan(ctx, 16, scan.Sum{})
+	splan, err2 := scan.NewPlan(ctx, 16, scan.Scan{})
 	rplan, err3 := radix.NewPlan(ctx, 16, radix.Sort{})
 	stplan, err4 := radix.NewStructPlan(ctx, 16, radix.StructSort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -284,8 +284,8 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 		{"compact.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
 			cplan.Record(r, compact.Buffers{Src: buf.Range(0, 64), Dst: buf.Range(64, 64)})
 		})},
-		{"scan.NewPlan", "nil context", nilContext, func() error { _, err := scan.NewPlan(nilCtx, 16, scan.Sum{}); return err }},
-		{"scan.Slice", "nil context", nilContext, func() error { _, _, err := scan.Slice(nilCtx, []uint32{1}, scan.Sum{}); return err }},
+		{"scan.NewPlan", "nil context", nilContext, func() error { _, err := scan.NewPlan(nilCtx, 16, scan.Scan{}); return err }},
+		{"scan.ScanSlice", "nil context", nilContext, func() error { _, _, err := scan.ScanSlice(nilCtx, []uint32{1}, scan.Scan{}); return err }},
 		{"scan.Plan.Run", "zero Buffers", "source", func() error { _, err := splan.Run(scan.Buffers{}); return err }},
 		{"scan.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
 			splan.Record(r, scan.Buffers{Src: buf.Range(0, 64)})

@@ -137,7 +137,7 @@ func TestCountRangeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix, err := scan.NewPlan(ctx, 100, scan.Sum{})
+	prefix, err := scan.NewPlan(ctx, 100, scan.Scan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestClosersAndTypedBuffers(t *testing.T) {
 	if _, err := vk.NewBufferOf[uint32](ctx, 0, vk.DeviceLocal); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("NewBufferOf of 0 elements: %v, want ErrInvalid", err)
 	}
-	prefix, err := scan.NewPlan(ctx, 4, scan.Sum{Type: vkcompact.Float32})
+	prefix, err := scan.NewPlan(ctx, 4, scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,8 +83,8 @@ func TestFaultAllocation(t *testing.T) {
 			}
 			return nil
 		}},
-		{Name: "scan.Slice", Run: func() error {
-			got, sum, err := scan.Slice(ctx, data, scan.Sum{})
+		{Name: "scan.ScanSlice", Run: func() error {
+			got, sum, err := scan.ScanSlice(ctx, data, scan.Scan{})
 			if err == nil && (!slices.Equal(got, sums) || sum != total) {
 				return errors.New("the sums differ from the reference")
 			}

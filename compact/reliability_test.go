@@ -409,7 +409,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 			return errors.New("Select on a shared plan differs from the reference")
 		}
 	case 3: // prefix sum
-		sums, total, err := scan.Slice(ctx, data, scan.Sum{})
+		sums, total, err := scan.ScanSlice(ctx, data, scan.Scan{})
 		if err != nil {
 			return err
 		}

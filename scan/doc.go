@@ -14,8 +14,8 @@
 // (decoupled fallback), so no forward-progress guarantee is assumed.
 //
 // A Plan is made once per size (NewPlan), recorded into a command buffer
-// (Plan.Record) or run on the context's queue (Plan.Run); Slice sums a
-// host slice. Recording follows the contract, GPU-side counts
+// (Plan.Record) or run on the context's queue (Plan.Run); ScanSlice sums
+// a host slice. Recording follows the contract, GPU-side counts
 // (Buffers.Count) and concurrency rules in package vkcompact's
 // documentation.
 package scan

@@ -14,13 +14,13 @@ import (
 // TestEmptyInput plans prefix sums of no elements on every path, the
 // single pass forced among them (an engine's empty frame), with and
 // without a GPU count: each writes a zero total over a poisoned one and
-// nothing else, and Slice returns an empty slice.
+// nothing else, and ScanSlice returns an empty slice.
 func TestEmptyInput(t *testing.T) {
 	ctx := vktest.Shared(t)
 	for _, path := range []vkcompact.Path{vkcompact.PathAuto, vkcompact.PathSinglePass, vkcompact.PathThreePhase} {
 		for _, gpuCount := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%v/gpucount=%v", path, gpuCount), func(t *testing.T) {
-				p, err := scan.NewPlan(ctx, 0, scan.Sum{Type: vkcompact.Uint32, Inclusive: gpuCount, Options: scan.Options{Path: path}})
+				p, err := scan.NewPlan(ctx, 0, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Inclusive: gpuCount, Options: scan.Options{Path: path}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -54,10 +54,10 @@ func TestEmptyInput(t *testing.T) {
 				}
 			})
 		}
-		t.Run(fmt.Sprintf("%v/Slice", path), func(t *testing.T) {
-			out, total, err := scan.Slice(ctx, []int32{}, scan.Sum{Options: scan.Options{Path: path}})
+		t.Run(fmt.Sprintf("%v/ScanSlice", path), func(t *testing.T) {
+			out, total, err := scan.ScanSlice(ctx, []int32{}, scan.Scan{Options: scan.Options{Path: path}})
 			if err != nil || len(out) != 0 || total != 0 {
-				t.Fatalf("Slice of nothing: %v, %d, %v", out, total, err)
+				t.Fatalf("ScanSlice of nothing: %v, %d, %v", out, total, err)
 			}
 		})
 	}

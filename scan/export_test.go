@@ -5,6 +5,6 @@ import "github.com/vkcompact/vkcompact/vk"
 // NewPlanWindowLimit is NewPlan with the bytes the single pass holds in
 // one binding lowered to limit (0: the device's maxStorageBufferRange),
 // so that a test cuts small inputs into windows.
-func NewPlanWindowLimit(ctx *vk.Context, n uint64, s Sum, limit uint64) (*Plan, error) {
+func NewPlanWindowLimit(ctx *vk.Context, n uint64, s Scan, limit uint64) (*Plan, error) {
 	return newPlan(ctx, n, s, limit)
 }

@@ -35,7 +35,7 @@ func TestScanPaths(t *testing.T) {
 						o = smallTiles(ctx, o)
 					}
 					for _, incl := range []bool{false, true} {
-						s := scan.Sum{Type: typ, Inclusive: incl, Options: o}
+						s := scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: incl, Options: o}
 						p, err := scan.NewPlan(ctx, uint64(n), s)
 						if err != nil {
 							t.Fatalf("%v n=%d: %v", s, n, err)
@@ -64,7 +64,7 @@ func TestScanSinglePassGPUCount(t *testing.T) {
 			for _, spins := range []int32{0, -1} {
 				o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass, Spins: spins})
 				typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
-				c := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 0, Options: o},
+				c := scanCase{scan: scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: i%3 == 0, Options: o},
 					data: scanData(rng, typ, n, true), gpuCount: true, count: count}
 				runScan(t, ctx, c)
 				i++
@@ -79,14 +79,14 @@ func TestScanSinglePassNotApplicable(t *testing.T) {
 	ctx := vktest.Shared(t)
 	one := scan.Options{Path: vkcompact.PathSinglePass}
 	for _, c := range []struct {
-		s    scan.Sum
+		s    scan.Scan
 		n    uint64
 		want string
 	}{
-		{scan.Sum{Type: vkcompact.Float32, Options: one}, 1000, "float32 sums keep the three phases"},
-		{scan.Sum{Type: vkcompact.Uint32, InPlace: true, Options: one}, 1000, "does not run in place"},
-		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: 9}}, 1000, "unknown path 9"},
-		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32), Options: one}, 1000, "float32 sums keep the three phases"},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true, Options: one}, 1000, "does not run in place"},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{Path: 9}}, 1000, "unknown path 9"},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{Path: vkcompact.PathSinglePass, WorkgroupSize: 1024}}, 1000, "workgroups above 512"},
 	} {
 		_, err := scan.NewPlan(ctx, c.n, c.s)
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -108,17 +108,17 @@ func TestScanAutoPath(t *testing.T) {
 		bigWant = vkcompact.PathThreePhase
 	}
 	for _, c := range []struct {
-		s    scan.Sum
+		s    scan.Scan
 		n    uint64
 		want vkcompact.Path
 	}{
-		{scan.Sum{Type: vkcompact.Uint32}, 1000, vkcompact.PathSinglePass},
-		{scan.Sum{Type: vkcompact.Int32, Inclusive: true}, 1 << 20, vkcompact.PathSinglePass},
-		{scan.Sum{Type: vkcompact.Float32}, 1000, vkcompact.PathThreePhase},
-		{scan.Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
-		{scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{WorkgroupSize: bigWG}}, 1000, bigWant},
-		{scan.Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
-		{scan.Sum{Type: vkcompact.Uint32}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathSinglePass}, // in windows
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, 1000, vkcompact.PathSinglePass},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Int32), Inclusive: true}, 1 << 20, vkcompact.PathSinglePass},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32)}, 1000, vkcompact.PathThreePhase},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true}, 1000, vkcompact.PathThreePhase},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{WorkgroupSize: bigWG}}, 1000, bigWant},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, 0, vkcompact.PathThreePhase},
+		{scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, uint64(ctx.Info().MaxStorageBufferRange)/4 + 1, vkcompact.PathSinglePass}, // in windows
 	} {
 		p, err := scan.NewPlan(ctx, c.n, c.s)
 		if err != nil {
@@ -145,7 +145,7 @@ func TestScanSinglePassRepeated(t *testing.T) {
 	rng := vktest.Rand(t)
 	runs, n := vktest.EnvInt(t, "VKCOMPACT_REPEAT", 25), vktest.EnvInt(t, "VKCOMPACT_REPEAT_N", 100003)
 	in := scanData(rng, vkcompact.Uint32, n, true)
-	want, _, _, wantTotal, _ := refScan(scanCase{scan: scan.Sum{}, data: in})
+	want, _, _, wantTotal, _ := refScan(scanCase{scan: scan.Scan{}, data: in})
 	nb := uint64(4 * n)
 	src, dst, tot := vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, nb), vktest.NewPoisoned(t, ctx, 16)
 	if err := vk.Upload(src.Range(0, nb), in); err != nil {
@@ -159,7 +159,7 @@ func TestScanSinglePassRepeated(t *testing.T) {
 		if wg != 0 {
 			o.WorkgroupSize = wg
 		}
-		p, err := scan.NewPlan(ctx, uint64(n), scan.Sum{Type: vkcompact.Uint32, Options: o})
+		p, err := scan.NewPlan(ctx, uint64(n), scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestSinglePassManyTiles(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
-	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
+	probe, err := scan.NewPlan(ctx, 1<<20, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestSinglePassManyTiles(t *testing.T) {
 	if n > 1<<26 {
 		t.Skipf("%d tiles of %d: too many elements to test here", tiles, probe.Tuning().Tile)
 	}
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
+	runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true)})
 }
 
 // smallTiles makes a CPU device's single pass take many small tiles
@@ -246,7 +246,7 @@ func TestScanSinglePassWindows(t *testing.T) {
 	}{{100003, -1, 0}, {65536, -1, -1}, {100003, 30000, 0}, {100003, 70001, -1}, {16385, -1, 0}} {
 		o := scan.Options{Path: vkcompact.PathSinglePass, Spins: c.spins, WorkgroupSize: max(info.MaxSubgroupSize, 64), LoadsPerLane: 2}
 		typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32}[i%2]
-		sc := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 1, Options: o}, data: scanData(rng, typ, c.n, true), windowLimit: limit}
+		sc := scanCase{scan: scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: i%3 == 1, Options: o}, data: scanData(rng, typ, c.n, true), windowLimit: limit}
 		if c.gpuCount >= 0 {
 			sc.gpuCount, sc.count = true, uint32(c.gpuCount)
 		}
@@ -262,7 +262,7 @@ func TestScanSinglePassWindows(t *testing.T) {
 	}
 	// Windows of more tiles than the grid's x limit.
 	o := smallTiles(ctx, scan.Options{Path: vkcompact.PathSinglePass})
-	probe, err := scan.NewPlan(ctx, 1<<20, scan.Sum{Type: vkcompact.Uint32, Options: o})
+	probe, err := scan.NewPlan(ctx, 1<<20, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,5 +274,5 @@ func TestScanSinglePassWindows(t *testing.T) {
 		return // the windows above ran
 	}
 	t.Logf("n=%d, tiles of %d bytes, windows of %d bytes", n, tileBytes, window)
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32, Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true), windowLimit: window})
+	runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}, data: scanData(rng, vkcompact.Uint32, int(n), true), windowLimit: window})
 }

@@ -62,10 +62,10 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		return errs.Invalidf("scan: the plan was made for another context")
 	}
 	n := uint64(p.n) * 4
-	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n, Write: p.sum.InPlace},
+	list := []bufcheck.Range{{Name: "source", Range: b.Src, Need: n, Write: p.scan.InPlace},
 		{Name: "total", Range: b.Total, Need: TotalSize, Write: true},
 		{Name: "scratch", Range: b.Scratch, Need: p.ScratchSize(), Write: true}}
-	if p.sum.InPlace {
+	if p.scan.InPlace {
 		if b.Dst.Buffer != nil && b.Dst != b.Src {
 			return errs.Invalidf("scan: in place, the destination must be the source or left empty")
 		}

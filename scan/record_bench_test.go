@@ -34,7 +34,7 @@ func BenchmarkRecordScan(b *testing.B) {
 func benchmarkRecord(b *testing.B, path vkcompact.Path) {
 	ctx := vktest.Open(b)
 	const n = 1 << 20
-	plan, err := scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: path}})
+	plan, err := scan.NewPlan(ctx, n, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{Path: path}})
 	if err != nil {
 		b.Fatal(err)
 	}

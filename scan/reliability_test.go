@@ -21,11 +21,11 @@ func TestReliabilityBadInput(t *testing.T) {
 	other := vktest.Open(t)
 	info := ctx.Info()
 	align := info.MinStorageBufferOffsetAlignment
-	prefix, err := scan.NewPlan(ctx, 100, scan.Sum{})
+	prefix, err := scan.NewPlan(ctx, 100, scan.Scan{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreignScan, err := scan.NewPlan(other, 100, scan.Sum{})
+	foreignScan, err := scan.NewPlan(other, 100, scan.Scan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,24 +48,24 @@ func TestReliabilityBadInput(t *testing.T) {
 			return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 		}
 	}
-	scanOpts := func(s scan.Sum) func() error {
-		return func() error { _, _, err := scan.Slice(ctx, data, s); return err }
+	scanOpts := func(s scan.Scan) func() error {
+		return func() error { _, _, err := scan.ScanSlice(ctx, data, s); return err }
 	}
 	var nilScan *scan.Plan
 	var nilRec *pipeline.Recorder
 	bigWG := info.MaxWorkgroupInvocations + info.MaxSubgroupSize
 	inval := vk.ErrInvalid
 	badinput.CheckAll(t, []badinput.Case{
-		{Entry: "scan.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := scan.NewPlan(nil, 10, scan.Sum{}); return err }},
+		{Entry: "scan.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := scan.NewPlan(nil, 10, scan.Scan{}); return err }},
 		{Entry: "scan.NewPlan", Input: "u64 elements", Want: inval, Msg: "must be u32, i32 or f32", Call: func() error {
-			_, err := scan.NewPlan(ctx, 10, scan.Sum{Type: vkcompact.Uint64})
+			_, err := scan.NewPlan(ctx, 10, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
 		}},
-		{Entry: "scan.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 elements", Call: func() error { _, err := scan.NewPlan(ctx, 1<<32, scan.Sum{}); return err }},
-		{Entry: "scan.Slice", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: scanOpts(scan.Sum{Options: scan.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
-		{Entry: "scan.Slice", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: scanOpts(scan.Sum{Options: scan.Options{WorkgroupSize: bigWG}})},
-		{Entry: "scan.Slice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: scanOpts(scan.Sum{Options: scan.Options{LoadsPerLane: 5}})},
-		{Entry: "scan.Slice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := scan.Slice(nil, data, scan.Sum{}); return err }},
+		{Entry: "scan.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 elements", Call: func() error { _, err := scan.NewPlan(ctx, 1<<32, scan.Scan{}); return err }},
+		{Entry: "scan.ScanSlice", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: scanOpts(scan.Scan{Options: scan.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
+		{Entry: "scan.ScanSlice", Input: "workgroup above maxComputeWorkGroupInvocations", Want: inval, Msg: "outside 1..", Call: scanOpts(scan.Scan{Options: scan.Options{WorkgroupSize: bigWG}})},
+		{Entry: "scan.ScanSlice", Input: "5 loads per lane", Want: inval, Msg: "5 loads per lane", Call: scanOpts(scan.Scan{Options: scan.Options{LoadsPerLane: 5}})},
+		{Entry: "scan.ScanSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := scan.ScanSlice(nil, data, scan.Scan{}); return err }},
 		{Entry: "scan.Plan.Record", Input: "no source", Want: inval, Msg: "no source buffer", Call: scanRec(prefix, func(b *scan.Buffers) { b.Src = vk.Range{} })},
 		{Entry: "scan.Plan.Record", Input: "destination too small", Want: inval, Msg: "destination range of 396 bytes", Call: scanRec(prefix, func(b *scan.Buffers) { b.Dst.Size = 396 })},
 		{Entry: "scan.Plan.Record", Input: "no total", Want: inval, Msg: "no total buffer", Call: scanRec(prefix, func(b *scan.Buffers) { b.Total = vk.Range{} })},
@@ -76,7 +76,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "scan.Plan.Record", Input: "count inside the total", Want: inval, Msg: "total and count ranges overlap", Call: scanRec(prefix, func(b *scan.Buffers) { b.Count = b.Total })},
 		{Entry: "scan.Plan.Record", Input: "destination offset not aligned", Want: inval, Msg: "not a multiple of minStorageBufferOffsetAlignment", Call: scanRec(prefix, func(b *scan.Buffers) { b.Dst = a.Range(1028, 400) })},
 		{Entry: "scan.Plan.Record", Input: "in place plan with a separate destination", Want: inval, Msg: "in place, the destination must be the source or left empty", Call: func() error {
-			p, err := scan.NewPlan(ctx, 100, scan.Sum{InPlace: true})
+			p, err := scan.NewPlan(ctx, 100, scan.Scan{InPlace: true})
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ func TestReliabilityBadInput(t *testing.T) {
 		}},
 	}, watched, align)
 	if !slices.Equal(data, dataCopy) {
-		t.Error("Slice modified the caller's slice")
+		t.Error("ScanSlice modified the caller's slice")
 	}
 	// The good buffers work, so the failures were the edits'.
 	if _, err := prefix.Run(goodScan); err != nil {
@@ -109,7 +109,7 @@ func TestReliabilityBadInput(t *testing.T) {
 			_, err := foreignScan.Run(scan.Buffers{Src: foreign.Range(0, 400), Dst: foreign.Range(1024, 400)})
 			return err
 		}},
-		{Entry: "scan.Slice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := scan.Slice(other, data, scan.Sum{}); return err }},
+		{Entry: "scan.ScanSlice", Input: "released context", Want: vk.ErrReleased, Msg: "after Release", Call: func() error { _, _, err := scan.ScanSlice(other, data, scan.Scan{}); return err }},
 	} {
 		badinput.Check(t, c)
 	}

@@ -21,7 +21,7 @@ const TotalSize = 4
 // indices are 32-bit on the GPU.
 const MaxElements = math.MaxUint32
 
-// Sum describes a prefix sum of uint32, int32 or float32 elements.
+// Scan describes a prefix sum of uint32, int32 or float32 elements.
 //
 // Integer sums wrap modulo 2^32 (int32 in two's complement). float32 sums
 // are computed in float32 in a tree order (per lane, per subgroup, per
@@ -32,11 +32,12 @@ const MaxElements = math.MaxUint32
 // cumsum give it: a sum of nothing but -0.0 is -0.0 (inclusive [-0.0, 1.0]
 // is [-0.0, 1.0]), any other zero sum +0.0, and the sum of nothing (the
 // first exclusive element, the total of no elements) +0.0.
-type Sum struct {
-	// Type is the elements' type: Uint32, Int32 or Float32. Unset (the
-	// zero Type) is Uint32 in a plan; Slice takes it from the elements'
-	// Go type, and refuses any other.
-	Type vkcompact.Type
+type Scan struct {
+	// Elem is the elements: plain keys (vkcompact.Plain) of type Uint32,
+	// Int32 or Float32. The zero Elem is plain uint32 in a plan; ScanSlice
+	// takes it from the elements' Go type, and refuses any other. An Elem
+	// describing structs is refused.
+	Elem vkcompact.Elem
 	// Inclusive makes element i the sum of elements 0..i; otherwise
 	// (exclusive) of 0..i-1, with element 0 zero.
 	Inclusive bool
@@ -103,13 +104,13 @@ type Plan struct {
 
 // NewPlan checks s for n elements on ctx, picks its tuning and creates
 // its pipelines.
-func NewPlan(ctx *vk.Context, n uint64, s Sum) (*Plan, error) {
+func NewPlan(ctx *vk.Context, n uint64, s Scan) (*Plan, error) {
 	return newPlan(ctx, n, s, 0)
 }
 
 // newPlan is NewPlan with the bytes one binding of the single pass holds
 // lowered to windowLimit where that is not zero (tune).
-func newPlan(ctx *vk.Context, n uint64, s Sum, windowLimit uint64) (*Plan, error) {
+func newPlan(ctx *vk.Context, n uint64, s Scan, windowLimit uint64) (*Plan, error) {
 	if ctx == nil {
 		return nil, errs.Invalidf("scan: nil context")
 	}
@@ -170,18 +171,18 @@ func (p *Plan) Run(b Buffers) (Total, error) {
 		})
 }
 
-// Slice runs a prefix sum of data on the GPU and returns the sums and
-// the total. T decides the element type: s.Type must be Unset (the zero
-// Type) or T's own, and any other is refused (vk.ErrInvalid, naming both)
-// before any GPU work. InPlace is honoured on the GPU; data is not
-// modified.
-func Slice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Sum) ([]T, T, error) {
+// ScanSlice runs a prefix sum of data on the GPU and returns the sums and
+// the total. T decides the element type: s.Elem must be zero or T's own
+// plain keys (vkcompact.Plain), and any other is refused (vk.ErrInvalid,
+// naming both) before any GPU work. InPlace is honoured on the GPU; data
+// is not modified.
+func ScanSlice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Scan) ([]T, T, error) {
 	var zero T
-	t, err := gotype.Key(reflect.TypeFor[T](), s.Type, "Sum.Type")
+	t, err := gotype.Plain(reflect.TypeFor[T](), s.Elem, "Scan.Elem")
 	if err != nil {
 		return nil, zero, fmt.Errorf("scan: %w", err)
 	}
-	s.Type = t
+	s.Elem = vkcompact.Plain(t)
 	n := uint64(len(data))
 	p, err := NewPlan(ctx, n, s)
 	if err != nil {
@@ -216,11 +217,12 @@ func Slice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Sum) ([]T, T
 	return out, *(*T)(unsafe.Pointer(&total)), nil
 }
 
-// String names the scan ("exclusive u32").
-func (s Sum) String() string {
+// String names the scan ("exclusive u32"; a zero Elem's key, unset, is
+// written as u32, a plan's).
+func (s Scan) String() string {
 	kind := "exclusive"
 	if s.Inclusive {
 		kind = "inclusive"
 	}
-	return fmt.Sprintf("%s %v", kind, s.Type)
+	return fmt.Sprintf("%s %v", kind, s.Elem.Key.OrUint32())
 }

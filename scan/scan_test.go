@@ -18,7 +18,7 @@ import (
 
 // scanCase is one prefix sum to run and check.
 type scanCase struct {
-	scan           scan.Sum
+	scan           scan.Scan
 	data           []uint32 // element bits
 	srcOff, dstOff uint64
 	// gpuCount passes count through ScanBuffers.Count.
@@ -57,7 +57,7 @@ func refScan(c scanCase) (sums []uint32, f64, abs []float64, total uint32, ftota
 			sums[i], f64[i], abs[i] = run, frun, arun
 		}
 	}
-	if c.scan.Type == vkcompact.Float32 {
+	if c.scan.Elem.Key == vkcompact.Float32 {
 		sums, run = refFloatBits(c.data, c.scan.Inclusive)
 	}
 	return sums, f64, abs, run, frun
@@ -186,7 +186,7 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	counted := c
 	counted.data = c.data[:nEff]
 	want, f64, abs, wantTotal, fTotal := refScan(counted)
-	float := c.scan.Type == vkcompact.Float32
+	float := c.scan.Elem.Key == vkcompact.Float32
 	exact := exactSums(counted.data)
 	gamma, denormal := floatBound(p.Tuning())
 	for i := range nEff {
@@ -255,7 +255,7 @@ func TestScanSizes(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 31, 32, 33, 127, 128, 129, 4095, 4097, 65537, 1<<20 + 12345} {
 		for _, typ := range scanTypes {
 			for _, mode := range []int{0, 1, 2, 3} {
-				s := scan.Sum{Type: typ, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+				s := scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
 				runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true)})
 			}
 		}
@@ -270,7 +270,7 @@ func TestScanFloat(t *testing.T) {
 	rng := vktest.Rand(t)
 	for _, n := range []int{1000, 100003, 1<<20 + 7} {
 		for _, incl := range []bool{false, true} {
-			runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl}, data: scanData(rng, vkcompact.Float32, n, false)})
+			runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32), Inclusive: incl}, data: scanData(rng, vkcompact.Float32, n, false)})
 		}
 	}
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1.5, -2.25}
@@ -292,7 +292,7 @@ func TestScanFloat(t *testing.T) {
 			for j, v := range tail {
 				d[n/2+j*97] = math.Float32bits(v)
 			}
-			runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl}, data: d})
+			runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32), Inclusive: incl}, data: d})
 		}
 	}
 }
@@ -325,7 +325,7 @@ func TestScanSignedZeros(t *testing.T) {
 	}
 	for i, d := range cases {
 		for _, incl := range []bool{false, true} {
-			c := scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: incl, InPlace: i%2 == 1}, data: d}
+			c := scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32), Inclusive: incl, InPlace: i%2 == 1}, data: d}
 			runScan(t, ctx, c)
 			if len(d) < 5000 {
 				c.gpuCount, c.count = true, uint32(i%3)
@@ -333,7 +333,7 @@ func TestScanSignedZeros(t *testing.T) {
 			}
 		}
 	}
-	sums, total, err := scan.Slice(ctx, []float32{float32(math.Copysign(0, -1)), 1}, scan.Sum{Inclusive: true})
+	sums, total, err := scan.ScanSlice(ctx, []float32{float32(math.Copysign(0, -1)), 1}, scan.Scan{Inclusive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestScanTuning(t *testing.T) {
 	} {
 		for _, typ := range scanTypes {
 			n := 300000 + rng.IntN(1000)
-			s := scan.Sum{Type: typ, Inclusive: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
+			s := scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
 			runScan(t, ctx, scanCase{scan: s, data: scanData(rng, typ, n, true),
 				srcOff: align * uint64(rng.IntN(4)), dstOff: align * uint64(rng.IntN(4))})
 		}
@@ -377,27 +377,27 @@ func TestScanAboveMaxRange(t *testing.T) {
 	}
 	rng := vktest.Rand(t)
 	n := int(info.MaxStorageBufferRange)/4 + 1234567
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Uint32}, data: scanData(rng, vkcompact.Uint32, n, true)})
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Int32, Options: scan.Options{Path: vkcompact.PathSinglePass}}, data: scanData(rng, vkcompact.Int32, n, true)}) // in two windows
-	runScan(t, ctx, scanCase{scan: scan.Sum{Type: vkcompact.Float32, Inclusive: true, InPlace: true}, data: scanData(rng, vkcompact.Float32, n, true)})
+	runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, data: scanData(rng, vkcompact.Uint32, n, true)})
+	runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Int32), Options: scan.Options{Path: vkcompact.PathSinglePass}}, data: scanData(rng, vkcompact.Int32, n, true)}) // in two windows
+	runScan(t, ctx, scanCase{scan: scan.Scan{Elem: vkcompact.Plain(vkcompact.Float32), Inclusive: true, InPlace: true}, data: scanData(rng, vkcompact.Float32, n, true)})
 }
 
 // TestScanSlice runs the host-slice helper for each type.
 func TestScanSlice(t *testing.T) {
 	ctx := vktest.Shared(t)
-	u, tu, err := scan.Slice(ctx, []uint32{1, 2, 3, math.MaxUint32}, scan.Sum{})
+	u, tu, err := scan.ScanSlice(ctx, []uint32{1, 2, 3, math.MaxUint32}, scan.Scan{})
 	if err != nil || fmt.Sprint(u, tu) != "[0 1 3 6] 5" {
 		t.Errorf("uint32: %v %v %v, want [0 1 3 6] 5 (wrapping)", u, tu, err)
 	}
-	i, ti, err := scan.Slice(ctx, []int32{-5, 2, math.MaxInt32, 1}, scan.Sum{Inclusive: true, InPlace: true})
+	i, ti, err := scan.ScanSlice(ctx, []int32{-5, 2, math.MaxInt32, 1}, scan.Scan{Inclusive: true, InPlace: true})
 	if err != nil || fmt.Sprint(i, ti) != "[-5 -3 2147483644 2147483645] 2147483645" {
 		t.Errorf("int32: %v %v %v", i, ti, err)
 	}
-	f, tf, err := scan.Slice(ctx, []float32{0.5, 0.25, -1}, scan.Sum{})
+	f, tf, err := scan.ScanSlice(ctx, []float32{0.5, 0.25, -1}, scan.Scan{})
 	if err != nil || fmt.Sprint(f, tf) != "[0 0.5 0.75] -0.25" {
 		t.Errorf("float32: %v %v %v", f, tf, err)
 	}
-	e, te, err := scan.Slice(ctx, []float32{}, scan.Sum{})
+	e, te, err := scan.ScanSlice(ctx, []float32{}, scan.Scan{})
 	if err != nil || len(e) != 0 || te != 0 {
 		t.Errorf("empty: %v %v %v", e, te, err)
 	}
@@ -408,14 +408,14 @@ func TestScanBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		n    uint64
-		s    scan.Sum
+		s    scan.Scan
 	}{
-		{"u64 elements", 10, scan.Sum{Type: vkcompact.Uint64}},
-		{"f64 elements", 10, scan.Sum{Type: vkcompact.Float64}},
-		{"unknown type", 10, scan.Sum{Type: vkcompact.Type(9)}},
-		{"too many elements", 1 << 32, scan.Sum{}},
-		{"workgroup not a subgroup multiple", 10, scan.Sum{Options: scan.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
-		{"too many loads", 10, scan.Sum{Options: scan.Options{LoadsPerLane: 5}}},
+		{"u64 elements", 10, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint64)}},
+		{"f64 elements", 10, scan.Scan{Elem: vkcompact.Plain(vkcompact.Float64)}},
+		{"unknown type", 10, scan.Scan{Elem: vkcompact.Plain(vkcompact.Type(9))}},
+		{"too many elements", 1 << 32, scan.Scan{}},
+		{"workgroup not a subgroup multiple", 10, scan.Scan{Options: scan.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize + 1}}},
+		{"too many loads", 10, scan.Scan{Options: scan.Options{LoadsPerLane: 5}}},
 	} {
 		_, err := scan.NewPlan(ctx, c.n, c.s)
 		if !errors.Is(err, vk.ErrInvalid) {
@@ -424,11 +424,11 @@ func TestScanBadInput(t *testing.T) {
 			t.Logf("%s: %v", c.name, err)
 		}
 	}
-	if _, err := scan.NewPlan(nil, 10, scan.Sum{}); !errors.Is(err, vk.ErrInvalid) {
+	if _, err := scan.NewPlan(nil, 10, scan.Scan{}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("nil context: %v", err)
 	}
 
-	p, err := scan.NewPlan(ctx, 100, scan.Sum{})
+	p, err := scan.NewPlan(ctx, 100, scan.Scan{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestScanBadInput(t *testing.T) {
 		t.Fatalf("the good buffers: %v", err)
 	}
 	// In place with a different destination.
-	ip, err := scan.NewPlan(ctx, 100, scan.Sum{InPlace: true})
+	ip, err := scan.NewPlan(ctx, 100, scan.Scan{InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +486,7 @@ func FuzzScan(f *testing.F) {
 		n %= 1 << 18
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		ty := scanTypes[int(typ)%len(scanTypes)]
-		s := scan.Sum{Type: ty, Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+		s := scan.Scan{Elem: vkcompact.Plain(ty), Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
 		if mode&4 != 0 {
 			s.Processors = 1 + rng.Uint32N(4000)
 		}
@@ -507,7 +507,7 @@ func TestScanGPUCount(t *testing.T) {
 	for _, n := range []int{0, 1, 100, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
 			typ := types[i%len(types)]
-			c := scanCase{scan: scan.Sum{Type: typ, Inclusive: i%3 == 0, InPlace: i%2 == 1},
+			c := scanCase{scan: scan.Scan{Elem: vkcompact.Plain(typ), Inclusive: i%3 == 0, InPlace: i%2 == 1},
 				data: scanData(rng, typ, n, true), gpuCount: true, count: count}
 			runScan(t, ctx, c)
 			i++

@@ -35,7 +35,7 @@ func TestSinglePassScratchReuse(t *testing.T) {
 		t.Run(fmt.Sprintf("tiles=%d", tiles), func(t *testing.T) {
 			n := tiles*tile - 5
 			o.Spins = []int32{0, -1}[i]
-			s := scan.Sum{Type: vkcompact.Uint32, Options: o}
+			s := scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}
 			p, err := scan.NewPlan(ctx, uint64(n), s)
 			if err != nil {
 				t.Fatal(err)
@@ -104,7 +104,7 @@ func TestSinglePassScratchReuse(t *testing.T) {
 			vktest.UploadStale(t, status, func() uint32 { return (1+uint32(rng.IntN(2)))<<16 | rng.Uint32N(1<<16) })
 			round("scratch overwritten by an upload", true, nil)
 
-			q, err := scan.NewPlan(ctx, uint64(n), scan.Sum{Type: vkcompact.Uint32, Options: scan.Options{Path: vkcompact.PathThreePhase}})
+			q, err := scan.NewPlan(ctx, uint64(n), scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: scan.Options{Path: vkcompact.PathThreePhase}})
 			if err != nil {
 				t.Fatal(err)
 			}

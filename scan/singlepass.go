@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+
 	"github.com/vkcompact/vkcompact/internal/bufcheck"
 
 	"github.com/vkcompact/vkcompact"
@@ -33,10 +34,10 @@ type singlePass struct {
 // invocations, or says why it does not apply. windowLimit, when not zero,
 // lowers the bytes one binding holds below maxStorageBufferRange.
 func tuneSinglePass(info vk.DeviceInfo, req request, wg uint32, windowLimit uint64) (*singlePass, string) {
-	s, n := req.sum, uint64(req.n)
+	s, n := req.scan, uint64(req.n)
 	table := passTunings[classOf(info)]
 	switch {
-	case s.Type == vkcompact.Float32:
+	case req.key == vkcompact.Float32:
 		return nil, "float32 sums keep the three phases (the fallback would sum a late tile in another order, so the total would depend on timing)"
 	case s.InPlace:
 		return nil, "it does not run in place"
@@ -92,7 +93,7 @@ func (a *singlePass) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req re
 	tiles := tiling.DefaultSelectSpec(a.wg, 1, 1)
 	tiles.Vecs = a.loads
 	var err error
-	a.pass, err = onepassKernel.Get(cache, onepassSpec{SelectSpec: tiles, Inclusive: req.sum.Inclusive,
+	a.pass, err = onepassKernel.Get(cache, onepassSpec{SelectSpec: tiles, Inclusive: req.scan.Inclusive,
 		MaxSubgroups: a.wg / max(info.MinSubgroupSize, 1), TileByID: b2u(a.byIndex), SelfReset: b2u(a.selfReset), Windowed: b2u(a.windowTiles > 0)})
 	return err
 }

@@ -46,14 +46,14 @@ func (a *threePhase) tuning() Tuning {
 
 // pipelines creates the three phases' pipelines.
 func (a *threePhase) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req request) error {
-	float := req.sum.Type == vkcompact.Float32
+	float := req.key == vkcompact.Float32
 	chunks := tiling.DefaultSelectSpec(a.wg, a.Procs, 1)
 	chunks.Vecs = a.loads
 	var err error
 	if a.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float}); err != nil {
 		return err
 	}
-	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.sum.Inclusive}); err != nil {
+	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.scan.Inclusive}); err != nil {
 		return err
 	}
 	a.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), FloatSum: float})

@@ -26,12 +26,12 @@ func TestRecordTimed(t *testing.T) {
 	rng := vktest.Rand(t)
 	const n = 5000
 	in := scanData(rng, vkcompact.Uint32, n, true)
-	want, _, _, _, _ := refScan(scanCase{scan: scan.Sum{}, data: in})
+	want, _, _, _, _ := refScan(scanCase{scan: scan.Scan{}, data: in})
 	for _, c := range []struct {
 		path   vkcompact.Path
 		phases []string
 	}{{vkcompact.PathThreePhase, []string{"reduce", "scan", "apply"}}, {vkcompact.PathSinglePass, []string{"clear", "pass"}}} {
-		p, err := scan.NewPlan(ctx, n, scan.Sum{Options: scan.Options{Path: c.path}})
+		p, err := scan.NewPlan(ctx, n, scan.Scan{Options: scan.Options{Path: c.path}})
 		if err != nil {
 			t.Fatal(err)
 		}

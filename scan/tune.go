@@ -5,13 +5,14 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
 
 // The tuning of a prefix sum: a pure function of the device's information,
-// the element count, the Sum and the bytes one binding holds, which
+// the element count, the Scan and the bytes one binding holds, which
 // creates nothing and picks one algorithm (threephase.go, singlepass.go),
 // each tuned by a pure function of its own; then NewPlan creates the
 // pipelines it names.
@@ -40,10 +41,11 @@ type Tuning struct {
 }
 
 // request is a prefix sum checked for n elements: what every algorithm
-// shares. Its element type is never Unset.
+// shares. Its key type, key, is never Unset.
 type request struct {
-	sum Sum
-	n   uint32
+	scan Scan
+	key  vkcompact.Type
+	n    uint32
 }
 
 // algorithm is one way to run a prefix sum, tuned for one request: its
@@ -61,14 +63,18 @@ type algorithm interface {
 	tuning() Tuning
 }
 
-// checkRequest checks s for n elements: element type (Unset is Uint32),
-// count and path.
-func checkRequest(n uint64, s Sum) (request, error) {
-	s.Type = s.Type.OrUint32()
-	switch s.Type {
+// checkRequest checks s for n elements: plain elements of a key type
+// (Unset is Uint32), count and path.
+func checkRequest(n uint64, s Scan) (request, error) {
+	key, err := gotype.PlainKey(s.Elem, "Scan.Elem")
+	if err != nil {
+		return request{}, fmt.Errorf("scan: %w", err)
+	}
+	key = key.OrUint32()
+	switch key {
 	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32:
 	default:
-		return request{}, errs.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", s.Type)
+		return request{}, errs.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", key)
 	}
 	if n > MaxElements {
 		return request{}, errs.Invalidf("scan: %d elements: at most %d", n, uint64(MaxElements))
@@ -76,7 +82,7 @@ func checkRequest(n uint64, s Sum) (request, error) {
 	if s.Path > vkcompact.PathSinglePass {
 		return request{}, errs.Invalidf("scan: unknown path %d", s.Path)
 	}
-	return request{sum: s, n: uint32(n)}, nil
+	return request{scan: s, key: key, n: uint32(n)}, nil
 }
 
 // tune checks s for n elements on a device with info and picks the
@@ -85,12 +91,12 @@ func checkRequest(n uint64, s Sum) (request, error) {
 // pipelines). windowLimit, when not zero, lowers the bytes one binding of
 // the single pass holds below maxStorageBufferRange (tests cut small
 // inputs into windows with it).
-func tune(info vk.DeviceInfo, n uint64, s Sum, windowLimit uint64) (*Plan, error) {
+func tune(info vk.DeviceInfo, n uint64, s Scan, windowLimit uint64) (*Plan, error) {
 	req, err := checkRequest(n, s)
 	if err != nil {
 		return nil, err
 	}
-	s = req.sum
+	s = req.scan
 	wg, loads, procs, err := tiling.Resolve(info, s.WorkgroupSize, s.LoadsPerLane, s.Processors, 1)
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)

@@ -22,18 +22,18 @@ func TestAutoPathDecision(t *testing.T) {
 		bigWG := min(1024, dev.MaxWorkgroupInvocations)
 		for _, c := range []struct {
 			what string
-			s    Sum
+			s    Scan
 			n    uint64
 			want vkcompact.Path
 		}{
-			{"u32 sums", Sum{Type: vkcompact.Uint32}, 1000, vkcompact.PathSinglePass},
-			{"u32 sums, 2^16", Sum{Type: vkcompact.Uint32}, 1 << 16, single},
-			{"i32 inclusive sums, 2^20", Sum{Type: vkcompact.Int32, Inclusive: true}, 1 << 20, single},
-			{"f32 sums", Sum{Type: vkcompact.Float32}, 1000, vkcompact.PathThreePhase},
-			{"u32 sums in place", Sum{Type: vkcompact.Uint32, InPlace: true}, 1000, vkcompact.PathThreePhase},
-			{"workgroups past 512", Sum{Type: vkcompact.Uint32, Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: vkcompact.PathSinglePass}[bigWG > passTunings[classOf(dev)].maxWorkgroup]},
-			{"no elements", Sum{Type: vkcompact.Uint32}, 0, vkcompact.PathThreePhase},
-			{"past one binding: in windows", Sum{Type: vkcompact.Uint32}, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
+			{"u32 sums", Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, 1000, vkcompact.PathSinglePass},
+			{"u32 sums, 2^16", Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, 1 << 16, single},
+			{"i32 inclusive sums, 2^20", Scan{Elem: vkcompact.Plain(vkcompact.Int32), Inclusive: true}, 1 << 20, single},
+			{"f32 sums", Scan{Elem: vkcompact.Plain(vkcompact.Float32)}, 1000, vkcompact.PathThreePhase},
+			{"u32 sums in place", Scan{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true}, 1000, vkcompact.PathThreePhase},
+			{"workgroups past 512", Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: Options{WorkgroupSize: bigWG}}, 1000, map[bool]vkcompact.Path{true: vkcompact.PathThreePhase, false: vkcompact.PathSinglePass}[bigWG > passTunings[classOf(dev)].maxWorkgroup]},
+			{"no elements", Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, 0, vkcompact.PathThreePhase},
+			{"past one binding: in windows", Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}, uint64(dev.MaxStorageBufferRange)/4 + 1, single},
 		} {
 			p, err := tune(dev, c.n, c.s, 0)
 			if err != nil {
@@ -52,13 +52,13 @@ func TestAutoPathDecision(t *testing.T) {
 // 2^17 elements and 2 up to 2^19 unless the caller chose, else 4; tiles
 // by index on a GPU; the status words reset by the pass up to 1024 tiles.
 func TestSinglePassTiles(t *testing.T) {
-	one := Sum{Type: vkcompact.Uint32, Options: Options{Path: vkcompact.PathSinglePass}}
+	one := Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: Options{Path: vkcompact.PathSinglePass}}
 	chosen := one
 	chosen.LoadsPerLane = 3
 	for _, dev := range fakedev.All {
 		gpu := !dev.CPU()
 		for _, c := range []struct {
-			s        Sum
+			s        Scan
 			n        uint64
 			gpuLoads uint32
 		}{{one, 1 << 16, 1}, {one, 1 << 17, 1}, {one, 1<<17 + 1, 2}, {one, 1 << 19, 2}, {one, 1<<19 + 1, 4}, {one, 1 << 28, 4}, {chosen, 1 << 16, 3}} {
@@ -95,7 +95,7 @@ func TestSinglePassStatusLimit(t *testing.T) {
 		n := uint64(MaxElements)
 		status := 8 + 8*((n+uint64(4*o.WorkgroupSize)-1)/uint64(4*o.WorkgroupSize))
 		o.Path = vkcompact.PathSinglePass
-		p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}, 0)
+		p, err := tune(dev, n, Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}, 0)
 		switch fits := status <= uint64(dev.MaxStorageBufferRange); {
 		case fits && err != nil:
 			t.Errorf("%s: %d bytes of status fit: %v", dev.Name, status, err)
@@ -105,7 +105,7 @@ func TestSinglePassStatusLimit(t *testing.T) {
 			t.Errorf("%s: path %v", dev.Name, p.Tuning().Path)
 		}
 		o.Path = vkcompact.PathAuto
-		if p, err := tune(dev, n, Sum{Type: vkcompact.Uint32, Options: o}, 0); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
+		if p, err := tune(dev, n, Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}, 0); err != nil || (status > uint64(dev.MaxStorageBufferRange) && p.Tuning().Path != vkcompact.PathThreePhase) {
 			t.Errorf("%s: PathAuto: %v, %v", dev.Name, p, err)
 		}
 	}

@@ -290,7 +290,7 @@ func afterCases(ctx *vk.Context, buf *vk.Buffer, timer *vk.Timer, h unsafe.Point
 			_, _, err := compact.SelectSlice(ctx, words, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}},
-		{Entry: "scan.Slice", Input: msg, Want: want, Msg: msg, Call: func() error { _, _, err := scan.Slice(ctx, words, scan.Sum{}); return err }},
+		{Entry: "scan.ScanSlice", Input: msg, Want: want, Msg: msg, Call: func() error { _, _, err := scan.ScanSlice(ctx, words, scan.Scan{}); return err }},
 		{Entry: "radix.SortSlice", Input: msg, Want: want, Msg: msg, Call: func() error { _, err := radix.SortSlice(ctx, words, radix.Sort{}); return err }},
 	}
 }
@@ -312,7 +312,7 @@ func TestReliabilityDeviceLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix, err := scan.NewPlan(ctx, 16, scan.Sum{})
+	prefix, err := scan.NewPlan(ctx, 16, scan.Scan{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ type scanOutput struct {
 // scanJob is a checked invocation of scan.
 type scanJob struct {
 	fileJob
-	scan  scan.Sum
+	scan  scan.Scan
 	in    *fileio.Input
 	n     uint64
 	total uint32   // the total's bits
@@ -68,7 +68,7 @@ func parseScan(args []string, stderr io.Writer) (*scanJob, error) {
 		j.Close()
 		return nil, err
 	}
-	j.scan, j.n = scan.Sum{Type: l.Elem.Key, Inclusive: *inclusive}, l.N
+	j.scan, j.n = scan.Scan{Elem: vkcompact.Plain(l.Elem.Key), Inclusive: *inclusive}, l.N
 	return j, nil
 }
 
@@ -96,20 +96,20 @@ func (j *scanJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error
 		return nil, err
 	}
 	j.total = total[0]
-	out := fileio.OutputData{Bytes: data[:size], Dtype: npy.Quote(npy.Dtype(j.scan.Type)), N: j.n} // the input's memory, no longer needed
+	out := fileio.OutputData{Bytes: data[:size], Dtype: npy.Quote(npy.Dtype(j.scan.Elem.Key)), N: j.n} // the input's memory, no longer needed
 	return []fileio.OutputData{out}, vk.Download(b.Dst, out.Bytes)
 }
 
 // report prints the total and the GPU time.
 func (j *scanJob) report(stdout io.Writer, device string) error {
-	total := formatTotal(j.scan.Type, j.total)
+	total := formatTotal(j.scan.Elem.Key, j.total)
 	if j.asJSON {
 		raw := total
-		if f := float64(math.Float32frombits(j.total)); j.scan.Type == vkcompact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		if f := float64(math.Float32frombits(j.total)); j.scan.Elem.Key == vkcompact.Float32 && (math.IsInf(f, 0) || math.IsNaN(f)) {
 			raw = strconv.Quote(total)
 		}
 		return encodeJSON(stdout, scanOutput{
-			Op: "scan", Type: j.scan.Type.String(), Inclusive: j.scan.Inclusive, N: j.n,
+			Op: "scan", Type: j.scan.Elem.Key.String(), Inclusive: j.scan.Inclusive, N: j.n,
 			Total: json.RawMessage(raw), GPUms: j.gpuMs, Device: device,
 		})
 	}
@@ -117,7 +117,7 @@ func (j *scanJob) report(stdout io.Writer, device string) error {
 	if j.scan.Inclusive {
 		kind = "inclusive"
 	}
-	fmt.Fprintf(stdout, "scan: %d %s %s, total %s, %s\n", j.n, j.scan.Type, kind, total, gpuTimeText(j.gpuMs, device))
+	fmt.Fprintf(stdout, "scan: %d %s %s, total %s, %s\n", j.n, j.scan.Elem.Key, kind, total, gpuTimeText(j.gpuMs, device))
 	return nil
 }
 

@@ -29,6 +29,38 @@ func Key(t reflect.Type, key vkcompact.Type, field string) (vkcompact.Type, erro
 	return own, nil
 }
 
+// PlainKey returns the key type of e where e describes plain keys (the
+// zero Elem, vkcompact.Plain, or a Struct of the key's own size with the
+// key at byte 0), and an error naming field (such as "Scan.Elem")
+// otherwise. An unset key stays Unset.
+func PlainKey(e vkcompact.Elem, field string) (vkcompact.Type, error) {
+	if e.KeyOffset != 0 || e.Stride != 0 && e.Stride != e.Key.OrUint32().Size() {
+		return e.Key, errs.Invalidf("%s %v describes structs: want plain keys (vkcompact.Plain)", field, e)
+	}
+	return e.Key, nil
+}
+
+// Plain returns the key type of plain elements of Go type t where the
+// caller gave e (named by field, such as "Scan.Elem"): t's own where e's
+// key is Unset (the zero Elem), e's where the two agree, and otherwise an
+// error naming both; e describing structs is refused as PlainKey refuses
+// it.
+func Plain(t reflect.Type, e vkcompact.Elem, field string) (vkcompact.Type, error) {
+	key, err := PlainKey(e, field)
+	if err != nil {
+		return key, err
+	}
+	own, ok := vkcompact.TypeOf(t)
+	switch {
+	case !ok:
+		return key, errs.Invalidf("a slice of %v: not one of the key types (%s)", t, keyTypes)
+	case key != vkcompact.Unset && key != own:
+		return key, errs.Invalidf("%s %v does not match the elements' Go type %v (%v): leave %s zero to take it from the slice",
+			field, e, t, own, field)
+	}
+	return own, nil
+}
+
 // keyTypes names the Go types of the key types.
 const keyTypes = "uint32, int32, float32, uint64, int64, float64"
 

@@ -64,6 +64,43 @@ func TestKey(t *testing.T) {
 	}
 }
 
+// TestPlain: a zero Elem or an unset key is the Go type's; a plain Elem
+// of the same type (Plain, or a Struct of the key's size with the key at
+// 0) is accepted; another key type is refused naming both, and an Elem
+// describing structs is refused as such.
+func TestPlain(t *testing.T) {
+	u32, f32 := reflect.TypeFor[uint32](), reflect.TypeFor[float32]()
+	for _, c := range []struct {
+		goType reflect.Type
+		elem   vkcompact.Elem
+		want   vkcompact.Type
+		err    []string // substrings of the error; nil: accepted
+	}{
+		{u32, vkcompact.Elem{}, vkcompact.Uint32, nil},
+		{f32, vkcompact.Elem{}, vkcompact.Float32, nil},
+		{reflect.TypeFor[named](), vkcompact.Elem{}, vkcompact.Float32, nil},
+		{f32, vkcompact.Plain(vkcompact.Float32), vkcompact.Float32, nil},
+		{f32, vkcompact.Struct(4, 0, vkcompact.Float32), vkcompact.Float32, nil},
+		{f32, vkcompact.Elem{Stride: 4}, vkcompact.Float32, nil},
+		{reflect.TypeFor[uint64](), vkcompact.Struct(8, 0, vkcompact.Uint64), vkcompact.Uint64, nil},
+		{u32, vkcompact.Plain(vkcompact.Float32), 0, []string{"Scan.Elem Plain(f32)", "Go type uint32 (u32)", "leave Scan.Elem zero"}},
+		{f32, vkcompact.Plain(vkcompact.Int32), 0, []string{"Scan.Elem Plain(i32)", "Go type float32 (f32)"}},
+		{u32, vkcompact.Struct(8, 4, vkcompact.Uint32), 0, []string{"Scan.Elem Struct(8, 4, u32) describes structs", "vkcompact.Plain"}},
+		{u32, vkcompact.Struct(8, 0, vkcompact.Uint32), 0, []string{"Scan.Elem Struct(8, 0, u32) describes structs"}},
+		{u32, vkcompact.Elem{Stride: 8}, 0, []string{"describes structs"}},
+		{reflect.TypeFor[uint16](), vkcompact.Elem{}, 0, []string{"uint16", "not one of the key types"}},
+	} {
+		got, err := gotype.Plain(c.goType, c.elem, "Scan.Elem")
+		check(t, "Plain("+c.goType.String()+", "+c.elem.String()+")", err, c.err)
+		if c.err == nil && got != c.want {
+			t.Errorf("Plain(%v, %v) = %v, want %v", c.goType, c.elem, got, c.want)
+		}
+	}
+	if k, err := gotype.PlainKey(vkcompact.Elem{}, "Scan.Elem"); k != vkcompact.Unset || err != nil {
+		t.Errorf("PlainKey of the zero Elem: %v, %v; want Unset", k, err)
+	}
+}
+
 // TestElem: a zero Elem is a key type's own keys; an explicit Elem must
 // fit the Go type, its key at the start of a value of exactly its type
 // (found through nested structs and arrays); an unset Key takes that

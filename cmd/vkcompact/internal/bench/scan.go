@@ -13,7 +13,7 @@ import (
 // benchScan times the exclusive prefix sum of n random uint32 and checks
 // every set's output and total.
 func benchScan(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, error) {
-	plan, err := scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32, Options: cfg.scanOpts})
+	plan, err := scan.NewPlan(ctx, n, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32), Options: cfg.scanOpts})
 	if err != nil {
 		return Row{}, err
 	}

@@ -100,7 +100,7 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 	if g.encode, err = runs.NewPlan(ctx, n, runs.Request{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's run-length encoding: %w", err)
 	}
-	if g.starts, err = scan.NewPlan(ctx, n, scan.Sum{Type: vkcompact.Uint32}); err != nil {
+	if g.starts, err = scan.NewPlan(ctx, n, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's prefix sum: %w", err)
 	}
 	cache := pipeline.For(ctx)
