@@ -105,7 +105,7 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := runs.NewPlan(ctx, uint64(n), runs.Request{Op: runs.Encode, Options: compact.Options{Path: path}})
+	enc, err := runs.NewPlan(ctx, uint64(n), runs.Encoding{Op: runs.Encode, Options: compact.Options{Path: path}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,11 @@ import (
 func TestBadInput(t *testing.T) {
 	ctx := vktest.Shared(t)
 	const n = 1000
-	enc, err := runs.NewPlan(ctx, n, runs.Request{})
+	enc, err := runs.NewPlan(ctx, n, runs.Encoding{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ntr, err := runs.NewPlan(ctx, n, runs.Request{Op: runs.NonTrivial})
+	ntr, err := runs.NewPlan(ctx, n, runs.Encoding{Op: runs.NonTrivial})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,18 +40,18 @@ func TestBadInput(t *testing.T) {
 			return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 		}
 	}
-	plan := func(n uint64, req runs.Request) func() error {
-		return func() error { _, err := runs.NewPlan(ctx, n, req); return err }
+	plan := func(n uint64, enc runs.Encoding) func() error {
+		return func() error { _, err := runs.NewPlan(ctx, n, enc); return err }
 	}
 	cases := []badinput.Case{
 		{Entry: "NewPlan", Input: "nil context", Want: vk.ErrInvalid, Msg: "runs: nil context",
-			Call: func() error { _, err := runs.NewPlan(nil, n, runs.Request{}); return err }},
-		{Entry: "NewPlan", Input: "an unknown operation", Want: vk.ErrInvalid, Msg: "unknown operation 9", Call: plan(n, runs.Request{Op: 9})},
-		{Entry: "NewPlan", Input: "an unknown equality", Want: vk.ErrInvalid, Msg: "unknown equality 4", Call: plan(n, runs.Request{Equal: 4})},
-		{Entry: "NewPlan", Input: "a bad layout", Want: vk.ErrInvalid, Msg: "element stride 6 bytes", Call: plan(n, runs.Request{Elem: vkcompact.Struct(6, 0, vkcompact.Uint32)})},
-		{Entry: "NewPlan", Input: "too many elements", Want: vk.ErrInvalid, Msg: "elements: at most", Call: plan(1<<33, runs.Request{})},
+			Call: func() error { _, err := runs.NewPlan(nil, n, runs.Encoding{}); return err }},
+		{Entry: "NewPlan", Input: "an unknown operation", Want: vk.ErrInvalid, Msg: "unknown operation 9", Call: plan(n, runs.Encoding{Op: 9})},
+		{Entry: "NewPlan", Input: "an unknown equality", Want: vk.ErrInvalid, Msg: "unknown equality 4", Call: plan(n, runs.Encoding{Equal: 4})},
+		{Entry: "NewPlan", Input: "a bad layout", Want: vk.ErrInvalid, Msg: "element stride 6 bytes", Call: plan(n, runs.Encoding{Elem: vkcompact.Struct(6, 0, vkcompact.Uint32)})},
+		{Entry: "NewPlan", Input: "too many elements", Want: vk.ErrInvalid, Msg: "elements: at most", Call: plan(1<<33, runs.Encoding{})},
 		{Entry: "NewPlan", Input: "the single pass past its elements", Want: vk.ErrInvalid, Msg: "single pass does not apply",
-			Call: plan(vkcompact.MaxSinglePassElements+1, runs.Request{Options: compact.Options{Path: vkcompact.PathSinglePass}})},
+			Call: plan(vkcompact.MaxSinglePassElements+1, runs.Encoding{Options: compact.Options{Path: vkcompact.PathSinglePass}})},
 		{Entry: "Record", Input: "nil plan", Want: vk.ErrInvalid, Msg: "runs: nil Plan", Call: record(nil, func(*runs.Buffers) {})},
 		{Entry: "Run", Input: "nil plan", Want: vk.ErrInvalid, Msg: "runs: nil Plan",
 			Call: func() error { var p *runs.Plan; _, err := p.Run(good()); return err }},
@@ -76,12 +76,12 @@ func TestBadInput(t *testing.T) {
 			Call: record(enc, func(b *runs.Buffers) { b.Src = src.Range(4, n*4) })},
 		{Entry: "EncodeSlice", Input: "a struct with no Elem", Want: vk.ErrInvalid, Msg: "say where its key is",
 			Call: func() error {
-				_, _, err := runs.EncodeSlice(ctx, []struct{ A, B uint32 }{{1, 2}}, runs.Request{})
+				_, _, err := runs.EncodeSlice(ctx, []struct{ A, B uint32 }{{1, 2}}, runs.Encoding{})
 				return err
 			}},
 		{Entry: "NonTrivialSlice", Input: "a key type not the slice's", Want: vk.ErrInvalid, Msg: "does not match",
 			Call: func() error {
-				_, _, err := runs.NonTrivialSlice(ctx, []float32{1}, runs.Request{Elem: vkcompact.Plain(vkcompact.Uint32)})
+				_, _, err := runs.NonTrivialSlice(ctx, []float32{1}, runs.Encoding{Elem: vkcompact.Plain(vkcompact.Uint32)})
 				return err
 			}},
 	}

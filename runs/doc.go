@@ -29,7 +29,7 @@
 // A typical use, on sorted uint32 cell indices whose count a previous
 // compaction left on the GPU:
 //
-//	p, err := runs.NewPlan(ctx, capacity, runs.Request{Op: runs.Encode})
+//	p, err := runs.NewPlan(ctx, capacity, runs.Encoding{Op: runs.Encode})
 //	...
 //	p.Record(rec, runs.Buffers{
 //		Src:     cells,                                           // capacity uint32s, sorted

@@ -28,7 +28,7 @@ func Example_cells() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	enc, err := runs.NewPlan(ctx, n, runs.Request{Op: runs.Encode})
+	enc, err := runs.NewPlan(ctx, n, runs.Encoding{Op: runs.Encode})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func ExampleEncodeSlice() {
 	}
 	defer ctx.Release()
 	data := []int64{5, 5, -1, -1, -1, 7}
-	keys, lengths, err := runs.EncodeSlice(ctx, data, runs.Request{})
+	keys, lengths, err := runs.EncodeSlice(ctx, data, runs.Encoding{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	offsets, long, err := runs.NonTrivialSlice(ctx, data, runs.Request{})
+	offsets, long, err := runs.NonTrivialSlice(ctx, data, runs.Encoding{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // finishPush is runs_finish's push constants.
 type finishPush struct {
-	GroupSize uint32 `glsl:"groupSize"` // Request.GroupSize, for the result block's dispatch arguments
+	GroupSize uint32 `glsl:"groupSize"` // Encoding.GroupSize, for the result block's dispatch arguments
 	MaxX      uint32 `glsl:"maxX"`      // maxComputeWorkGroupCount[0]
 }
 

@@ -24,7 +24,7 @@ func TestFrameLoop(t *testing.T) {
 		if vktest.Short() && path != vkcompact.PathSinglePass {
 			continue // short: the path a GPU takes
 		}
-		enc, err := runs.NewPlan(ctx, n, runs.Request{Options: compact.Options{Path: path}})
+		enc, err := runs.NewPlan(ctx, n, runs.Encoding{Options: compact.Options{Path: path}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ const (
 	// (uint32: n, or the GPU count).
 	ResultRunsOffset = compact.ResultKeptOffset
 	// ResultDispatchOffset holds a VkDispatchIndirectCommand covering the
-	// runs with Request.GroupSize invocations per workgroup (x*y
+	// runs with Encoding.GroupSize invocations per workgroup (x*y
 	// workgroups past maxComputeWorkGroupCount[0], as compact's).
 	ResultDispatchOffset = compact.ResultDispatchOffset
 	// ResultDrawOffset holds a VkDrawIndirectCommand with vertexCount the
@@ -54,8 +54,9 @@ const (
 	ResultDrawOffset = compact.ResultDrawOffset
 )
 
-// Request describes an encoding.
-type Request struct {
+// Encoding describes a run-length encoding (Encode) or a search for the
+// runs longer than one (NonTrivial).
+type Encoding struct {
 	Op Op
 	// Elem is the elements' layout (a zero Elem is plain uint32 keys; the
 	// slice helpers take it from their type).
@@ -64,12 +65,12 @@ type Request struct {
 	// (compact.EqualKeys: IEEE 754 for floats, so a NaN is a run of its
 	// own and -0.0 equals 0.0).
 	Equal compact.Equality
+	// Options tunes the first dispatch, a selection, as a selection's
+	// (Path, Spins, Processors, WorkgroupSize, LoadsPerLane, Write); its
 	// GroupSize is the invocations per workgroup of the caller's next
-	// pass, for the dispatch arguments in the result block. Default 64.
-	GroupSize uint32
-	// Options tunes the selection of the first dispatch (its GroupSize is
-	// unused).
-	Options compact.Options
+	// pass, for the dispatch arguments in this encoding's result block
+	// (ResultDispatchOffset). Default 64.
+	compact.Options
 }
 
 // Buffers are the ranges a recorded plan uses. Every offset must be a
@@ -105,7 +106,7 @@ type Result struct {
 // context. It is immutable and safe for concurrent use.
 type Plan struct {
 	ctx    *vk.Context
-	req    Request
+	enc    Encoding
 	n      uint64
 	size   uint64        // bytes per element
 	sel    *compact.Plan // the first dispatch: indices of run starts or edges
@@ -118,40 +119,40 @@ type Plan struct {
 	finish                    pipeline.TypedPipeline[finishPush, finishBindings]
 }
 
-// NewPlan checks req for n elements on ctx, plans its selection and
+// NewPlan checks enc for n elements on ctx, plans its selection and
 // creates its pipelines.
-func NewPlan(ctx *vk.Context, n uint64, req Request) (*Plan, error) {
+func NewPlan(ctx *vk.Context, n uint64, enc Encoding) (*Plan, error) {
 	if ctx == nil {
 		return nil, errs.Invalidf("runs: nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if req.Op > NonTrivial {
-		return nil, errs.Invalidf("runs: unknown operation %d", req.Op)
+	if enc.Op > NonTrivial {
+		return nil, errs.Invalidf("runs: unknown operation %d", enc.Op)
 	}
-	if req.GroupSize == 0 {
-		req.GroupSize = 64
+	if enc.GroupSize == 0 {
+		enc.GroupSize = 64
 	}
-	keep := compact.KeepFirstOfRun(req.Equal)
-	if req.Op == NonTrivial {
-		keep = compact.Keep{Op: compact.Op(keepop.RunEdges), Equal: req.Equal}
+	keep := compact.KeepFirstOfRun(enc.Equal)
+	if enc.Op == NonTrivial {
+		keep = compact.Keep{Op: compact.Op(keepop.RunEdges), Equal: enc.Equal}
 	}
-	sel := compact.Selection{Elem: req.Elem, Keep: keep, Output: compact.OutputIndices, Options: req.Options}
-	if req.Op == Encode {
+	sel := compact.Selection{Elem: enc.Elem, Keep: keep, Output: compact.OutputIndices, Options: enc.Options}
+	if enc.Op == Encode {
 		sel.Output = compact.OutputBoth // the runs' first elements, the keys, in the same pass
 	}
 	selPlan, err := compact.NewPlan(ctx, n, sel)
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	p := &Plan{ctx: ctx, req: req, n: n, size: uint64(req.Elem.Size()), sel: selPlan}
+	p := &Plan{ctx: ctx, enc: enc, n: n, size: uint64(enc.Elem.Size()), sel: selPlan}
 	p.wg, p.groups = finishGrid(ctx.Info(), n)
 	p.selBlock = align.Up(selPlan.ScratchSize(), 256)
 	p.selIdx = p.selBlock + 256
 	p.scratch = p.selIdx + align.Up(max(n*4, 4), 256)
 	encode := uint32(0)
-	if req.Op == Encode {
+	if enc.Op == Encode {
 		encode = 1
 	}
 	p.finish, err = finishKernel.Get(pipeline.For(ctx), finishSpec{WorkgroupSize: p.wg, Encode: encode})
@@ -178,12 +179,22 @@ func (p *Plan) ScratchSize() uint64 {
 	return p.scratch
 }
 
-// Selection returns the plan's first dispatch, for its tuning.
-func (p *Plan) Selection() *compact.Plan {
+// Tuning reports the choices the plan made.
+func (p *Plan) Tuning() Tuning {
 	if p == nil {
-		return nil
+		return Tuning{}
 	}
-	return p.sel
+	return Tuning{Selection: p.sel.Tuning(), FinishWorkgroupSize: p.wg, FinishWorkgroups: p.groups}
+}
+
+// Tuning is what a Plan chose: its selection's tuning and the shape of
+// its second dispatch.
+type Tuning struct {
+	Selection compact.Tuning // the first dispatch's, a selection's
+	// FinishWorkgroupSize and FinishWorkgroups are the second dispatch's
+	// (runs_finish) invocations per workgroup and workgroups.
+	FinishWorkgroupSize uint32
+	FinishWorkgroups    uint64
 }
 
 // Record records the encoding into r's command buffer: the selection,
@@ -225,24 +236,24 @@ func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
 	selBlock := b.Scratch.Sub(p.selBlock, ResultSize)
 	idx := b.Scratch.Sub(p.selIdx, max(p.n*4, 4))
 	sb := compact.Buffers{Src: b.Src, Dst: idx, Result: selBlock, Scratch: b.Scratch.Sub(0, p.sel.ScratchSize()), Count: b.Count}
-	if p.req.Op == Encode {
+	if p.enc.Op == Encode {
 		sb.Elements = b.Keys // the runs' first elements, written by the selection
 	}
 	p.sel.Record(r, sb)
 	stamp()
 	lengths := b.Lengths.Sub(0, min(max(p.lengths()*4, 4), b.Lengths.Size))
 	offsets := lengths // Encode: bound, never written
-	if p.req.Op == NonTrivial {
+	if p.enc.Op == NonTrivial {
 		offsets = b.Offsets.Sub(0, min(max(p.lengths()*4, 4), b.Offsets.Size))
 	}
-	p.finish.Dispatch(r, p.groups, finishPush{GroupSize: p.req.GroupSize, MaxX: p.ctx.Info().MaxWorkgroupCount[0]},
+	p.finish.Dispatch(r, p.groups, finishPush{GroupSize: p.enc.GroupSize, MaxX: p.ctx.Info().MaxWorkgroupCount[0]},
 		finishBindings{Sel: idx, SelBlock: selBlock, Offsets: offsets, Lengths: lengths, Result: b.Result.Sub(0, ResultSize)})
 	stamp()
 }
 
 // lengths is the most runs the plan can write: n, or n/2 longer than one.
 func (p *Plan) lengths() uint64 {
-	if p.req.Op == NonTrivial {
+	if p.enc.Op == NonTrivial {
 		return p.n / 2
 	}
 	return p.n
@@ -260,7 +271,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 		{Name: "lengths", Range: b.Lengths, Need: p.lengths() * 4, Write: true},
 		{Name: "result", Range: b.Result, Need: ResultSize, Write: true},
 		{Name: "scratch", Range: b.Scratch, Need: p.scratch, Write: true}}
-	if p.req.Op == Encode {
+	if p.enc.Op == Encode {
 		if b.Offsets.Buffer != nil {
 			return errs.Invalidf("runs: Encode writes keys, not offsets: leave Offsets empty")
 		}

@@ -105,14 +105,14 @@ func reference(data []byte, e vkcompact.Elem, eq compact.Equality, n int) (start
 // rlCase is one plan to run and check.
 type rlCase struct {
 	n        int
-	req      runs.Request
+	enc      runs.Encoding
 	repeat   float64
 	gpuCount bool
 	count    uint32
 }
 
 func (c rlCase) String() string {
-	s := fmt.Sprintf("n=%d %v %v equal=%v path=%v repeat=%v", c.n, c.req.Op, c.req.Elem, c.req.Equal, c.req.Options.Path, c.repeat)
+	s := fmt.Sprintf("n=%d %v %v equal=%v path=%v repeat=%v", c.n, c.enc.Op, c.enc.Elem, c.enc.Equal, c.enc.Options.Path, c.repeat)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
 	}
@@ -130,7 +130,7 @@ func runCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) {
 // and checks the result block, the outputs, and that nothing past them
 // was written.
 func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
-	e := c.req.Elem
+	e := c.enc.Elem
 	e.Key = e.Key.OrUint32()
 	size := int(e.Size())
 	data := runsData(rng, e, c.n, c.repeat)
@@ -138,11 +138,11 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 	if c.gpuCount {
 		nEff = min(c.n, int(c.count))
 	}
-	starts, lens := reference(data, e, c.req.Equal, nEff)
+	starts, lens := reference(data, e, c.enc.Equal, nEff)
 	var wantOut, wantLen []byte
 	for j, s := range starts {
 		switch {
-		case c.req.Op == runs.Encode:
+		case c.enc.Op == runs.Encode:
 			wantOut = append(wantOut, data[int(s)*size:(int(s)+1)*size]...)
 		case lens[j] > 1:
 			wantOut = binary.LittleEndian.AppendUint32(wantOut, s)
@@ -153,12 +153,12 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 	}
 	wantRuns := len(wantLen) / 4
 
-	p, err := runs.NewPlan(ctx, uint64(c.n), c.req)
+	p, err := runs.NewPlan(ctx, uint64(c.n), c.enc)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if path := c.req.Options.Path; path != vkcompact.PathAuto && p.Selection().Tuning().Path != path {
-		return fmt.Errorf("the selection planned on %v", p.Selection().Tuning().Path)
+	if path := c.enc.Options.Path; path != vkcompact.PathAuto && p.Tuning().Selection.Path != path {
+		return fmt.Errorf("the selection planned on %v", p.Tuning().Selection.Path)
 	}
 	const guard = 64
 	nb := uint64(c.n * size)
@@ -167,7 +167,7 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 		return err
 	}
 	outBytes, lenBytes := nb, uint64(c.n)*4
-	if c.req.Op == runs.NonTrivial {
+	if c.enc.Op == runs.NonTrivial {
 		outBytes, lenBytes = uint64(c.n/2)*4, uint64(c.n/2)*4
 	}
 	out := vktest.NewPoisoned(t, ctx, outBytes+guard)
@@ -175,7 +175,7 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 	b := runs.Buffers{Src: src.Range(0, max(nb, 4)), Lengths: lengths.Range(0, max(lenBytes, 4)),
 		Result:  vktest.NewPoisoned(t, ctx, runs.ResultSize).Range(0, runs.ResultSize),
 		Scratch: vktest.NewPoisoned(t, ctx, p.ScratchSize()).Range(0, p.ScratchSize())}
-	if c.req.Op == runs.Encode {
+	if c.enc.Op == runs.Encode {
 		b.Keys = out.Range(0, max(outBytes, 4))
 	} else {
 		b.Offsets = out.Range(0, max(outBytes, 4))
@@ -195,8 +195,8 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 		return err
 	}
 	group := uint32(64)
-	if c.req.GroupSize != 0 {
-		group = c.req.GroupSize
+	if c.enc.GroupSize != 0 {
+		group = c.enc.GroupSize
 	}
 	groups := (uint32(wantRuns) + group - 1) / group
 	if int(block[0]) != wantRuns || int(block[1]) != nEff-wantRuns || int(block[2]) != nEff || block[4]*block[5] < groups || block[8] != uint32(wantRuns) {
@@ -212,7 +212,7 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 			return err
 		}
 		osize := 4
-		if o.name != "lengths" && c.req.Op == runs.Encode {
+		if o.name != "lengths" && c.enc.Op == runs.Encode {
 			osize = size
 		}
 		if !bytes.Equal(got[:len(o.want)], o.want) {
@@ -270,8 +270,8 @@ func TestTypes(t *testing.T) {
 					if lean(ctx) && ei != 9 {
 						continue // SwiftShader: a struct of 64-bit float keys
 					}
-					req := runs.Request{Op: op, Elem: e, Equal: eq, Options: compact.Options{Path: path}}
-					runCase(t, ctx, rng, rlCase{n: 2000 + rng.IntN(3000), req: req, repeat: []float64{0.6, 0.9, 0.2}[i]})
+					enc := runs.Encoding{Op: op, Elem: e, Equal: eq, Options: compact.Options{Path: path}}
+					runCase(t, ctx, rng, rlCase{n: 2000 + rng.IntN(3000), enc: enc, repeat: []float64{0.6, 0.9, 0.2}[i]})
 				}
 			}
 		}
@@ -299,12 +299,12 @@ func TestSizes(t *testing.T) {
 					continue // SwiftShader: NonTrivial on the single pass
 				}
 				for _, repeat := range []float64{-1, 0, 0.5, 0.999, 1} { // distinct, from a pool, runs, long runs, all equal
-					req := runs.Request{Op: op, Options: compact.Options{Path: path}}
-					runCase(t, ctx, rng, rlCase{n: n, req: req, repeat: repeat})
+					enc := runs.Encoding{Op: op, Options: compact.Options{Path: path}}
+					runCase(t, ctx, rng, rlCase{n: n, enc: enc, repeat: repeat})
 				}
 				for _, count := range []uint32{0, 1, uint32(n / 3), uint32(n) + 7} {
-					req := runs.Request{Op: op, GroupSize: 32, Options: compact.Options{Path: path}}
-					runCase(t, ctx, rng, rlCase{n: n, req: req, repeat: 0.7, gpuCount: true, count: count})
+					enc := runs.Encoding{Op: op, Options: compact.Options{Path: path, GroupSize: 32}}
+					runCase(t, ctx, rng, rlCase{n: n, enc: enc, repeat: 0.7, gpuCount: true, count: count})
 				}
 			}
 		}
@@ -324,7 +324,7 @@ func TestSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, lengths, err := runs.EncodeSlice(ctx, data, runs.Request{Elem: elem})
+	keys, lengths, err := runs.EncodeSlice(ctx, data, runs.Encoding{Elem: elem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,14 +332,14 @@ func TestSlices(t *testing.T) {
 		t.Errorf("EncodeSlice: %v %v", keys, lengths)
 	}
 	nan := float32(math.NaN())
-	offsets, lengths, err := runs.NonTrivialSlice(ctx, []float32{nan, nan, 0, float32(math.Copysign(0, -1)), 1, 2, 2}, runs.Request{})
+	offsets, lengths, err := runs.NonTrivialSlice(ctx, []float32{nan, nan, 0, float32(math.Copysign(0, -1)), 1, 2, 2}, runs.Encoding{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(offsets, lengths) != fmt.Sprint([]uint32{2, 5}, []uint32{2, 2}) {
 		t.Errorf("NonTrivialSlice: %v %v, want [2 5] [2 2] (NaN equals nothing, -0 equals 0)", offsets, lengths)
 	}
-	keys32, lengths, err := runs.EncodeSlice(ctx, []uint32{}, runs.Request{})
+	keys32, lengths, err := runs.EncodeSlice(ctx, []uint32{}, runs.Encoding{})
 	if err != nil || len(keys32) != 0 || len(lengths) != 0 {
 		t.Errorf("EncodeSlice of nothing: %v %v %v", keys32, lengths, err)
 	}

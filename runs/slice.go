@@ -10,13 +10,13 @@ import (
 )
 
 // EncodeSlice run-length encodes data on the GPU: each run's first
-// element and its length. For a key type T a zero req.Elem means T's
-// keys; for a struct, req.Elem says where its key is, as compact.SelectSlice
-// takes it. req.Op is set to Encode.
-func EncodeSlice[T any](ctx *vk.Context, data []T, req Request) (keys []T, lengths []uint32, err error) {
-	req.Op = Encode
+// element and its length. For a key type T a zero enc.Elem means T's
+// keys; for a struct, enc.Elem says where its key is, as
+// compact.SelectSlice takes it. enc.Op is set to Encode.
+func EncodeSlice[T any](ctx *vk.Context, data []T, enc Encoding) (keys []T, lengths []uint32, err error) {
+	enc.Op = Encode
 	var r sliceRun
-	if err := r.run(ctx, uint64(len(data)), reflect.TypeFor[T](), req, func(src vk.Range) error { return vk.Upload(src, data) }); err != nil {
+	if err := r.run(ctx, uint64(len(data)), reflect.TypeFor[T](), enc, func(src vk.Range) error { return vk.Upload(src, data) }); err != nil {
 		return nil, nil, err
 	}
 	defer r.release()
@@ -31,12 +31,12 @@ func EncodeSlice[T any](ctx *vk.Context, data []T, req Request) (keys []T, lengt
 }
 
 // NonTrivialSlice finds the runs longer than one of data on the GPU: each
-// one's offset and length. T and req.Elem are as EncodeSlice takes them;
-// req.Op is set to NonTrivial.
-func NonTrivialSlice[T any](ctx *vk.Context, data []T, req Request) (offsets, lengths []uint32, err error) {
-	req.Op = NonTrivial
+// one's offset and length. T and enc.Elem are as EncodeSlice takes them;
+// enc.Op is set to NonTrivial.
+func NonTrivialSlice[T any](ctx *vk.Context, data []T, enc Encoding) (offsets, lengths []uint32, err error) {
+	enc.Op = NonTrivial
 	var r sliceRun
-	if err := r.run(ctx, uint64(len(data)), reflect.TypeFor[T](), req, func(src vk.Range) error { return vk.Upload(src, data) }); err != nil {
+	if err := r.run(ctx, uint64(len(data)), reflect.TypeFor[T](), enc, func(src vk.Range) error { return vk.Upload(src, data) }); err != nil {
 		return nil, nil, err
 	}
 	defer r.release()
@@ -65,20 +65,20 @@ func (s *sliceRun) newBuf(ctx *vk.Context, size uint64) (vk.Range, error) {
 	return s.bufs.New(ctx, max(size, 4))
 }
 
-// run plans req for n elements of Go type t, uploads them, runs the plan
+// run plans enc for n elements of Go type t, uploads them, runs the plan
 // and checks its result; on failure it releases what it made.
-func (s *sliceRun) run(ctx *vk.Context, n uint64, t reflect.Type, req Request, upload func(vk.Range) error) (err error) {
+func (s *sliceRun) run(ctx *vk.Context, n uint64, t reflect.Type, enc Encoding, upload func(vk.Range) error) (err error) {
 	defer func() {
 		if err != nil {
 			s.release()
 		}
 	}()
-	elem, err := gotype.Elem(t, req.Elem, "Request.Elem")
+	elem, err := gotype.Elem(t, enc.Elem, "Encoding.Elem")
 	if err != nil {
 		return fmt.Errorf("runs: %w", err)
 	}
-	req.Elem = elem
-	p, err := NewPlan(ctx, n, req)
+	enc.Elem = elem
+	p, err := NewPlan(ctx, n, enc)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *sliceRun) run(ctx *vk.Context, n uint64, t reflect.Type, req Request, u
 	}
 	out := &s.b.Keys
 	outBytes := bytes
-	if req.Op == NonTrivial {
+	if enc.Op == NonTrivial {
 		out, outBytes = &s.b.Offsets, n/2*4
 	}
 	if *out, err = s.newBuf(ctx, outBytes); err != nil {

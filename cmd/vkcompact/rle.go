@@ -14,7 +14,7 @@ import (
 // rleJob is a checked invocation of rle.
 type rleJob struct {
 	fileJob
-	req    runs.Request
+	enc    runs.Encoding
 	in     *fileio.Input
 	layout fileio.Layout
 	res    runs.Result
@@ -44,13 +44,13 @@ func parseRLE(args []string, stderr io.Writer) (*rleJob, error) {
 	j := &rleJob{fileJob: files}
 	j.Outputs = append(j.Outputs, fileio.OutputName{Flag: "-lengths", Path: *lengths})
 	var err2 error
-	if j.in, j.layout, j.req.Equal, err2 = rf.open("rle", fs, &j.fileJob); err2 != nil {
+	if j.in, j.layout, j.enc.Equal, err2 = rf.open("rle", fs, &j.fileJob); err2 != nil {
 		j.Close()
 		return nil, err2
 	}
-	j.req.Elem = j.layout.Elem
+	j.enc.Elem = j.layout.Elem
 	if *nonTrivial {
-		j.req.Op = runs.NonTrivial
+		j.enc.Op = runs.NonTrivial
 	}
 	return j, nil
 }
@@ -59,17 +59,17 @@ func parseRLE(args []string, stderr io.Writer) (*rleJob, error) {
 // and the lengths.
 func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error) {
 	n := j.layout.N
-	plan, err := runs.NewPlan(ctx, n, j.req)
+	plan, err := runs.NewPlan(ctx, n, j.enc)
 	if err != nil {
 		return nil, err
 	}
-	size := n * uint64(j.req.Elem.Size())
+	size := n * uint64(j.enc.Elem.Size())
 	most := n // runs at most
-	if j.req.Op == runs.NonTrivial {
+	if j.enc.Op == runs.NonTrivial {
 		most = n / 2
 	}
 	b := runs.Buffers{Src: a.alloc(size), Lengths: a.alloc(max(most*4, 4)), Result: a.alloc(runs.ResultSize), Scratch: a.alloc(plan.ScratchSize())}
-	if j.req.Op == runs.Encode {
+	if j.enc.Op == runs.Encode {
 		b.Keys = a.alloc(max(size, 4))
 	} else {
 		b.Offsets = a.alloc(max(most*4, 4))
@@ -88,7 +88,7 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error)
 		return nil, err
 	}
 	r := j.res
-	if uint64(r.Total) != n || uint64(r.Runs) > most || (n > 0 && j.req.Op == runs.Encode && r.Runs == 0) {
+	if uint64(r.Total) != n || uint64(r.Runs) > most || (n > 0 && j.enc.Op == runs.Encode && r.Runs == 0) {
 		return nil, fmt.Errorf("the GPU reported %d runs of %d elements for %d", r.Runs, r.Total, n)
 	}
 	m := uint64(r.Runs)
@@ -97,7 +97,7 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error)
 		return nil, err
 	}
 	first := fileio.OutputData{Dtype: u32Dtype, N: m}
-	if j.req.Op == runs.Encode {
+	if j.enc.Op == runs.Encode {
 		first.Dtype = j.layout.Dtype
 		first.Bytes, err = j.layout.Download(b.Keys, data, m)
 	} else {
@@ -111,13 +111,13 @@ func (j *rleJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error)
 func (j *rleJob) report(stdout io.Writer, device string) error {
 	r := j.res
 	op, what := "rle", "runs"
-	if j.req.Op == runs.NonTrivial {
+	if j.enc.Op == runs.NonTrivial {
 		op, what = "rle-nontrivial", "runs longer than one"
 	}
 	if j.asJSON {
 		l := j.layout
 		return encodeJSON(stdout, runsOutput{Op: op, Type: l.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
-			Equal: j.req.Equal.String(), Runs: r.Runs, Total: r.Total, GPUms: j.gpuMs, Device: device})
+			Equal: j.enc.Equal.String(), Runs: r.Runs, Total: r.Total, GPUms: j.gpuMs, Device: device})
 	}
 	sep := " "
 	if j.gpuMs == nil {

@@ -97,7 +97,7 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: cellBits(g.side)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's sort: %w", err)
 	}
-	if g.encode, err = runs.NewPlan(ctx, n, runs.Request{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
+	if g.encode, err = runs.NewPlan(ctx, n, runs.Encoding{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's run-length encoding: %w", err)
 	}
 	if g.starts, err = scan.NewPlan(ctx, n, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
