@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -120,7 +121,7 @@ type Plan struct {
 }
 
 // invalid is the package's error for bad input (vk.ErrInvalid).
-func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
+func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }
 
 // NewPlan checks h for n samples on ctx, picks its tuning and creates its
 // pipeline.

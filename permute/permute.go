@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -86,7 +87,7 @@ type Plan struct {
 }
 
 // invalid is the package's error for bad input (vk.ErrInvalid).
-func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
+func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }
 
 // NewPlan checks p for n positions on ctx, picks its tuning and creates
 // its pipeline.

@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -9,7 +10,7 @@ import (
 // invalid is an error matching vk.ErrInvalid, its message prefixed with
 // the package's name.
 func invalid(format string, args ...any) error {
-	return vk.Invalidf("reduce: "+format, args...)
+	return errs.Invalidf("reduce: "+format, args...)
 }
 
 // typeCode is the shaders' KEY_* code of a type (shaders/include/key_types.glsl).

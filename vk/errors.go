@@ -113,11 +113,10 @@ func errorf(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, err: fmt.Errorf(format, args...)}
 }
 
-// Invalidf formats an error matching ErrInvalid, as fmt.Errorf does (%w
-// wraps): the error the library returns for an argument that does not
-// fit, its message naming the problem.
-func Invalidf(format string, args ...any) error { return errorf(ErrInvalid, format, args...) }
-
+// invalidf formats an error matching ErrInvalid, as fmt.Errorf does (%w
+// wraps): the error the package returns for an argument that does not
+// fit, its message naming the problem. The packages above vk make theirs
+// with internal/errs.Invalidf.
 func invalidf(format string, args ...any) error { return errorf(ErrInvalid, format, args...) }
 
 // released is the error of an object used after its Release.
