@@ -199,14 +199,14 @@ func TestReliabilityNoLeaks(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"Slice", func() error { _, _, err := compact.Slice(ctx, keys, u32); return err }},
-		{"Slice split in place", func() error {
-			_, _, err := compact.Slice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Split: true, InPlace: true})
+		{"SelectSlice", func() error { _, _, err := compact.SelectSlice(ctx, keys, u32); return err }},
+		{"SelectSlice split in place", func() error {
+			_, _, err := compact.SelectSlice(ctx, keys, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Split: true, InPlace: true})
 			return err
 		}},
-		{"SliceFlagged", func() error { _, _, err := compact.SliceFlagged(ctx, keys, make([]uint8, n), u32); return err }},
-		{"scan.Slice", func() error { _, _, err := scan.Slice(ctx, keys, scan.Sum{Inclusive: true}); return err }},
-		{"scan.Slice in place", func() error { _, _, err := scan.Slice(ctx, keys, scan.Sum{InPlace: true}); return err }},
+		{"SelectFlaggedSlice", func() error { _, _, err := compact.SelectFlaggedSlice(ctx, keys, make([]uint8, n), u32); return err }},
+		{"scan.ScanSlice", func() error { _, _, err := scan.ScanSlice(ctx, keys, scan.Scan{Inclusive: true}); return err }},
+		{"scan.ScanSlice in place", func() error { _, _, err := scan.ScanSlice(ctx, keys, scan.Scan{InPlace: true}); return err }},
 		{"SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
 		{"SortPairs in place", func() error {
 			_, _, err := radix.SortPairs(ctx, keys, vals, radix.Sort{InPlace: true, Descending: true})
@@ -250,7 +250,7 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 	if err != nil {
 		return err
 	}
-	prefix, err := scan.NewPlan(ctx, n, scan.Sum{})
+	prefix, err := scan.NewPlan(ctx, n, scan.Scan{})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/errs"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/vk"
 )
@@ -192,7 +193,7 @@ type Plan struct {
 	lanes *lanesPlan
 }
 
-func invalid(format string, args ...any) error { return vk.Invalidf(format, args...) }
+func invalid(format string, args ...any) error { return errs.Invalidf(format, args...) }
 
 // NewPlan checks s for n keys on ctx, picks its tuning (a pure function
 // of the device's information, n and s) and creates its pipelines. Keys
