@@ -60,7 +60,7 @@ func TestChainWithGPUCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sortPlan, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Key: vkcompact.Uint32, Values: true, InPlace: true})
+		sortPlan, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, InPlace: true})
 		if err != nil {
 			t.Fatal(err)
 		}

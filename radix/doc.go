@@ -18,7 +18,7 @@
 // keep their input order. A bit range sorts by bits [BeginBit, EndBit) of
 // the order-mapped key only, as CUB's begin_bit and end_bit do.
 //
-// Structs sort by a key field (StructPlan, SortStructs): the keys are
+// Structs sort by a key field (StructPlan, SortStructsSlice): the keys are
 // copied out on the GPU, sorted with each struct's index as its value,
 // and the structs gathered into the output in that order, stably; after a
 // compaction, the kept count can come from the GPU.

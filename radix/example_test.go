@@ -13,7 +13,7 @@ import (
 
 // Sorting keys with a value each (here, the keys' input positions): the
 // sort is stable, so equal keys keep their input order.
-func ExampleSortPairs() {
+func ExampleSortPairsSlice() {
 	ctx, err := vk.Open(vk.Options{})
 	if err != nil {
 		log.Fatal(err)
@@ -21,7 +21,7 @@ func ExampleSortPairs() {
 	defer ctx.Release()
 	depth := []float32{2.5, -1, 0.25, 2.5, -7}
 	index := []uint32{0, 1, 2, 3, 4}
-	keys, values, err := radix.SortPairs(ctx, depth, index, radix.Sort{Descending: true})
+	keys, values, err := radix.SortPairsSlice(ctx, depth, index, radix.Sort{Descending: true})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func ExamplePlan_Record() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, InPlace: true}) // n: a capacity
+	sort, err := radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true}) // n: a capacity
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func ExamplePlan_Record() {
 // Sorting structs by a field: the keys are taken out of the structs on
 // the GPU, sorted with the structs' indices and the structs gathered, so
 // no shader of yours is needed. Equal keys keep their input order.
-func ExampleSortStructs() {
+func ExampleSortStructsSlice() {
 	ctx, err := vk.Open(vk.Options{})
 	if err != nil {
 		log.Fatal(err)
@@ -87,7 +87,7 @@ func ExampleSortStructs() {
 		Depth float32
 	}
 	ps := []Particle{{Depth: 2.5}, {Pos: [3]float32{1, 0, 0}, Depth: -1}, {Depth: 9}, {Pos: [3]float32{2, 0, 0}, Depth: 2.5}}
-	far, err := radix.SortStructs(ctx, ps, "Depth", radix.StructSort{Descending: true})
+	far, err := radix.SortStructsSlice(ctx, ps, "Depth", radix.StructSort{Descending: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // TestFaultAllocation makes every vkAllocateMemory in the middle of
-// SortSlice, SortPairs and Plan.Run fail in turn (through the
+// SortSlice, SortPairsSlice and Plan.Run fail in turn (through the
 // internal/faults seam at the Vulkan call): each failure is
 // ErrOutOfDeviceMemory, frees what the call had allocated and leaves the
 // caller's slices and buffers as they were; each run that succeeds is
@@ -67,8 +67,8 @@ func TestFaultAllocation(t *testing.T) {
 			}
 			return err
 		}, Untouched: slicesIntact},
-		{Name: "radix.SortPairs", Run: func() error {
-			gotKeys, gotVals, err := radix.SortPairs(ctx, keys, vals, radix.Sort{})
+		{Name: "radix.SortPairsSlice", Run: func() error {
+			gotKeys, gotVals, err := radix.SortPairsSlice(ctx, keys, vals, radix.Sort{})
 			if err == nil && (!slices.Equal(gotKeys, wantKeys) || !slices.Equal(gotVals, wantVals)) {
 				return errors.New("the sorted pairs differ from the reference")
 			}

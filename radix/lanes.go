@@ -127,11 +127,11 @@ func lanesShapeFor(info vk.DeviceInfo, n uint64, s Sort) (lanesShape, bool) {
 		o.WorkgroupSize != 0 || o.Processors != 0 || o.Counts != CountsAuto || o.Tails != TailsAuto {
 		return lanesShape{}, false
 	}
-	key := s.Key.OrUint32()
+	key := s.Elem.Key.OrUint32()
 	if _, ok := keyCode(key); !ok || n*uint64(key.Size()) > uint64(info.MaxStorageBufferRange) {
 		return lanesShape{}, false
 	}
-	_, begin, end, err := checkKeys(info, n, Sort{Key: key, BeginBit: s.BeginBit, EndBit: s.EndBit})
+	_, begin, end, err := checkKeys(info, n, Sort{Elem: vkcompact.Plain(key), BeginBit: s.BeginBit, EndBit: s.EndBit})
 	if err != nil || end == begin {
 		return lanesShape{}, false
 	}

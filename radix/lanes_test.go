@@ -51,13 +51,13 @@ func laneSerialSorts(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool
 	i := 0
 	for _, typ := range keyTypes {
 		for _, values := range []bool{false, true} {
-			first := int(radix.SegmentCapacity(info, radix.SegmentedSort{Key: typ, Values: values})) + 1
+			first := int(radix.SegmentCapacity(info, radix.SegmentedSort{Elem: vkcompact.Plain(typ), Values: values})) + 1
 			sizes := []int{first, 65536 + 3, 3 * 65536}
 			if vktest.Short() {
 				sizes = []int{[]int{first, 20000, 65536 + 3}[i%3]}
 			}
 			for _, n := range sizes {
-				s := radix.Sort{Key: typ, Values: values, Descending: i%3 == 1}
+				s := radix.Sort{Elem: vkcompact.Plain(typ), Values: values, Descending: i%3 == 1}
 				switch i % 4 {
 				case 2:
 					s.BeginBit, s.EndBit = 3, 19 // 2 passes of 8
@@ -100,14 +100,14 @@ func laneSerialEdges(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool
 		count  uint32 // 0: no GPU count
 		passes uint32
 	}{
-		{radix.Sort{Key: vkcompact.Uint32}, 65536 + 3, 20001, 4},
-		{radix.Sort{Key: vkcompact.Uint32, Values: true, BeginBit: 3, EndBit: 11}, 20000, 0, 1},
-		{radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 5, Descending: true}, 65536 + 3, 30001, 1},
-		{radix.Sort{Key: vkcompact.Int32, Values: true, BeginBit: 24, EndBit: 32}, 3 * 65536, 12345, 1},
-		{radix.Sort{Key: vkcompact.Float32, BeginBit: 9, EndBit: 17}, 20000, 9999, 1},
-		{radix.Sort{Key: vkcompact.Uint64, Values: true, BeginBit: 60, EndBit: 64}, 20000, 7777, 1},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}, 65536 + 3, 20001, 4},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, BeginBit: 3, EndBit: 11}, 20000, 0, 1},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: 5, Descending: true}, 65536 + 3, 30001, 1},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 24, EndBit: 32}, 3 * 65536, 12345, 1},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32), BeginBit: 9, EndBit: 17}, 20000, 9999, 1},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, BeginBit: 60, EndBit: 64}, 20000, 7777, 1},
 	} {
-		if int(radix.SegmentCapacity(info, radix.SegmentedSort{Key: e.sort.Key, Values: e.sort.Values})) >= e.n {
+		if int(radix.SegmentCapacity(info, radix.SegmentedSort{Elem: vkcompact.Plain(e.sort.Elem.Key), Values: e.sort.Values})) >= e.n {
 			t.Fatalf("%d keys fit the one-workgroup sort", e.n)
 		}
 		p, err := radix.NewPlan(ctx, uint64(e.n), e.sort)
@@ -128,7 +128,7 @@ func laneSerialEdges(t *testing.T, ctx *vk.Context, rng *rand.Rand, words64 bool
 		if e.count != 0 && (e.count%2 == 0 || uint64(e.count)+uint64(tu.KeysPerLane) > lanes*uint64(tu.KeysPerLane)) {
 			t.Fatalf("%+v n=%d: count %d is even or leaves no lane empty (%d lanes of %d keys)", e.sort, e.n, e.count, lanes, tu.KeysPerLane)
 		}
-		c := sortCase{sort: e.sort, keys: keyData(rng, e.sort.Key, e.n, []string{"random", "few"}[k%2]), gpuCount: e.count != 0, count: e.count}
+		c := sortCase{sort: e.sort, keys: keyData(rng, e.sort.Elem.Key, e.n, []string{"random", "few"}[k%2]), gpuCount: e.count != 0, count: e.count}
 		t.Run(fmt.Sprint(c), func(t *testing.T) { runSort(t, ctx, c) })
 	}
 }

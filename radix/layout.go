@@ -25,7 +25,7 @@ func newScatterShape(info vk.DeviceInfo, wg, kpl, stageWords uint32) scatterShap
 // (two for 64-bit keys) and its value's.
 func stageWords(s Sort) uint32 {
 	w := uint32(1)
-	if s.Key == vkcompact.Uint64 {
+	if s.Elem.Key == vkcompact.Uint64 {
 		w++
 	}
 	if s.Values {

@@ -26,11 +26,11 @@ func oneGroupShape(info vk.DeviceInfo, n uint64, s Sort) (spec segBlockSpec, ok 
 		o.DigitBits != 0 || o.KeysPerLane != 0 || o.WorkgroupSize != 0 || o.Processors != 0 || o.Counts != CountsAuto || o.Tails != TailsAuto {
 		return segBlockSpec{}, false
 	}
-	code, ok := keyCode(s.Key.OrUint32())
+	code, ok := keyCode(s.Elem.Key.OrUint32())
 	if !ok {
 		return segBlockSpec{}, false
 	}
-	wg, kpl, ok := segBlockShape(info, uint32(n), segStageWords(SegmentedSort{Key: s.Key.OrUint32(), Values: s.Values}))
+	wg, kpl, ok := segBlockShape(info, uint32(n), segStageWords(SegmentedSort{Elem: vkcompact.Plain(s.Elem.Key.OrUint32()), Values: s.Values}))
 	if !ok {
 		return segBlockSpec{}, false
 	}

@@ -2,6 +2,7 @@ package radix_test
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact"
 	"strings"
 	"testing"
 
@@ -23,13 +24,13 @@ func TestOneWorkgroupSort(t *testing.T) {
 	i := 0
 	for _, typ := range keyTypes {
 		for _, values := range []bool{false, true} {
-			capacity := radix.SegmentCapacity(info, radix.SegmentedSort{Key: typ, Values: values})
+			capacity := radix.SegmentCapacity(info, radix.SegmentedSort{Elem: vkcompact.Plain(typ), Values: values})
 			sizes := []int{1, 2, 37, int(capacity), int(capacity) + 1}
 			if vktest.Short() && i%2 == 1 {
 				sizes = []int{5, int(capacity)}
 			}
 			for _, n := range sizes {
-				s := radix.Sort{Key: typ, Values: values, Descending: i%3 == 1}
+				s := radix.Sort{Elem: vkcompact.Plain(typ), Values: values, Descending: i%3 == 1}
 				if i%4 == 2 {
 					s.BeginBit, s.EndBit = 3, 19
 				}

@@ -16,8 +16,8 @@ import (
 // segment of n keys.
 func TestOneGroupShape(t *testing.T) {
 	for _, info := range fakedev.All {
-		for _, s := range []Sort{{}, {Values: true}, {Key: vkcompact.Uint64}, {Key: vkcompact.Float32, Descending: true, BeginBit: 2, EndBit: 30}} {
-			capacity := SegmentCapacity(info, SegmentedSort{Key: s.Key, Values: s.Values})
+		for _, s := range []Sort{{}, {Values: true}, {Elem: vkcompact.Plain(vkcompact.Uint64)}, {Elem: vkcompact.Plain(vkcompact.Float32), Descending: true, BeginBit: 2, EndBit: 30}} {
+			capacity := SegmentCapacity(info, SegmentedSort{Elem: vkcompact.Plain(s.Elem.Key), Values: s.Values})
 			for _, n := range []uint64{0, 1, 100, uint64(capacity), uint64(capacity) + 1, 1 << 20} {
 				spec, ok := oneGroupShape(info, n, s)
 				want := info.CPU() && n >= 1 && n <= min(uint64(capacity), tuningFor(info).oneGroupKeys)
@@ -58,10 +58,10 @@ func TestOneGroupShape(t *testing.T) {
 // within shared memory, 8-bit digits at most shared out evenly.
 func TestLanesShape(t *testing.T) {
 	for _, info := range fakedev.All {
-		for _, s := range []Sort{{}, {Values: true}, {Key: vkcompact.Uint64}, {Key: vkcompact.Int32, InPlace: true},
-			{Key: vkcompact.Float32, Descending: true, BeginBit: 2, EndBit: 30}, {BeginBit: 5, EndBit: 5}} {
-			capacity := min(uint64(SegmentCapacity(info, SegmentedSort{Key: s.Key, Values: s.Values})), tuningFor(info).oneGroupKeys)
-			bind := uint64(info.MaxStorageBufferRange) / uint64(s.Key.OrUint32().Size())
+		for _, s := range []Sort{{}, {Values: true}, {Elem: vkcompact.Plain(vkcompact.Uint64)}, {Elem: vkcompact.Plain(vkcompact.Int32), InPlace: true},
+			{Elem: vkcompact.Plain(vkcompact.Float32), Descending: true, BeginBit: 2, EndBit: 30}, {BeginBit: 5, EndBit: 5}} {
+			capacity := min(uint64(SegmentCapacity(info, SegmentedSort{Elem: vkcompact.Plain(s.Elem.Key), Values: s.Values})), tuningFor(info).oneGroupKeys)
+			bind := uint64(info.MaxStorageBufferRange) / uint64(s.Elem.Key.OrUint32().Size())
 			for _, n := range []uint64{0, 1, 100, capacity, capacity + 1, 65536, 1<<20 + 3, 1 << 24, 1<<24 + 1, bind, bind + 1} {
 				sh, ok := lanesShapeFor(info, n, s)
 				_, grouped := oneGroupShape(info, n, s)
@@ -79,7 +79,7 @@ func TestLanesShape(t *testing.T) {
 				iters := (buckets+uint64(sh.wg)-1)/uint64(sh.wg)*uint64(sh.procs+sh.wg) + 2*buckets + uint64(sh.laneKeys)
 				begin, end := s.BeginBit, s.EndBit
 				if end == 0 {
-					end = 8 * s.Key.OrUint32().Size()
+					end = 8 * s.Elem.Key.OrUint32().Size()
 				}
 				fewest := min(uint64(cpuTuning.lanes.minProcs), (n+uint64(sh.wg)*uint64(cpuTuning.lanes.minLaneKeys)-1)/(uint64(sh.wg)*uint64(cpuTuning.lanes.minLaneKeys)))
 				if uint64(sh.lanes())*uint64(sh.laneKeys) < n || uint64(sh.procs) < fewest || sh.wg%info.MaxSubgroupSize != 0 ||

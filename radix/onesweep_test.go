@@ -49,7 +49,7 @@ func TestSortPaths(t *testing.T) {
 					if path == vkcompact.PathSinglePass {
 						o = onesweepOptions(radix.Options{Spins: []int32{-1, 0, 64}[ran%3]})
 					}
-					s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0, Options: o}
+					s := radix.Sort{Elem: vkcompact.Plain(typ), Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0, Options: o}
 					runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, patterns[turn%len(patterns)])})
 				}
 			}
@@ -74,7 +74,7 @@ func widestOnesweep(t *testing.T, ctx *vk.Context, o radix.Options, want uint32)
 		if o.WorkgroupSize != 0 {
 			try.WorkgroupSize = max(o.WorkgroupSize>>(want-bits), 1<<bits, info.MaxSubgroupSize)
 		}
-		_, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: vkcompact.Uint32, Options: try})
+		_, err := radix.NewPlan(ctx, 1000, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: try})
 		if err == nil {
 			if bits < want {
 				t.Logf("%d-bit digits do not fit this device's single pass (subgroups of %d, %d bytes of shared memory): %d bits, workgroup %d",
@@ -125,7 +125,7 @@ func TestOnesweepShapes(t *testing.T) {
 		o := c.o
 		o.Spins = int32(i%3) - 1
 		for _, inPlace := range []bool{false, true} {
-			s := radix.Sort{Key: c.typ, Values: i%2 == 0, Descending: i%3 == 0, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: o}
+			s := radix.Sort{Elem: vkcompact.Plain(c.typ), Values: i%2 == 0, Descending: i%3 == 0, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: o}
 			sc := sortCase{sort: s, keys: keyData(rng, c.typ, 50000+rng.IntN(5000), patterns[i%len(patterns)]), off: align * uint64(1+i%3)}
 			if err := tryRunSort(ctx, sc, t); err != nil {
 				t.Fatalf("%v: %v", sc, err)
@@ -144,7 +144,7 @@ func TestOnesweepGPUCount(t *testing.T) {
 	for _, n := range []int{1, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(n - 1), uint32(n), uint32(n + 5), 0xffffffff} {
 			typ := keyTypes[(i/3)%len(keyTypes)]
-			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0, Options: onesweepOptions(radix.Options{})}
+			s := radix.Sort{Elem: vkcompact.Plain(typ), Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0, Options: onesweepOptions(radix.Options{})}
 			if i%4 == 1 {
 				s.BeginBit, s.EndBit, s.DigitBits = 4, 16, 4 // 3 passes: in place, a copy back
 			}
@@ -167,7 +167,7 @@ func TestOnesweepRepeated(t *testing.T) {
 		runs = 6
 	}
 	for r := range runs {
-		s := radix.Sort{Key: vkcompact.Uint32, Values: r%2 == 0, Options: onesweepOptions(radix.Options{Spins: int32(r%3) - 1})}
+		s := radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: r%2 == 0, Options: onesweepOptions(radix.Options{Spins: int32(r%3) - 1})}
 		runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, vkcompact.Uint32, 70001, "random")})
 	}
 }
@@ -194,7 +194,7 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	wide := widestOnesweep(t, ctx, radix.Options{KeysPerLane: 1, WorkgroupSize: 256}, 8)
 	for ; wide.DigitBits > 2; wide.DigitBits-- {
 		three := radix.Options{Path: vkcompact.PathThreePhase, DigitBits: wide.DigitBits, KeysPerLane: 1, WorkgroupSize: max(1<<wide.DigitBits, info.MaxSubgroupSize)}
-		if _, err := radix.NewPlan(ctx, 1000, radix.Sort{Key: vkcompact.Uint32, Options: three}); err == nil {
+		if _, err := radix.NewPlan(ctx, 1000, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: three}); err == nil {
 			break
 		}
 	}
@@ -213,13 +213,13 @@ func TestOnesweepNotApplicable(t *testing.T) {
 	for _, c := range cases {
 		o := c.o
 		o.Path = vkcompact.PathSinglePass
-		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: vkcompact.Uint32, Options: o})
+		_, err := radix.NewPlan(ctx, c.n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o})
 		if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("n=%d %+v: got %v, want ErrInvalid naming %q", c.n, o, err, c.want)
 			continue
 		}
 		o.Path = vkcompact.PathAuto
-		p, err := radix.NewPlan(ctx, c.n, radix.Sort{Key: vkcompact.Uint32, Options: o})
+		p, err := radix.NewPlan(ctx, c.n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o})
 		if err != nil {
 			t.Fatalf("n=%d %+v: %v", c.n, o, err)
 		}
@@ -227,7 +227,7 @@ func TestOnesweepNotApplicable(t *testing.T) {
 			t.Errorf("n=%d %+v: PathAuto took %v", c.n, o, got)
 		}
 	}
-	if _, err := radix.NewPlan(ctx, 10, radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{Path: 7}}); !errors.Is(err, vk.ErrInvalid) {
+	if _, err := radix.NewPlan(ctx, 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: radix.Options{Path: 7}}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("path 7: got %v, want ErrInvalid", err)
 	}
 }
@@ -244,15 +244,15 @@ func TestSortAutoPath(t *testing.T) {
 		n     uint64
 		small bool
 	}{
-		{radix.Sort{Key: vkcompact.Uint32}, 100000, true},
-		{radix.Sort{Key: vkcompact.Uint32, Values: true}, radix.SmallSortKeys, true},
-		{radix.Sort{Key: vkcompact.Int32}, 1 << 21, true},
-		{radix.Sort{Key: vkcompact.Uint32}, 1<<21 + 1, true},
-		{radix.Sort{Key: vkcompact.Uint32}, radix.SmallSortKeys, true},
-		{radix.Sort{Key: vkcompact.Uint32, Values: true}, 1 << 23, true},
-		{radix.Sort{Key: vkcompact.Float32}, radix.SmallSortKeys + 1, false},
-		{radix.Sort{Key: vkcompact.Uint64}, 100000, false},
-		{radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{DigitBits: 6}}, 100000, false},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}, 100000, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}, radix.SmallSortKeys, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Int32)}, 1 << 21, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}, 1<<21 + 1, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}, radix.SmallSortKeys, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}, 1 << 23, true},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32)}, radix.SmallSortKeys + 1, false},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64)}, 100000, false},
+		{radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: radix.Options{DigitBits: 6}}, 100000, false},
 	} {
 		p, err := radix.NewPlan(ctx, c.n, c.s)
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// TestSortConflicts: a Sort.Key or StructSort.Elem that conflicts with the
+// TestSortConflicts: a Sort.Elem or StructSort.Elem that conflicts with the
 // slice's Go type is refused with vk.ErrInvalid naming both, before any
 // GPU work (a nil context gives the same refusal).
 func TestSortConflicts(t *testing.T) {
@@ -24,44 +24,44 @@ func TestSortConflicts(t *testing.T) {
 		call func(ctx *vk.Context) error
 		want []string // the explicit type or layout, and the Go type
 	}{
-		{"Sort{Key: Float32} with []uint32", func(ctx *vk.Context) error {
-			_, err := radix.SortSlice(ctx, []uint32{2, 1}, radix.Sort{Key: vkcompact.Float32})
+		{"Sort{Elem: vkcompact.Plain(Float32)} with []uint32", func(ctx *vk.Context) error {
+			_, err := radix.SortSlice(ctx, []uint32{2, 1}, radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32)})
 			return err
-		}, []string{"Sort.Key f32", "Go type uint32 (u32)"}},
-		{"Sort{Key: Uint32} with []float32", func(ctx *vk.Context) error {
-			_, err := radix.SortSlice(ctx, []float32{2, 1}, radix.Sort{Key: vkcompact.Uint32})
+		}, []string{"Sort.Elem.Key f32", "Go type uint32 (u32)"}},
+		{"Sort{Elem: vkcompact.Plain(Uint32)} with []float32", func(ctx *vk.Context) error {
+			_, err := radix.SortSlice(ctx, []float32{2, 1}, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
-		}, []string{"Sort.Key u32", "Go type float32 (f32)"}},
-		{"Sort{Key: Int32} with []uint64", func(ctx *vk.Context) error {
-			_, err := radix.SortSlice(ctx, []uint64{2, 1}, radix.Sort{Key: vkcompact.Int32, Descending: true})
+		}, []string{"Sort.Elem.Key u32", "Go type float32 (f32)"}},
+		{"Sort{Elem: vkcompact.Plain(Int32)} with []uint64", func(ctx *vk.Context) error {
+			_, err := radix.SortSlice(ctx, []uint64{2, 1}, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int32), Descending: true})
 			return err
-		}, []string{"Sort.Key i32", "Go type uint64 (u64)"}},
-		{"SortPairs([]int32, Sort{Key: Uint64})", func(ctx *vk.Context) error {
-			_, _, err := radix.SortPairs(ctx, []int32{2, 1}, []uint32{0, 1}, radix.Sort{Key: vkcompact.Uint64})
+		}, []string{"Sort.Elem.Key i32", "Go type uint64 (u64)"}},
+		{"SortPairsSlice([]int32, Sort{Elem: vkcompact.Plain(Uint64)})", func(ctx *vk.Context) error {
+			_, _, err := radix.SortPairsSlice(ctx, []int32{2, 1}, []uint32{0, 1}, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64)})
 			return err
-		}, []string{"Sort.Key u64", "Go type int32 (i32)"}},
-		{"SortPairs([]float32, Sort{Key: Int64})", func(ctx *vk.Context) error {
-			_, _, err := radix.SortPairs(ctx, []float32{2, 1}, []uint32{0, 1}, radix.Sort{Key: vkcompact.Int64})
+		}, []string{"Sort.Elem.Key u64", "Go type int32 (i32)"}},
+		{"SortPairsSlice([]float32, Sort{Elem: vkcompact.Plain(Int64)})", func(ctx *vk.Context) error {
+			_, _, err := radix.SortPairsSlice(ctx, []float32{2, 1}, []uint32{0, 1}, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int64)})
 			return err
-		}, []string{"Sort.Key i64", "Go type float32 (f32)"}},
-		{"SortStructs by Depth, Elem with a u32 key", func(ctx *vk.Context) error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Struct(48, 12, vkcompact.Uint32)})
+		}, []string{"Sort.Elem.Key i64", "Go type float32 (f32)"}},
+		{"SortStructsSlice by Depth, Elem with a u32 key", func(ctx *vk.Context) error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Struct(48, 12, vkcompact.Uint32)})
 			return err
 		}, []string{"StructSort.Elem Struct(48, 12, u32)", "radix_test.particle", "Depth at byte 12 is a float32 (f32), not u32"}},
-		{"SortStructs by Depth, Elem of another stride", func(ctx *vk.Context) error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Struct(16, 12, vkcompact.Float32)})
+		{"SortStructsSlice by Depth, Elem of another stride", func(ctx *vk.Context) error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Struct(16, 12, vkcompact.Float32)})
 			return err
 		}, []string{"StructSort.Elem Struct(16, 12, f32)", "a stride of 16 bytes for a 48-byte radix_test.particle"}},
-		{"SortStructs by Depth, Elem of the ID field", func(ctx *vk.Context) error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: elemOf[particle](t, "ID")})
+		{"SortStructsSlice by Depth, Elem of the ID field", func(ctx *vk.Context) error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: elemOf[particle](t, "ID")})
 			return err
 		}, []string{"StructSort.Elem Struct(48, 16, u32)", "radix_test.particle's field Depth, " + depth.String()}},
-		{"SortStructs by Depth, Plain(f32)", func(ctx *vk.Context) error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Plain(vkcompact.Float32)})
+		{"SortStructsSlice by Depth, Plain(f32)", func(ctx *vk.Context) error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Plain(vkcompact.Float32)})
 			return err
 		}, []string{"StructSort.Elem Plain(f32)", "radix_test.particle's field Depth, " + depth.String()}},
-		{"SortStructs by Depth, Plain(u32)", func(ctx *vk.Context) error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Plain(vkcompact.Uint32)})
+		{"SortStructsSlice by Depth, Plain(u32)", func(ctx *vk.Context) error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 			return err
 		}, []string{"StructSort.Elem Plain(u32)", "radix_test.particle", "Pos[0] at byte 0 is a float32 (f32), not u32"}},
 	} {
@@ -80,7 +80,7 @@ func TestSortConflicts(t *testing.T) {
 	}
 }
 
-// TestSortKeyInferred: an unset Sort.Key takes the keys' Go type, the
+// TestSortKeyInferred: an unset Sort.Elem takes the keys' Go type, the
 // same type given is accepted, and a plan given none sorts uint32 keys;
 // each against a stable Go sort, the plan's outputs poisoned first
 // (runSort).
@@ -95,22 +95,22 @@ func TestSortKeyInferred(t *testing.T) {
 		ints[i] = int32(rng.Uint32()) >> rng.IntN(32)
 	}
 	floats[0] = float32(math.Inf(-1))
-	for _, s := range []radix.Sort{{}, {Key: vkcompact.Float32}} {
+	for _, s := range []radix.Sort{{}, {Elem: vkcompact.Plain(vkcompact.Float32)}} {
 		got, err := radix.SortSlice(ctx, floats, s)
 		if want := slices.Sorted(slices.Values(floats)); err != nil || !slices.Equal(got, want) {
-			t.Errorf("SortSlice of []float32 with Key %v: %v", s.Key, err)
+			t.Errorf("SortSlice of []float32 with Key %v: %v", s.Elem.Key, err)
 		}
 	}
 	vals := make([]uint32, n)
 	for i := range vals {
 		vals[i] = uint32(i)
 	}
-	for _, s := range []radix.Sort{{Descending: true}, {Key: vkcompact.Int32, Descending: true}} {
-		keys, order, err := radix.SortPairs(ctx, ints, vals, s)
+	for _, s := range []radix.Sort{{Descending: true}, {Elem: vkcompact.Plain(vkcompact.Int32), Descending: true}} {
+		keys, order, err := radix.SortPairsSlice(ctx, ints, vals, s)
 		want := slices.Clone(vals)
 		slices.SortStableFunc(want, func(a, b uint32) int { return -cmpInt(ints[a], ints[b]) })
 		if err != nil || !slices.Equal(order, want) || !slices.IsSortedFunc(keys, func(a, b int32) int { return -cmpInt(a, b) }) {
-			t.Errorf("SortPairs of []int32 with Key %v, descending: %v", s.Key, err)
+			t.Errorf("SortPairsSlice of []int32 with Key %v, descending: %v", s.Elem.Key, err)
 		}
 	}
 	// A plan given no key type sorts uint32 keys: 0xffffffff (-1 as an
@@ -122,13 +122,13 @@ func TestSortKeyInferred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Key: vkcompact.Uint32})
+	q, err := radix.NewPlan(ctx, uint64(n), radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil || p.Tuning() != q.Tuning() || p.ScratchSize() != q.ScratchSize() {
-		t.Errorf("a plan of Sort{} is not one of Sort{Key: Uint32}: %+v, %+v, %v", p.Tuning(), q.Tuning(), err)
+		t.Errorf("a plan of Sort{} is not one of Sort{Elem: vkcompact.Plain(Uint32)}: %+v, %+v, %v", p.Tuning(), q.Tuning(), err)
 	}
 }
 
-// TestSortStructsElemInferred: SortStructs takes an explicit Elem that
+// TestSortStructsElemInferred: SortStructsSlice takes an explicit Elem that
 // matches the field, and fills an unset key type and a zero stride from
 // it; each sorts as the field's own layout does.
 func TestSortStructsElemInferred(t *testing.T) {
@@ -138,9 +138,9 @@ func TestSortStructsElemInferred(t *testing.T) {
 	depth := elemOf[particle](t, "Depth")
 	want := refStructs(radix.StructSort{Elem: depth}, items)
 	for _, e := range []vkcompact.Elem{{}, depth, vkcompact.Struct(48, 12, vkcompact.Unset), {KeyOffset: 12, Key: vkcompact.Float32}} {
-		got, err := radix.SortStructs(ctx, items, "Depth", radix.StructSort{Elem: e})
+		got, err := radix.SortStructsSlice(ctx, items, "Depth", radix.StructSort{Elem: e})
 		if err != nil || !slices.EqualFunc(got, want, sameBits) {
-			t.Errorf("SortStructs by Depth with Elem %v: %v", e, err)
+			t.Errorf("SortStructsSlice by Depth with Elem %v: %v", e, err)
 		}
 	}
 }

@@ -24,25 +24,25 @@ func TestReliabilityBadInput(t *testing.T) {
 	ctx := vktest.Open(t)
 	other := vktest.Open(t)
 	info := ctx.Info()
-	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32})
+	keysOnly, err := radix.NewPlan(ctx, 100, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// withScratch is keysOnly on a path that takes scratch: on a CPU
 	// device PathAuto sorts 100 keys in one workgroup, with none.
-	withScratch, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{Path: vkcompact.PathThreePhase}})
+	withScratch, err := radix.NewPlan(ctx, 100, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: radix.Options{Path: vkcompact.PathThreePhase}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, Values: true})
+	pairs, err := radix.NewPlan(ctx, 100, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inPlace, err := radix.NewPlan(ctx, 100, radix.Sort{Key: vkcompact.Uint32, InPlace: true})
+	inPlace, err := radix.NewPlan(ctx, 100, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreignPlan, err := radix.NewPlan(other, 100, radix.Sort{Key: vkcompact.Uint32})
+	foreignPlan, err := radix.NewPlan(other, 100, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,15 +77,20 @@ func TestReliabilityBadInput(t *testing.T) {
 	u32 := vkcompact.Uint32
 	cases := []badinput.Case{
 		{Entry: "radix.NewPlan", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := radix.NewPlan(nil, 10, radix.Sort{}); return err }},
-		{Entry: "radix.NewPlan", Input: "i64 keys", Want: inval, Msg: "the key type must be u32, i32, f32 or u64", Call: plan(10, radix.Sort{Key: vkcompact.Int64})},
-		{Entry: "radix.NewPlan", Input: "f64 keys", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Key: vkcompact.Float64})},
-		{Entry: "radix.NewPlan", Input: "key type 9", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Key: vkcompact.Type(9)})},
-		{Entry: "radix.NewPlan", Input: "bits [0, 33) of a u32", Want: inval, Msg: "bit range [0, 33) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, EndBit: 33})},
-		{Entry: "radix.NewPlan", Input: "bits [0, 65) of a u64", Want: inval, Msg: "bit range [0, 65) of a 64-bit key", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, EndBit: 65})},
-		{Entry: "radix.NewPlan", Input: "bits [20, 10)", Want: inval, Msg: "bit range [20, 10)", Call: plan(10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10})},
-		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 32) (EndBit 0: the key's width) of a 32-bit key", Call: plan(10, radix.Sort{Key: u32, BeginBit: 40})},
+		{Entry: "radix.NewPlan", Input: "i64 keys", Want: inval, Msg: "the key type must be u32, i32, f32 or u64", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int64)})},
+		{Entry: "radix.NewPlan", Input: "f64 keys", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Float64)})},
+		{Entry: "radix.NewPlan", Input: "key type 9", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Type(9))})},
+		{Entry: "radix.NewPlan", Input: "a struct Elem", Want: inval, Msg: "Sort.Elem Struct(8, 4, u32) is a struct layout: the sort takes plain keys", Call: plan(10, radix.Sort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})},
+		{Entry: "radix.NewSegmentedPlan", Input: "a struct Elem", Want: inval, Msg: "SegmentedSort.Elem Struct(16, 0, u64) is a struct layout", Call: func() error {
+			_, err := radix.NewSegmentedPlan(ctx, 10, 1, radix.SegmentedSort{Elem: vkcompact.Struct(16, 0, vkcompact.Uint64)})
+			return err
+		}},
+		{Entry: "radix.NewPlan", Input: "bits [0, 33) of a u32", Want: inval, Msg: "bit range [0, 33) of a 32-bit key", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(u32), EndBit: 33})},
+		{Entry: "radix.NewPlan", Input: "bits [0, 65) of a u64", Want: inval, Msg: "bit range [0, 65) of a 64-bit key", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), EndBit: 65})},
+		{Entry: "radix.NewPlan", Input: "bits [20, 10)", Want: inval, Msg: "bit range [20, 10)", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 20, EndBit: 10})},
+		{Entry: "radix.NewPlan", Input: "begin bit 40 of a u32 (end defaulted)", Want: inval, Msg: "bit range [40, 32) (EndBit 0: the key's width) of a 32-bit key", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(u32), BeginBit: 40})},
 		{Entry: "radix.NewPlan", Input: "n = 2^32", Want: inval, Msg: "4294967296 keys", Call: plan(1<<32, radix.Sort{})},
-		{Entry: "radix.NewPlan", Input: "keys beyond four bindings", Want: inval, Msg: "past it the sort binds each output as at most 4 windows", Call: plan(uint64(info.MaxStorageBufferRange)/2+1, radix.Sort{Key: vkcompact.Uint64})},
+		{Entry: "radix.NewPlan", Input: "keys beyond four bindings", Want: inval, Msg: "past it the sort binds each output as at most 4 windows", Call: plan(uint64(info.MaxStorageBufferRange)/2+1, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64)})},
 		{Entry: "radix.NewPlan", Input: "9-bit digits", Want: inval, Msg: "9 digit bits", Call: plan(10, radix.Sort{Options: radix.Options{DigitBits: 9}})},
 		{Entry: "radix.NewPlan", Input: "33 keys per lane", Want: inval, Msg: "33 keys per lane", Call: plan(10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}})},
 		{Entry: "radix.NewPlan", Input: "workgroup not a multiple of the subgroup size", Want: inval, Msg: "not a multiple of the largest subgroup size", Call: plan(10, radix.Sort{Options: radix.Options{WorkgroupSize: info.MaxSubgroupSize + 1}})},
@@ -131,14 +136,17 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.Plan.Run", Input: "keys output too small", Want: inval, Msg: "keys output range of 8 bytes", Call: func() error {
 			return keysOnly.Run(radix.Buffers{Keys: a.Range(0, 400), KeysOut: a.Range(1024, 8)})
 		}},
-		{Entry: "radix.SortSlice", Input: "Sort.Values set", Want: inval, Msg: "use SortPairs", Call: func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{Values: true}); return err }},
+		{Entry: "radix.SortSlice", Input: "Sort.Values set", Want: inval, Msg: "use SortPairsSlice", Call: func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{Values: true}); return err }},
 		{Entry: "radix.SortSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, err := radix.SortSlice(nil, keys, radix.Sort{}); return err }},
 		{Entry: "radix.SortSlice", Input: "bits [0, 40) of a u32", Want: inval, Msg: "bit range [0, 40)", Call: func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{EndBit: 40}); return err }},
-		{Entry: "radix.SortPairs", Input: "3 values for 4 keys", Want: inval, Msg: "3 values for 4 keys", Call: func() error {
-			_, _, err := radix.SortPairs(ctx, keys, []uint32{1, 2, 3}, radix.Sort{})
+		{Entry: "radix.SortPairsSlice", Input: "3 values for 4 keys", Want: inval, Msg: "3 values for 4 keys", Call: func() error {
+			_, _, err := radix.SortPairsSlice(ctx, keys, []uint32{1, 2, 3}, radix.Sort{})
 			return err
 		}},
-		{Entry: "radix.SortPairs", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error { _, _, err := radix.SortPairs(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{}); return err }},
+		{Entry: "radix.SortPairsSlice", Input: "nil context", Want: inval, Msg: "nil context", Call: func() error {
+			_, _, err := radix.SortPairsSlice(nil, keys, []uint32{1, 2, 3, 4}, radix.Sort{})
+			return err
+		}},
 	}
 	poisoned := map[*vk.Buffer][]byte{}
 	for _, b := range watched {
@@ -208,8 +216,8 @@ func TestReliabilityNoLeaks(t *testing.T) {
 		{"scan.ScanSlice", func() error { _, _, err := scan.ScanSlice(ctx, keys, scan.Scan{Inclusive: true}); return err }},
 		{"scan.ScanSlice in place", func() error { _, _, err := scan.ScanSlice(ctx, keys, scan.Scan{InPlace: true}); return err }},
 		{"SortSlice", func() error { _, err := radix.SortSlice(ctx, keys, radix.Sort{}); return err }},
-		{"SortPairs in place", func() error {
-			_, _, err := radix.SortPairs(ctx, keys, vals, radix.Sort{InPlace: true, Descending: true})
+		{"SortPairsSlice in place", func() error {
+			_, _, err := radix.SortPairsSlice(ctx, keys, vals, radix.Sort{InPlace: true, Descending: true})
 			return err
 		}},
 		{"recorded chain with GPU counts: select, counted copy, sort, scan", func() error { return chainOnce(ctx, keys) }},
@@ -246,7 +254,7 @@ func chainOnce(ctx *vk.Context, keys []uint32) error {
 	if err != nil {
 		return err
 	}
-	sort, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, InPlace: true})
+	sort, err := radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), InPlace: true})
 	if err != nil {
 		return err
 	}

@@ -41,16 +41,16 @@ func TestOnesweepScratchReuse(t *testing.T) {
 		tiles     int
 		selfReset bool
 	}{
-		{"keys/4 passes", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 50, true},
-		{"pairs/4 passes/256 tiles", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 256, true},
-		{"pairs/4 passes/257 tiles", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 16, Options: o}, 257, false},
-		{"pairs/8 passes", radix.Sort{Key: vkcompact.Int32, Values: true, Descending: true, Options: o}, 7, true},
-		{"u64 pairs in place/8 passes", radix.Sort{Key: vkcompact.Uint64, Values: true, InPlace: true, EndBit: 32, Options: o}, 20, true},
-		{"keys/fallback at once", radix.Sort{Key: vkcompact.Float32, EndBit: 16, Options: fallback}, 40, true},
-		{"keys/widest digits", radix.Sort{Key: vkcompact.Uint32, BeginBit: 0, EndBit: 2 * wide.DigitBits, Options: wide}, 30, true},
-		{"pairs/3 passes", radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 12, Options: o}, 50, false},
-		{"keys/4 passes/512 tiles", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 512, true},
-		{"keys/4 passes/513 tiles", radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: o}, 513, false},
+		{"keys/4 passes", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 16, Options: o}, 50, true},
+		{"pairs/4 passes/256 tiles", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: 16, Options: o}, 256, true},
+		{"pairs/4 passes/257 tiles", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: 16, Options: o}, 257, false},
+		{"pairs/8 passes", radix.Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, Descending: true, Options: o}, 7, true},
+		{"u64 pairs in place/8 passes", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, InPlace: true, EndBit: 32, Options: o}, 20, true},
+		{"keys/fallback at once", radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32), EndBit: 16, Options: fallback}, 40, true},
+		{"keys/widest digits", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), BeginBit: 0, EndBit: 2 * wide.DigitBits, Options: wide}, 30, true},
+		{"pairs/3 passes", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: 12, Options: o}, 50, false},
+		{"keys/4 passes/512 tiles", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 16, Options: o}, 512, true},
+		{"keys/4 passes/513 tiles", radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 16, Options: o}, 513, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			probe, err := radix.NewPlan(ctx, 1000, c.s)
@@ -78,7 +78,7 @@ func TestOnesweepScratchReuse(t *testing.T) {
 					// Every round: a count ending inside a tile, none,
 					// more than n, all but one.
 					counts[i] = []uint32{uint32(n/3 + 1), 0, uint32(n + 9), uint32(n - 1)}[i]
-					sc := sortCase{sort: c.s, keys: keyData(rng, c.s.Key, n, patterns[rng.IntN(len(patterns))]), gpuCount: true, count: counts[i]}
+					sc := sortCase{sort: c.s, keys: keyData(rng, c.s.Elem.Key, n, patterns[rng.IntN(len(patterns))]), gpuCount: true, count: counts[i]}
 					b, check, err := prepareSort(ctx, sc, t)
 					if err != nil {
 						t.Fatal(err)
@@ -109,7 +109,7 @@ func TestOnesweepScratchReuse(t *testing.T) {
 			round("scratch overwritten by an upload", true, nil)
 
 			// A three-phase plan on the same scratch, recorded first.
-			other := radix.Sort{Key: vkcompact.Uint32, Options: radix.Options{Path: vkcompact.PathThreePhase}}
+			other := radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: radix.Options{Path: vkcompact.PathThreePhase}}
 			q, err := radix.NewPlan(ctx, uint64(n), other)
 			if err != nil {
 				t.Fatal(err)

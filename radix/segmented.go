@@ -26,9 +26,10 @@ import (
 // unspecified (on the general path it is still a permutation of the
 // input), but nothing is written outside the output ranges.
 type SegmentedSort struct {
-	// Key is the keys' type: Uint32, Int32, Float32 or Uint64 (Unset is
-	// Uint32), ordered as Sort.Key.
-	Key vkcompact.Type
+	// Elem is the keys: plain keys of type Uint32, Int32, Float32 or
+	// Uint64 (vkcompact.Plain(t); the zero Elem is Uint32), ordered as
+	// Sort's.
+	Elem vkcompact.Elem
 	// Values sorts pairs: a uint32 value per key moves with its key.
 	Values bool
 	// Descending sorts each segment from its largest key; equal keys
@@ -142,11 +143,11 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 	if n == 0 || segments == 0 {
 		return p, nil // Record copies at most
 	}
-	if p.byKey, err = NewPlan(ctx, n, Sort{Key: c.sort.Key, Values: true, Descending: c.sort.Descending,
+	if p.byKey, err = NewPlan(ctx, n, Sort{Elem: vkcompact.Plain(c.sort.Elem.Key), Values: true, Descending: c.sort.Descending,
 		BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit, InPlace: true}); err != nil {
 		return nil, fmt.Errorf("radix: segmented sort: %w", err)
 	}
-	heads := Sort{Key: vkcompact.Uint32, Values: true, EndBit: c.headBits, InPlace: true}
+	heads := Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: c.headBits, InPlace: true}
 	if c.headBits == 0 {
 		heads.BeginBit, heads.EndBit = 32, 32 // no bits (an EndBit of 0 is the key's width)
 	}

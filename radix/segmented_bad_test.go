@@ -36,11 +36,11 @@ func TestSegmentedBadInput(t *testing.T) {
 		n    uint64
 		want string
 	}{
-		{radix.SegmentedSort{Key: vkcompact.Int64}, n, "keys of type i64: the key type must be u32, i32, f32 or u64"},
+		{radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Int64)}, n, "keys of type i64: the key type must be u32, i32, f32 or u64"},
 		{radix.SegmentedSort{EndBit: 33}, n, "bit range [0, 33) of a 32-bit key"},
 		{radix.SegmentedSort{BeginBit: 40}, n, "bit range [40, 32) (EndBit 0: the key's width) of a 32-bit key"},
-		{radix.SegmentedSort{Key: vkcompact.Uint64, BeginBit: 65}, n, "bit range [65, 64) (EndBit 0: the key's width) of a 64-bit key"},
-		{radix.SegmentedSort{Key: vkcompact.Uint64, BeginBit: 10, EndBit: 5}, n, "bit range"},
+		{radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 65}, n, "bit range [65, 64) (EndBit 0: the key's width) of a 64-bit key"},
+		{radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 10, EndBit: 5}, n, "bit range"},
 		{radix.SegmentedSort{}, 1 << 33, "keys"},
 	} {
 		if _, err := radix.NewSegmentedPlan(ctx, c.n, segments, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -127,21 +127,21 @@ func TestSortSegmentsRefuses(t *testing.T) {
 		s    radix.SegmentedSort
 		want string
 	}{
-		{"int64 keys", radix.SegmentedSort{Key: vkcompact.Int64}, "SegmentedSort.Key i64 is not a sort key type: the key type must be u32, i32, f32 or u64"},
-		{"float64 keys", radix.SegmentedSort{Key: vkcompact.Float64}, "SegmentedSort.Key f64 is not a sort key type"},
+		{"int64 keys", radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Int64)}, "SegmentedSort.Elem.Key i64 is not a sort key type: the key type must be u32, i32, f32 or u64"},
+		{"float64 keys", radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Float64)}, "SegmentedSort.Elem.Key f64 is not a sort key type"},
 		{"MaxSegment 8", radix.SegmentedSort{MaxSegment: 8}, "SegmentedSort.MaxSegment 8, but segment 2 holds 2985 keys (the longest 2985)"},
 		{"MaxSegment one short", radix.SegmentedSort{MaxSegment: 2984}, "SegmentedSort.MaxSegment 2984, but segment 2 holds 2985 keys"},
 		{"MaxSegment 8, general", radix.SegmentedSort{MaxSegment: 8, General: true}, "SegmentedSort.MaxSegment 8, but segment 2 holds 2985 keys"},
 	} {
-		if _, err := radix.SortSegments(ctx, keys, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("SortSegments, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
+		if _, err := radix.SortSegmentsSlice(ctx, keys, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SortSegmentsSlice, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
 		}
-		if _, _, err := radix.SortSegmentPairs(ctx, keys, values, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("SortSegmentPairs, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
+		if _, _, err := radix.SortSegmentPairsSlice(ctx, keys, values, offsets, c.s); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SortSegmentPairsSlice, %s: got %v, want ErrInvalid naming %q", c.name, err, c.want)
 		}
 	}
 	for _, most := range []uint32{0, 2985, 4000} {
-		got, err := radix.SortSegments(ctx, keys, offsets, radix.SegmentedSort{MaxSegment: most})
+		got, err := radix.SortSegmentsSlice(ctx, keys, offsets, radix.SegmentedSort{MaxSegment: most})
 		if err != nil {
 			t.Fatalf("MaxSegment %d: %v", most, err)
 		}

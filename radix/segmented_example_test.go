@@ -12,7 +12,7 @@ import (
 // Sorting each cell's list on its own: the offsets give three segments,
 // the middle one empty, and the keys' values (their input positions) move
 // with them.
-func ExampleSortSegmentPairs() {
+func ExampleSortSegmentPairsSlice() {
 	ctx, err := vk.Open(vk.Options{})
 	if err != nil {
 		log.Fatal(err)
@@ -21,7 +21,7 @@ func ExampleSortSegmentPairs() {
 	depth := []float32{3, 1, 2, 9, -4, 0, 9}
 	index := []uint32{0, 1, 2, 3, 4, 5, 6}
 	offsets := []uint32{0, 3, 3, 7}
-	keys, values, err := radix.SortSegmentPairs(ctx, depth, index, offsets, radix.SegmentedSort{})
+	keys, values, err := radix.SortSegmentPairsSlice(ctx, depth, index, offsets, radix.SegmentedSort{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package radix_test
 
 import (
+	"github.com/vkcompact/vkcompact"
 	"math/rand/v2"
 	"testing"
 
@@ -32,7 +33,7 @@ func FuzzSegmentedSort(f *testing.F) {
 		}
 		offsets := offsetsOf(uint32(before), lengths...)
 		kt := keyTypes[int(typ)%len(keyTypes)]
-		s := radix.SegmentedSort{Key: kt, Values: mode&1 != 0, Descending: mode&2 != 0, General: mode&4 != 0}
+		s := radix.SegmentedSort{Elem: vkcompact.Plain(kt), Values: mode&1 != 0, Descending: mode&2 != 0, General: mode&4 != 0}
 		var longest int
 		for _, l := range lengths {
 			longest = max(longest, l)

@@ -16,10 +16,10 @@ import (
 func TestSegmentedBrokenPromise(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
-	s := radix.SegmentedSort{Key: vkcompact.Float32, Values: true, MaxSegment: 64}
+	s := radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Float32), Values: true, MaxSegment: 64}
 	capacity := segCapacity(t, ctx, s, 64)
 	lengths := []int{10, capacity + 5, 0, 64}
-	runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, sum(lengths)), offsets: offsetsOf(0, lengths...)})
+	runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Elem.Key, sum(lengths)), offsets: offsetsOf(0, lengths...)})
 }
 
 // TestSegmentedBadOffsets: offsets that decrease or lie past n are
@@ -80,9 +80,9 @@ func TestSegmentedGroups(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for i, s := range []radix.SegmentedSort{
-		{Key: vkcompact.Uint32, MaxSegment: 20},
-		{Key: vkcompact.Float32, Values: true, Descending: true, MaxSegment: 7},
-		{Key: vkcompact.Uint64, Values: true, MaxSegment: 60},
+		{Elem: vkcompact.Plain(vkcompact.Uint32), MaxSegment: 20},
+		{Elem: vkcompact.Plain(vkcompact.Float32), Values: true, Descending: true, MaxSegment: 7},
+		{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, MaxSegment: 60},
 	} {
 		p, err := radix.NewSegmentedPlan(ctx, 1, 1, s)
 		if err != nil {
@@ -97,7 +97,7 @@ func TestSegmentedGroups(t *testing.T) {
 			lengths[rng.IntN(len(lengths))] = 3 * int(s.MaxSegment)
 			lengths[rng.IntN(len(lengths))] = int(tu.Capacity) + 1 + rng.IntN(100)
 		}
-		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, 5+sum(lengths)), offsets: offsetsOf(5, lengths...)})
+		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Elem.Key, 5+sum(lengths)), offsets: offsetsOf(5, lengths...)})
 	}
 }
 
@@ -109,8 +109,8 @@ func TestSegmentedAuto(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	for _, s := range []radix.SegmentedSort{
-		{Key: vkcompact.Uint32, Values: true},
-		{Key: vkcompact.Uint64, Descending: true},
+		{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true},
+		{Elem: vkcompact.Plain(vkcompact.Uint64), Descending: true},
 	} {
 		p, err := radix.NewSegmentedPlan(ctx, 10, 2, s)
 		if err != nil {
@@ -124,7 +124,7 @@ func TestSegmentedAuto(t *testing.T) {
 		short = append(short, int(tu.Capacity))
 		long := append(randomLengths(rng, 20, 100), int(tu.Capacity)+1, 5)
 		for i, lengths := range [][]int{short, long} {
-			_, scratch := runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, 3+sum(lengths)+4), offsets: offsetsOf(3, lengths...)})
+			_, scratch := runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Elem.Key, 3+sum(lengths)+4), offsets: offsetsOf(3, lengths...)})
 			// The general path's first dispatch writes the start of the
 			// scratch (the keys' copy) only where the GPU chose it.
 			first := make([]uint32, 1)

@@ -9,25 +9,25 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// SortSegments sorts keys within the segments offsets gives on the GPU
+// SortSegmentsSlice sorts keys within the segments offsets gives on the GPU
 // and returns them: segment s is keys[offsets[s]:offsets[s+1]], and
 // len(offsets) is the segment count plus one. Unlike a plan, it checks
 // the offsets (non-decreasing, at most len(keys)) and, where
 // s.MaxSegment is 0, sets it to the longest segment, so that the block
 // path sorts where it can; a MaxSegment below the longest segment is
 // refused (vk.ErrInvalid, naming the segment). K decides the key type, as in SortSlice;
-// s.Values must be false (see SortSegmentPairs). keys is not modified.
-func SortSegments[K Key](ctx *vk.Context, keys []K, offsets []uint32, s SegmentedSort) ([]K, error) {
+// s.Values must be false (see SortSegmentPairsSlice). keys is not modified.
+func SortSegmentsSlice[K Key](ctx *vk.Context, keys []K, offsets []uint32, s SegmentedSort) ([]K, error) {
 	if s.Values {
-		return nil, invalid("radix: a segmented sort of pairs takes its values: use SortSegmentPairs")
+		return nil, invalid("radix: a segmented sort of pairs takes its values: use SortSegmentPairsSlice")
 	}
 	out, _, err := sortSegments(ctx, keys, nil, offsets, s)
 	return out, err
 }
 
-// SortSegmentPairs is SortSegments for keys with a uint32 value each,
+// SortSegmentPairsSlice is SortSegmentsSlice for keys with a uint32 value each,
 // which moves with its key. s.Values is set.
-func SortSegmentPairs[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
+func SortSegmentPairsSlice[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
 	if len(values) != len(keys) {
 		return nil, nil, invalid("radix: %d values for %d keys", len(values), len(keys))
 	}
@@ -60,14 +60,14 @@ func CheckOffsets(offsets []uint32, n uint64) (longest uint32, err error) {
 }
 
 func sortSegments[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s SegmentedSort) ([]K, []uint32, error) {
-	if _, ok := keyCode(s.Key); !ok {
-		return nil, nil, invalid("radix: SegmentedSort.Key %v is not a sort key type: the key type must be u32, i32, f32 or u64", s.Key)
+	if _, ok := keyCode(s.Elem.Key); !ok {
+		return nil, nil, invalid("radix: SegmentedSort.Elem.Key %v is not a sort key type: the key type must be u32, i32, f32 or u64", s.Elem.Key)
 	}
-	key, err := gotype.Key(reflect.TypeFor[K](), s.Key, "SegmentedSort.Key")
+	key, err := gotype.Key(reflect.TypeFor[K](), s.Elem.Key, "SegmentedSort.Elem.Key")
 	if err != nil {
 		return nil, nil, fmt.Errorf("radix: %w", err)
 	}
-	s.Key = key
+	s.Elem.Key = key
 	n := uint64(len(keys))
 	longest, err := CheckOffsets(offsets, n)
 	if err != nil {

@@ -26,7 +26,7 @@ type segCase struct {
 
 func (c segCase) String() string {
 	return fmt.Sprintf("n=%d segments=%d %v values=%v desc=%v bits=[%d,%d) max=%d general=%v", len(c.keys), len(c.offsets)-1,
-		c.sort.Key, c.sort.Values, c.sort.Descending, c.sort.BeginBit, c.sort.EndBit, c.sort.MaxSegment, c.sort.General)
+		c.sort.Elem.Key, c.sort.Values, c.sort.Descending, c.sort.BeginBit, c.sort.EndBit, c.sort.MaxSegment, c.sort.General)
 }
 
 // refSegmented returns the permutation the segmented sort gives: each
@@ -34,7 +34,7 @@ func (c segCase) String() string {
 // segments in its place. Where a segment is longer than capacity (a
 // broken MaxSegment promise on the block path), it stays as it was.
 func refSegmented(c segCase, capacity int) []int {
-	s := radix.Sort{Key: c.sort.Key, Descending: c.sort.Descending, BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit}
+	s := radix.Sort{Elem: vkcompact.Plain(c.sort.Elem.Key), Descending: c.sort.Descending, BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit}
 	perm := make([]int, len(c.keys))
 	for i := range perm {
 		perm[i] = i
@@ -62,7 +62,7 @@ func runSegmented(t *testing.T, ctx *vk.Context, c segCase) (radix.SegmentedTuni
 	if err != nil {
 		t.Fatalf("%v: plan: %v", c, err)
 	}
-	kb := uint64(c.sort.Key.OrUint32().Size())
+	kb := uint64(c.sort.Elem.Key.OrUint32().Size())
 	raw := make([]byte, 0, n*kb)
 	vals := make([]uint32, n)
 	for i, k := range c.keys {
@@ -229,7 +229,7 @@ func TestSegmentedSort(t *testing.T) {
 	types := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64}
 	for ti, kt := range types {
 		for _, values := range []bool{false, true} {
-			s := radix.SegmentedSort{Key: kt, Values: values, Descending: (ti+btoi(values))%2 == 1}
+			s := radix.SegmentedSort{Elem: vkcompact.Plain(kt), Values: values, Descending: (ti+btoi(values))%2 == 1}
 			t.Run(fmt.Sprintf("%v/values=%v", kt, values), func(t *testing.T) {
 				capacity := int(radix.SegmentCapacity(ctx.Info(), s))
 				type shape struct {
@@ -300,13 +300,13 @@ func TestSegmentedBits(t *testing.T) {
 	rng := vktest.Rand(t)
 	rl := randomLengths(rng, 30, 200)
 	for _, s := range []radix.SegmentedSort{
-		{Key: vkcompact.Uint32, BeginBit: 3, EndBit: 13, Values: true},
-		{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 45, Descending: true},
-		{Key: vkcompact.Int32, BeginBit: 7, EndBit: 7},
+		{Elem: vkcompact.Plain(vkcompact.Uint32), BeginBit: 3, EndBit: 13, Values: true},
+		{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 20, EndBit: 45, Descending: true},
+		{Elem: vkcompact.Plain(vkcompact.Int32), BeginBit: 7, EndBit: 7},
 	} {
 		for _, general := range []bool{false, true} {
 			s.General, s.MaxSegment = general, 200
-			runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, sum(rl)), offsets: offsetsOf(0, rl...)})
+			runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Elem.Key, sum(rl)), offsets: offsetsOf(0, rl...)})
 		}
 	}
 }
@@ -322,7 +322,7 @@ func TestSegmentedBlockShapes(t *testing.T) {
 		most = []uint32{5, 100, 1024, 4096}
 	}
 	for _, m := range most {
-		s := radix.SegmentedSort{Key: vkcompact.Uint32, Values: m%2 == 0, MaxSegment: m}
+		s := radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: m%2 == 0, MaxSegment: m}
 		p, err := radix.NewSegmentedPlan(ctx, 1, 1, s)
 		if err != nil {
 			t.Fatal(err)
@@ -332,7 +332,7 @@ func TestSegmentedBlockShapes(t *testing.T) {
 		}
 		rl := randomLengths(rng, 8, int(m))
 		rl = append(rl, int(m))
-		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Key, sum(rl)), offsets: offsetsOf(0, rl...)})
+		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, s.Elem.Key, sum(rl)), offsets: offsetsOf(0, rl...)})
 	}
 }
 
@@ -349,11 +349,11 @@ func TestSortSegments(t *testing.T) {
 		keys[i] = int32(rng.IntN(50)) - 25
 		vals[i] = uint32(i)
 	}
-	got, err := radix.SortSegments(ctx, keys, offsets, radix.SegmentedSort{})
+	got, err := radix.SortSegmentsSlice(ctx, keys, offsets, radix.SegmentedSort{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gk, gv, err := radix.SortSegmentPairs(ctx, keys, vals, offsets, radix.SegmentedSort{Descending: true})
+	gk, gv, err := radix.SortSegmentPairsSlice(ctx, keys, vals, offsets, radix.SegmentedSort{Descending: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,12 +383,12 @@ func TestSortSegments(t *testing.T) {
 		{[]uint32{0, 5, 3}, "must not decrease"},
 		{[]uint32{0, uint32(len(keys) + 1)}, "past the"},
 	} {
-		_, err := radix.SortSegments(ctx, keys, bad.offsets, radix.SegmentedSort{})
+		_, err := radix.SortSegmentsSlice(ctx, keys, bad.offsets, radix.SegmentedSort{})
 		if !errors.Is(err, vk.ErrInvalid) || !bytes.Contains([]byte(err.Error()), []byte(bad.want)) {
 			t.Errorf("offsets %v: got %v, want ErrInvalid naming %q", bad.offsets, err, bad.want)
 		}
 	}
-	if _, err := radix.SortSegments(ctx, keys, offsets, radix.SegmentedSort{Key: vkcompact.Float32}); !errors.Is(err, vk.ErrInvalid) {
+	if _, err := radix.SortSegmentsSlice(ctx, keys, offsets, radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Float32)}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("int32 keys as float32: got %v, want ErrInvalid", err)
 	}
 }

@@ -1,6 +1,7 @@
 package radix
 
 import (
+	"github.com/vkcompact/vkcompact"
 	"math/bits"
 
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -115,15 +116,18 @@ func (c *segConfig) tuning() SegmentedTuning {
 // tuneSegmented checks s for n keys in segments segments on a device with
 // info and picks the path and its shape.
 func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSort) (segConfig, error) {
-	s.Key = s.Key.OrUint32()
+	if err := plainKeys(s.Elem, "SegmentedSort.Elem"); err != nil {
+		return segConfig{}, err
+	}
+	s.Elem.Key = s.Elem.Key.OrUint32()
 	if err := checkSegmentedBits(s); err != nil {
 		return segConfig{}, err
 	}
-	code, begin, end, err := checkKeys(info, n, Sort{Key: s.Key, BeginBit: s.BeginBit, EndBit: s.EndBit})
+	code, begin, end, err := checkKeys(info, n, Sort{Elem: vkcompact.Plain(s.Elem.Key), BeginBit: s.BeginBit, EndBit: s.EndBit})
 	if err != nil {
 		return segConfig{}, err
 	}
-	kb := uint64(s.Key.Size())
+	kb := uint64(s.Elem.Key.Size())
 	if n*kb > uint64(info.MaxStorageBufferRange) {
 		return segConfig{}, invalid("radix: segmented sort of %d keys of %d bytes: they exceed one binding's %d bytes (maxStorageBufferRange)", n, kb, info.MaxStorageBufferRange)
 	}
@@ -161,10 +165,10 @@ func tuneSegmented(info vk.DeviceInfo, n uint64, segments uint32, s SegmentedSor
 // checkSegmentedBits checks s's bit range against its key's width, and
 // names the end a zero EndBit stands for (the key's width).
 func checkSegmentedBits(s SegmentedSort) error {
-	if _, ok := keyCode(s.Key); !ok {
+	if _, ok := keyCode(s.Elem.Key); !ok {
 		return nil // checkKeys names the type
 	}
-	width := 8 * s.Key.Size()
+	width := 8 * s.Elem.Key.Size()
 	end, note := s.EndBit, ""
 	if end == 0 {
 		end, note = width, " (EndBit 0: the key's width)"
@@ -178,7 +182,7 @@ func checkSegmentedBits(s SegmentedSort) error {
 // segStageWords is the shared-memory words the block path stages per
 // key: the key's (two for 64-bit keys) and its value's.
 func segStageWords(s SegmentedSort) uint32 {
-	return stageWords(Sort{Key: s.Key, Values: s.Values})
+	return stageWords(Sort{Elem: vkcompact.Plain(s.Elem.Key), Values: s.Values})
 }
 
 // segBlockShared is segsort_block's shared memory in bytes for segs
@@ -259,8 +263,8 @@ func segBlockShape(info vk.DeviceInfo, maxSeg, stage uint32) (wg, kpl uint32, ok
 // on a device with info (s.MaxSegment is ignored): a SegmentedSort whose
 // MaxSegment is from 1 to this takes the block path.
 func SegmentCapacity(info vk.DeviceInfo, s SegmentedSort) uint32 {
-	s.Key = s.Key.OrUint32()
-	if _, ok := keyCode(s.Key); !ok {
+	s.Elem.Key = s.Elem.Key.OrUint32()
+	if _, ok := keyCode(s.Elem.Key); !ok {
 		return 0
 	}
 	stage := segStageWords(s)

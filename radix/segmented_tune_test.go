@@ -23,7 +23,7 @@ func TestSegmentedKernelBlocks(t *testing.T) {
 // on the fake devices without running on them: a pure function of the
 // device's information and the request.
 func TestSegmentedTuning(t *testing.T) {
-	u32, pairs, u64pairs := SegmentedSort{}, SegmentedSort{Values: true}, SegmentedSort{Key: vkcompact.Uint64, Values: true}
+	u32, pairs, u64pairs := SegmentedSort{}, SegmentedSort{Values: true}, SegmentedSort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true}
 	for _, c := range []struct {
 		info vk.DeviceInfo
 		s    SegmentedSort
@@ -95,7 +95,7 @@ func TestSegmentedTuning(t *testing.T) {
 		s        SegmentedSort
 		want     string
 	}{
-		{10, 1, SegmentedSort{Key: vkcompact.Float64}, "key type"},
+		{10, 1, SegmentedSort{Elem: vkcompact.Plain(vkcompact.Float64)}, "key type"},
 		{10, 1, SegmentedSort{BeginBit: 5, EndBit: 4}, "bit range"},
 		{1 << 31, 1, SegmentedSort{}, "one binding"},
 		{10, 1 << 31, SegmentedSort{}, "offsets exceed"},

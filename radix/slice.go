@@ -30,22 +30,22 @@ func KeyType[K Key]() vkcompact.Type {
 }
 
 // SortSlice sorts keys on the GPU and returns them sorted. K decides the
-// key type: s.Key must be Unset (the zero Type) or K's own, and any other
+// key type: s.Elem.Key must be Unset (the zero Type) or K's own, and any other
 // is refused (vk.ErrInvalid, naming both) before any GPU work: a []uint32
 // is never sorted as float32 keys. s.Values must be false (see
-// SortPairs). keys is not modified.
+// SortPairsSlice). keys is not modified.
 func SortSlice[K Key](ctx *vk.Context, keys []K, s Sort) ([]K, error) {
 	if s.Values {
-		return nil, invalid("radix: a sort of pairs takes its values: use SortPairs")
+		return nil, invalid("radix: a sort of pairs takes its values: use SortPairsSlice")
 	}
 	out, _, err := sortSlice(ctx, keys, nil, s)
 	return out, err
 }
 
-// SortPairs sorts keys with a uint32 value each on the GPU and returns
-// both, reordered. K decides the key type, as in SortSlice: s.Key must be
+// SortPairsSlice sorts keys with a uint32 value each on the GPU and returns
+// both, reordered. K decides the key type, as in SortSlice: s.Elem.Key must be
 // Unset or K's own. s.Values is set. keys and values are not modified.
-func SortPairs[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
+func SortPairsSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
 	if len(values) != len(keys) {
 		return nil, nil, invalid("radix: %d values for %d keys", len(values), len(keys))
 	}
@@ -54,11 +54,11 @@ func SortPairs[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, 
 }
 
 func sortSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
-	key, err := gotype.Key(reflect.TypeFor[K](), s.Key, "Sort.Key")
+	key, err := gotype.Key(reflect.TypeFor[K](), s.Elem.Key, "Sort.Elem.Key")
 	if err != nil {
 		return nil, nil, fmt.Errorf("radix: %w", err)
 	}
-	s.Key = key
+	s.Elem.Key = key
 	n := uint64(len(keys))
 	p, err := NewPlan(ctx, n, s)
 	if err != nil {

@@ -140,10 +140,11 @@ const MaxFusedBits = 6
 
 // Sort describes a radix sort.
 type Sort struct {
-	// Key is the keys' type: Uint32, Int32, Float32 or Uint64. Unset
-	// (the zero Type) is Uint32 in a plan; SortSlice and SortPairs take
-	// it from the keys' Go type, and refuse any other.
-	Key vkcompact.Type
+	// Elem is the keys: plain keys of type Uint32, Int32, Float32 or
+	// Uint64 (vkcompact.Plain(t); a struct layout is StructSort's). The
+	// zero Elem is Uint32 in a plan; the slice helpers take it from the
+	// keys' Go type, and refuse any other.
+	Elem vkcompact.Elem
 	// Values sorts pairs: a uint32 value per key moves with its key.
 	Values bool
 	// Descending sorts from the largest key; equal keys still keep their

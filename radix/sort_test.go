@@ -38,8 +38,8 @@ func mapped(t vkcompact.Type, bits uint64) uint64 {
 // refSort returns the permutation a stable sort by bits [begin, end) of
 // the mapped key gives; an unset key type is Uint32, as in a plan.
 func refSort(s radix.Sort, keys []uint64) []int {
-	s.Key = s.Key.OrUint32()
-	width := 8 * s.Key.Size()
+	s.Elem.Key = s.Elem.Key.OrUint32()
+	width := 8 * s.Elem.Key.Size()
 	end := s.EndBit
 	if end == 0 {
 		end = width
@@ -54,7 +54,7 @@ func refSort(s radix.Sort, keys []uint64) []int {
 	}
 	e := make([]entry, len(keys))
 	for i, k := range keys {
-		m := mapped(s.Key, k)
+		m := mapped(s.Elem.Key, k)
 		if s.Descending {
 			m = ^m
 			if width == 32 {
@@ -87,7 +87,7 @@ type sortCase struct {
 }
 
 func (c sortCase) String() string {
-	s := fmt.Sprintf("n=%d %v values=%v desc=%v bits=[%d,%d) inplace=%v %+v", len(c.keys), c.sort.Key, c.sort.Values,
+	s := fmt.Sprintf("n=%d %v values=%v desc=%v bits=[%d,%d) inplace=%v %+v", len(c.keys), c.sort.Elem.Key, c.sort.Values,
 		c.sort.Descending, c.sort.BeginBit, c.sort.EndBit, c.sort.InPlace, c.sort.Options)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
@@ -127,7 +127,7 @@ func tryRunSort(ctx *vk.Context, c sortCase, t testing.TB) error {
 // the outputs once a plan for c has sorted them.
 func prepareSort(ctx *vk.Context, c sortCase, t testing.TB) (radix.Buffers, func() error, error) {
 	n := uint64(len(c.keys))
-	kb := uint64(c.sort.Key.OrUint32().Size()) // a plan's default
+	kb := uint64(c.sort.Elem.Key.OrUint32().Size()) // a plan's default
 	raw := make([]byte, 0, n*kb)
 	vals := make([]uint32, n)
 	for i, k := range c.keys {
@@ -261,7 +261,7 @@ func keyData(rng *rand.Rand, t vkcompact.Type, n int, pattern string) []uint64 {
 		}
 	}
 	if pattern == "sorted" || pattern == "reversed" {
-		s := radix.Sort{Key: t, Descending: pattern == "reversed"}
+		s := radix.Sort{Elem: vkcompact.Plain(t), Descending: pattern == "reversed"}
 		perm := refSort(s, k)
 		sorted := make([]uint64, n)
 		for i, j := range perm {
@@ -294,7 +294,7 @@ func TestSortSizes(t *testing.T) {
 				modes = modes[:1]
 			}
 			for _, mode := range modes {
-				s := radix.Sort{Key: typ, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
+				s := radix.Sort{Elem: vkcompact.Plain(typ), Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
 				runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, n, "random")})
 			}
 		}
@@ -314,7 +314,7 @@ func TestSortPatterns(t *testing.T) {
 				if vktest.Short() && turn%2 == 0 {
 					continue // the short form: one direction per pattern and type, in turn
 				}
-				s := radix.Sort{Key: typ, Values: true, Descending: desc}
+				s := radix.Sort{Elem: vkcompact.Plain(typ), Values: true, Descending: desc}
 				runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 50000+rng.IntN(1000), pat)})
 			}
 		}
@@ -330,7 +330,7 @@ func TestSortFloatSpecials(t *testing.T) {
 		k[i] = uint64(specialF32[rng.IntN(len(specialF32))])
 	}
 	for _, desc := range []bool{false, true} {
-		runSort(t, ctx, sortCase{sort: radix.Sort{Key: vkcompact.Float32, Values: true, Descending: desc}, keys: k})
+		runSort(t, ctx, sortCase{sort: radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32), Values: true, Descending: desc}, keys: k})
 	}
 }
 
@@ -349,7 +349,7 @@ func TestSortBits(t *testing.T) {
 		{vkcompact.Uint64, 16, 48, 0}, {vkcompact.Uint64, 0, 64, 7}, {vkcompact.Uint64, 28, 36, 8}, {vkcompact.Uint64, 40, 64, 0},
 	} {
 		for _, inPlace := range []bool{false, true} {
-			s := radix.Sort{Key: c.typ, Values: true, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: radix.Options{DigitBits: c.digit}}
+			s := radix.Sort{Elem: vkcompact.Plain(c.typ), Values: true, BeginBit: c.begin, EndBit: c.end, InPlace: inPlace, Options: radix.Options{DigitBits: c.digit}}
 			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, c.typ, 30000+rng.IntN(100), "random")})
 		}
 	}
@@ -380,7 +380,7 @@ func TestSortTuning(t *testing.T) {
 			if vktest.Short() && (oi+ti)%2 != 0 {
 				continue // the short form: two of the four types, in turn
 			}
-			s := radix.Sort{Key: typ, Values: rng.IntN(2) == 0, Descending: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
+			s := radix.Sort{Elem: vkcompact.Plain(typ), Values: rng.IntN(2) == 0, Descending: rng.IntN(2) == 0, InPlace: rng.IntN(2) == 0, Options: o}
 			runSort(t, ctx, sortCase{sort: s, keys: keyData(rng, typ, 100000+rng.IntN(1000), patterns[rng.IntN(len(patterns))]), off: align * uint64(1+rng.IntN(3))})
 		}
 	}
@@ -397,7 +397,7 @@ func TestSortSlice(t *testing.T) {
 	if !math.Signbit(float64(f[2])) || math.Signbit(float64(f[3])) {
 		t.Errorf("-0.0 must sort before +0.0: %v", f)
 	}
-	k, v, err := radix.SortPairs(ctx, []int32{5, -1, 5, -7, 0}, []uint32{0, 1, 2, 3, 4}, radix.Sort{Descending: true})
+	k, v, err := radix.SortPairsSlice(ctx, []int32{5, -1, 5, -7, 0}, []uint32{0, 1, 2, 3, 4}, radix.Sort{Descending: true})
 	if err != nil || fmt.Sprint(k, v) != "[5 5 0 -1 -7] [0 2 4 1 3]" {
 		t.Errorf("int32 pairs, descending: %v %v %v", k, v, err)
 	}
@@ -409,7 +409,7 @@ func TestSortSlice(t *testing.T) {
 	if err != nil || len(e) != 0 {
 		t.Errorf("empty: %v %v", e, err)
 	}
-	if _, _, err := radix.SortPairs(ctx, []uint32{1, 2}, []uint32{1}, radix.Sort{}); !errors.Is(err, vk.ErrInvalid) {
+	if _, _, err := radix.SortPairsSlice(ctx, []uint32{1, 2}, []uint32{1}, radix.Sort{}); !errors.Is(err, vk.ErrInvalid) {
 		t.Errorf("values of another length: %v", err)
 	}
 	if _, err := radix.SortSlice(ctx, []uint32{1}, radix.Sort{Values: true}); !errors.Is(err, vk.ErrInvalid) {
@@ -425,13 +425,13 @@ func TestSortBadInput(t *testing.T) {
 		n    uint64
 		s    radix.Sort
 	}{
-		{"i64 keys", 10, radix.Sort{Key: vkcompact.Int64}},
-		{"f64 keys", 10, radix.Sort{Key: vkcompact.Float64}},
-		{"unknown key type", 10, radix.Sort{Key: vkcompact.Type(9)}},
-		{"end bit past the key", 10, radix.Sort{Key: vkcompact.Uint32, EndBit: 33}},
-		{"begin after end", 10, radix.Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10}},
+		{"i64 keys", 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int64)}},
+		{"f64 keys", 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Float64)}},
+		{"unknown key type", 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Type(9))}},
+		{"end bit past the key", 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 33}},
+		{"begin after end", 10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 20, EndBit: 10}},
 		{"too many keys", 1 << 32, radix.Sort{}},
-		{"keys beyond four bindings", uint64(info.MaxStorageBufferRange)/2 + 1, radix.Sort{Key: vkcompact.Uint64}},
+		{"keys beyond four bindings", uint64(info.MaxStorageBufferRange)/2 + 1, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64)}},
 		{"9-bit digits", 10, radix.Sort{Options: radix.Options{DigitBits: 9}}},
 		{"too many keys per lane", 10, radix.Sort{Options: radix.Options{KeysPerLane: radix.MaxKeysPerLane + 1}}},
 		{"unknown counts mode", 10, radix.Sort{Options: radix.Options{Counts: 9}}},
@@ -511,7 +511,7 @@ func FuzzSort(f *testing.F) {
 		n %= 1 << 17
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		ty := keyTypes[int(typ)%len(keyTypes)]
-		s := radix.Sort{Key: ty, Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
+		s := radix.Sort{Elem: vkcompact.Plain(ty), Values: mode&1 != 0, Descending: mode&2 != 0, InPlace: mode&4 != 0}
 		if mode&8 != 0 {
 			s.DigitBits = 1 + rng.Uint32N(8)
 			s.Processors = 1 + rng.Uint32N(300)
@@ -538,7 +538,7 @@ func TestSortGPUCount(t *testing.T) {
 	for _, n := range []int{0, 1, 100, 4097, 100003} {
 		for _, count := range []uint32{0, 1, uint32(n / 2), uint32(max(n-1, 0)), uint32(n), uint32(n + 5), 0xffffffff} {
 			typ := keyTypes[(i/3)%len(keyTypes)] // not in step with the cases below
-			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0}
+			s := radix.Sort{Elem: vkcompact.Plain(typ), Values: i%2 == 0, InPlace: i%3 != 0, Descending: i%5 == 0}
 			switch i % 4 {
 			case 1:
 				s.BeginBit, s.EndBit, s.DigitBits = 4, 16, 4 // 3 passes: in place, a copy back
@@ -569,7 +569,7 @@ func TestSortFusedCounts(t *testing.T) {
 			for _, counts := range []radix.Counts{radix.CountsFused, radix.CountsSeparate, radix.CountsAuto} {
 				i++
 				typ := []vkcompact.Type{vkcompact.Uint32, vkcompact.Uint64, vkcompact.Float32}[(i/3+int(procs))%3] // not in step with counts
-				s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%5 == 0, Descending: i%7 == 0,
+				s := radix.Sort{Elem: vkcompact.Plain(typ), Values: i%2 == 0, InPlace: i%5 == 0, Descending: i%7 == 0,
 					Options: radix.Options{DigitBits: bits, Processors: procs, Counts: counts}}
 				if bits <= 2 {
 					s.EndBit = 12 // 6 or 12 passes, not 64
@@ -624,7 +624,7 @@ func TestSortFusedCounts(t *testing.T) {
 func TestSortRecordTimed(t *testing.T) {
 	ctx := vktest.Shared(t)
 	const n = 5000
-	s := radix.Sort{Key: vkcompact.Uint32, EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
+	s := radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 12, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}
 	plan, err := radix.NewPlan(ctx, n, s)
 	if err != nil {
 		t.Fatal(err)
@@ -703,14 +703,14 @@ func TestSortRecordTimed(t *testing.T) {
 		first string // Phases()[0]
 		last  string
 	}{
-		{"no keys", 0, radix.Sort{Key: vkcompact.Uint32}, "copy", "copy"},
-		{"no bits", n, radix.Sort{Key: vkcompact.Uint32, BeginBit: 4, EndBit: 4}, "copy", "copy"},
-		{"no bits in place", n, radix.Sort{Key: vkcompact.Uint32, BeginBit: 4, EndBit: 4, InPlace: true}, "copy", "copy"},
-		{"in place, fused, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "copy"},
-		{"in place, separate, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsSeparate}}, "count", "copy"},
-		{"in place, fused, even", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 8, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "scatter"},
-		{"single pass", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 16, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "pass"},
-		{"single pass in place, copy back", n, radix.Sort{Key: vkcompact.Uint32, EndBit: 12, InPlace: true, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "copy"},
+		{"no keys", 0, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}, "copy", "copy"},
+		{"no bits", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), BeginBit: 4, EndBit: 4}, "copy", "copy"},
+		{"no bits in place", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), BeginBit: 4, EndBit: 4, InPlace: true}, "copy", "copy"},
+		{"in place, fused, copy back", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "copy"},
+		{"in place, separate, copy back", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 12, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsSeparate}}, "count", "copy"},
+		{"in place, fused, even", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 8, InPlace: true, Options: radix.Options{DigitBits: 4, Counts: radix.CountsFused}}, "count", "scatter"},
+		{"single pass", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 16, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "pass"},
+		{"single pass in place, copy back", n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 12, InPlace: true, Options: radix.Options{Path: vkcompact.PathSinglePass, DigitBits: 4}}, "histogram", "copy"},
 	} {
 		p, err := radix.NewPlan(ctx, c.n, c.sort)
 		if err != nil {
@@ -760,7 +760,7 @@ func TestSortFusedManyCrossings(t *testing.T) {
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 		keys = append(keys, rest...)
 		for _, tails := range []radix.Tails{radix.TailsWrite, radix.TailsHold} {
-			s := radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
+			s := radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: 12, Options: radix.Options{DigitBits: 6, WorkgroupSize: ctx.Info().MaxSubgroupSize,
 				KeysPerLane: 1, Processors: digits, Counts: radix.CountsFused, Tails: tails}}
 			runSort(t, ctx, sortCase{sort: s, keys: keys})
 		}
@@ -828,7 +828,7 @@ func TestSortHeldTails(t *testing.T) {
 		for _, kpl := range []uint32{1, 3, 8, 16} {
 			i++
 			typ := keyTypes[(i/4+int(bits))%len(keyTypes)] // not in step with the processors
-			s := radix.Sort{Key: typ, Values: i%2 == 0, InPlace: i%3 == 0, Descending: i%5 == 0,
+			s := radix.Sort{Elem: vkcompact.Plain(typ), Values: i%2 == 0, InPlace: i%3 == 0, Descending: i%5 == 0,
 				Options: radix.Options{DigitBits: bits, KeysPerLane: kpl, Processors: []uint32{0, 3, 17, 200}[i%4],
 					Counts: []radix.Counts{radix.CountsFused, radix.CountsSeparate}[(i/2)%2], Tails: radix.TailsHold}}
 			if bits <= 3 {

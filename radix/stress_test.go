@@ -45,7 +45,7 @@ func TestOnesweepStress(t *testing.T) {
 // stressOnesweep is one configuration of TestOnesweepStress.
 func stressOnesweep(t *testing.T, ctx *vk.Context, rng *rand.Rand, key vkcompact.Type, values bool, spins int32, runs, n int) {
 	t.Helper()
-	s := radix.Sort{Key: key, Values: values, Options: radix.Options{Spins: spins}}
+	s := radix.Sort{Elem: vkcompact.Plain(key), Values: values, Options: radix.Options{Spins: spins}}
 	p, err := radix.NewPlan(ctx, uint64(n), s)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ type StructSort struct {
 	// Elem is the struct's layout and its key field, as vkcompact.StructOf
 	// gives it: the stride, the key's byte offset and its type, one of
 	// vkcompact.Uint32, Int32, Float32 or Uint64 (Unset is Uint32 in a
-	// plan; SortStructs takes it from the field). A plain Elem (no
+	// plan; SortStructsSlice takes it from the field). A plain Elem (no
 	// stride) sorts bare keys.
 	Elem       vkcompact.Elem
 	Descending bool // as Sort.Descending
@@ -128,7 +128,7 @@ func NewStructPlan(ctx *vk.Context, n uint64, s StructSort) (*StructPlan, error)
 		return nil, invalid("radix: struct sort: %d structs of %d bytes exceed one binding's %d bytes (maxStorageBufferRange)",
 			n, stride, info.MaxStorageBufferRange)
 	}
-	keys, err := NewPlan(ctx, n, Sort{Key: s.Elem.Key, Values: true, Descending: s.Descending,
+	keys, err := NewPlan(ctx, n, Sort{Elem: vkcompact.Plain(s.Elem.Key), Values: true, Descending: s.Descending,
 		BeginBit: s.BeginBit, EndBit: s.EndBit, InPlace: true, Options: s.Options})
 	if err != nil {
 		return nil, fmt.Errorf("radix: struct sort: %w", err)
@@ -233,15 +233,15 @@ func (p *StructPlan) Run(b StructBuffers) error {
 	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
 }
 
-// SortStructs sorts items on the GPU by their field named field and
+// SortStructsSlice sorts items on the GPU by their field named field and
 // returns them sorted; items is not modified. T's layout gives s.Elem
 // (vkcompact.StructOf): leave it zero, or it must describe the same
 // field (an unset Key or a zero Stride taken from T); a conflict is
 // refused (vk.ErrInvalid, naming both) before any GPU work.
-func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) ([]T, error) {
+func SortStructsSlice[T any](ctx *vk.Context, items []T, field string, s StructSort) ([]T, error) {
 	e, err := structElem[T](field, s.Elem)
 	if err != nil {
-		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+		return nil, fmt.Errorf("radix: SortStructsSlice: %w", err)
 	}
 	s.Elem = e
 	n := uint64(len(items))
@@ -254,15 +254,15 @@ func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) 
 	}
 	src, err := vk.NewBufferOf[T](ctx, len(items), vk.DeviceLocal)
 	if err != nil {
-		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+		return nil, fmt.Errorf("radix: SortStructsSlice: %w", err)
 	}
 	defer src.Release()
 	if err := vk.Upload(src.All(), items); err != nil {
-		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+		return nil, fmt.Errorf("radix: SortStructsSlice: %w", err)
 	}
 	dst, err := vk.NewBufferOf[T](ctx, len(items), vk.DeviceLocal)
 	if err != nil {
-		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+		return nil, fmt.Errorf("radix: SortStructsSlice: %w", err)
 	}
 	defer dst.Release()
 	if err := p.Run(StructBuffers{Src: src.All(), Dst: dst.All()}); err != nil {
@@ -270,7 +270,7 @@ func SortStructs[T any](ctx *vk.Context, items []T, field string, s StructSort) 
 	}
 	out := make([]T, n)
 	if err := vk.Download(dst.All(), out); err != nil {
-		return nil, fmt.Errorf("radix: SortStructs: %w", err)
+		return nil, fmt.Errorf("radix: SortStructsSlice: %w", err)
 	}
 	return out, nil
 }

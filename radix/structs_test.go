@@ -64,7 +64,7 @@ func refStructs[T any](s radix.StructSort, items []T) []T {
 			keys[i] = uint64(binary.LittleEndian.Uint32(b))
 		}
 	}
-	perm := refSort(radix.Sort{Key: s.Elem.Key, Descending: s.Descending, BeginBit: s.BeginBit, EndBit: s.EndBit}, keys)
+	perm := refSort(radix.Sort{Elem: vkcompact.Plain(s.Elem.Key), Descending: s.Descending, BeginBit: s.BeginBit, EndBit: s.EndBit}, keys)
 	out := make([]T, len(items))
 	for i, j := range perm {
 		out[i] = items[j]
@@ -90,7 +90,7 @@ func elemOf[T any](t *testing.T, field string) vkcompact.Elem {
 
 // TestSortStructs sorts random particles by each of their key fields,
 // ascending and descending, at sizes around the workgroup and tile
-// boundaries, through SortStructs, and compares every byte of every
+// boundaries, through SortStructsSlice, and compares every byte of every
 // struct with a stable Go sort.
 func TestSortStructs(t *testing.T) {
 	ctx := vktest.Shared(t)
@@ -104,7 +104,7 @@ func TestSortStructs(t *testing.T) {
 			if field == "Tag" && i%3 == 0 {
 				s.BeginBit, s.EndBit = 8, 40
 			}
-			got, err := radix.SortStructs(ctx, items, field, s)
+			got, err := radix.SortStructsSlice(ctx, items, field, s)
 			if err != nil {
 				t.Fatalf("n=%d %s: %v", n, field, err)
 			}
@@ -290,12 +290,12 @@ func TestStructSortBadInput(t *testing.T) {
 			_, err := radix.NewStructPlan(ctx, 1<<40, radix.StructSort{Elem: elemOf[particle](t, "Depth")})
 			return err
 		}},
-		{Entry: "SortStructs", Input: "no such field", Want: inval, Msg: `no field "Height"`, Call: func() error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Height", radix.StructSort{})
+		{Entry: "SortStructsSlice", Input: "no such field", Want: inval, Msg: `no field "Height"`, Call: func() error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Height", radix.StructSort{})
 			return err
 		}},
-		{Entry: "SortStructs", Input: "Elem of another field", Want: inval, Msg: "does not match", Call: func() error {
-			_, err := radix.SortStructs(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: elemOf[particle](t, "ID")})
+		{Entry: "SortStructsSlice", Input: "Elem of another field", Want: inval, Msg: "does not match", Call: func() error {
+			_, err := radix.SortStructsSlice(ctx, []particle{{}}, "Depth", radix.StructSort{Elem: elemOf[particle](t, "ID")})
 			return err
 		}},
 		{Entry: "StructPlan.Record", Input: "nil plan", Want: inval, Msg: "radix: nil StructPlan", Call: func() error {

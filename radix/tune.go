@@ -41,7 +41,7 @@ type config struct {
 // refusals come in a fixed order, each naming its reason. An unset key
 // type is Uint32.
 func tune(info vk.DeviceInfo, n uint64, s Sort, limit uint64) (config, error) {
-	s.Key = s.Key.OrUint32()
+	s.Elem.Key = s.Elem.Key.OrUint32()
 	for _, small := range tuningFor(info).smallSorts(n, s) {
 		// The single pass in windows (past one binding) is taken only
 		// when asked for: no GPU has measured it.
@@ -116,7 +116,7 @@ func newRequest(info vk.DeviceInfo, n uint64, s Sort) (request, scatterShape, er
 	if o.Path > vkcompact.PathSinglePass {
 		return request{}, scatterShape{}, invalid("radix: unknown path %d", o.Path)
 	}
-	q := request{sort: s, n: uint32(n), keyBytes: uint64(s.Key.Size()), code: code, digits: splitDigits(begin, end, bits), wg: wg, kpl: kpl, subgroups: sh.subgroups}
+	q := request{sort: s, n: uint32(n), keyBytes: uint64(s.Elem.Key.Size()), code: code, digits: splitDigits(begin, end, bits), wg: wg, kpl: kpl, subgroups: sh.subgroups}
 	return q, sh, nil
 }
 
@@ -129,16 +129,18 @@ func bindingLimit(info vk.DeviceInfo, limit uint64) uint64 {
 	return uint64(info.MaxStorageBufferRange)
 }
 
-// checkKeys checks the key type, the bit range and the key count, and
-// returns the shaders' KEY_TYPE and the bits [begin, end) to sort by.
-// Keys past one binding are the three phases' (windows) and the single
-// pass refuses them (onesweepNot).
+// checkKeys checks the keys (plain, of a type the sort takes), the bit
+// range and the key count, and returns the shaders' KEY_TYPE and the bits
+// [begin, end) to sort by.
 func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, err error) {
-	code, ok := keyCode(s.Key)
-	if !ok {
-		return 0, 0, 0, invalid("radix: keys of type %v: the key type must be u32, i32, f32 or u64", s.Key)
+	if err := plainKeys(s.Elem, "Sort.Elem"); err != nil {
+		return 0, 0, 0, err
 	}
-	width := 8 * s.Key.Size()
+	code, ok := keyCode(s.Elem.Key)
+	if !ok {
+		return 0, 0, 0, invalid("radix: keys of type %v: the key type must be u32, i32, f32 or u64", s.Elem.Key)
+	}
+	width := 8 * s.Elem.Key.Size()
 	begin, end = s.BeginBit, s.EndBit
 	note := ""
 	if end == 0 {
@@ -151,6 +153,15 @@ func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, e
 		return 0, 0, 0, invalid("radix: %d keys: at most %d", n, uint64(MaxElements))
 	}
 	return code, begin, end, nil
+}
+
+// plainKeys refuses an Elem (the field what names) that is not plain
+// keys: a struct layout is StructSort's.
+func plainKeys(e vkcompact.Elem, what string) error {
+	if e.KeyOffset != 0 || e.Stride != 0 && e.Stride != e.Key.OrUint32().Size() {
+		return invalid("radix: %s %v is a struct layout: the sort takes plain keys (vkcompact.Plain); sort structs by a key field with StructSort", what, e)
+	}
+	return nil
 }
 
 // keyCode is the shaders' KEY_* number of a key type the sort takes
@@ -201,7 +212,7 @@ func defaultWorkgroup(info vk.DeviceInfo, kpl, stage, bits uint32, held, forcedF
 		sh := newScatterShape(info, wg, kpl, stage)
 		need := sh.shared(bits, held)
 		if s.Path == vkcompact.PathSinglePass {
-			need = sh.onesweepShared(bits, uint32(s.Key.Size()/4))
+			need = sh.onesweepShared(bits, uint32(s.Elem.Key.Size()/4))
 		}
 		if forcedFused {
 			need += nextCounters(bits)

@@ -38,9 +38,9 @@ func goldenSizes() []uint64 {
 // 32- and 64-bit keys alone and with values under each option.
 func goldenSorts() []Sort {
 	sorts := []Sort{
-		{}, {Key: vkcompact.Int32, Descending: true, InPlace: true}, {Key: vkcompact.Float32, Values: true},
-		{Key: vkcompact.Uint32, BeginBit: 4, EndBit: 20}, {Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8},
-		{Key: vkcompact.Uint64, Values: true, BeginBit: 3, EndBit: 61}, {Key: vkcompact.Int64},
+		{}, {Elem: vkcompact.Plain(vkcompact.Int32), Descending: true, InPlace: true}, {Elem: vkcompact.Plain(vkcompact.Float32), Values: true},
+		{Elem: vkcompact.Plain(vkcompact.Uint32), BeginBit: 4, EndBit: 20}, {Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8},
+		{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, BeginBit: 3, EndBit: 61}, {Elem: vkcompact.Plain(vkcompact.Int64)},
 	}
 	single, three := vkcompact.PathSinglePass, vkcompact.PathThreePhase
 	for _, o := range []Options{
@@ -52,7 +52,7 @@ func goldenSorts() []Sort {
 		{Path: single, KeysPerLane: 16}, {Path: three, DigitBits: 7, KeysPerLane: 16},
 		{Counts: CountsFused, DigitBits: 3, KeysPerLane: 1, WorkgroupSize: 64}, {Tails: TailsHold, Counts: CountsFused, DigitBits: 5},
 	} {
-		for _, s := range []Sort{keys32, pairs32, keys64, {Key: vkcompact.Uint64, Values: true}} {
+		for _, s := range []Sort{keys32, pairs32, keys64, {Elem: vkcompact.Plain(vkcompact.Uint64), Values: true}} {
 			sorts = append(sorts, with(s, o))
 		}
 	}

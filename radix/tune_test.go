@@ -66,9 +66,9 @@ func summary(c config) string {
 }
 
 var (
-	keys32  = Sort{Key: vkcompact.Uint32}
-	pairs32 = Sort{Key: vkcompact.Uint32, Values: true}
-	keys64  = Sort{Key: vkcompact.Uint64}
+	keys32  = Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}
+	pairs32 = Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}
+	keys64  = Sort{Elem: vkcompact.Plain(vkcompact.Uint64)}
 )
 
 // with returns s with options o.
@@ -137,7 +137,7 @@ var tuneRows = []tuneRow{
 	{h100, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
 	{h100, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
 	{h100, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
-	{h100, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
+	{h100, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
 	{h100, 0, pairs32, "three-phase wg=256 kpl=8 procs=1 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=512"},
 	// Past one binding (2^30 u32 keys are one byte past the H100's), in
 	// windows of processors that fill the device once each.
@@ -159,7 +159,7 @@ var tuneRows = []tuneRow{
 	{lavapipe4, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=128 kpl=16 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
 	{lavapipe4, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=16 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
 	{lavapipe4, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=32 kpl=16 procs=993 chunk=16896 passes=[8:count 8:count 8:count 8:count] scratch=68126720"},
-	{lavapipe4, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=16 procs=8 chunk=12800 passes=[] scratch=809472"},
+	{lavapipe4, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=16 procs=8 chunk=12800 passes=[] scratch=809472"},
 	{lavapipe4, 0, pairs32, "three-phase wg=32 kpl=8 procs=1 chunk=256 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	{lavapipe8, 1 << 16, keys32, "three-phase wg=64 kpl=16 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
@@ -173,7 +173,7 @@ var tuneRows = []tuneRow{
 	{lavapipe8, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=128 kpl=16 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
 	{lavapipe8, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=16 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
 	{lavapipe8, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=64 kpl=16 procs=964 chunk=17408 passes=[8:count 8:count 8:count 8:count] scratch=68097024"},
-	{lavapipe8, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=64 kpl=16 procs=8 chunk=13312 passes=[] scratch=809472"},
+	{lavapipe8, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=64 kpl=16 procs=8 chunk=13312 passes=[] scratch=809472"},
 	{lavapipe8, 0, pairs32, "three-phase wg=64 kpl=8 procs=1 chunk=512 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	{lavapipe16, 1 << 16, keys32, "three-phase wg=128 kpl=16 procs=8 chunk=8192 passes=[8:count 8:count 8:count 8:count] scratch=271360"},
@@ -187,7 +187,7 @@ var tuneRows = []tuneRow{
 	{lavapipe16, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=128 kpl=16 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
 	{lavapipe16, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=16 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
 	{lavapipe16, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=128 kpl=16 procs=911 chunk=18432 passes=[8:count 8:count 8:count 8:count] scratch=68042752"},
-	{lavapipe16, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=64 kpl=16 procs=8 chunk=13312 passes=[] scratch=809472"},
+	{lavapipe16, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=64 kpl=16 procs=8 chunk=13312 passes=[] scratch=809472"},
 	{lavapipe16, 0, pairs32, "three-phase wg=64 kpl=8 procs=1 chunk=512 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	// SwiftShader: workgroups of at most 256 invocations, a 1 GiB binding.
@@ -204,7 +204,7 @@ var tuneRows = []tuneRow{
 	{swiftshader, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=128 kpl=16 procs=8 chunk=131072 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] scratch=8391168"},
 	{swiftshader, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=16 procs=8 chunk=131072 passes=[4:count 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused 4:fused] held scratch=4195840"},
 	{swiftshader, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=32 kpl=16 procs=993 chunk=16896 passes=[8:count 8:count 8:count 8:count] scratch=68126720"},
-	{swiftshader, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=16 procs=8 chunk=12800 passes=[] scratch=809472"},
+	{swiftshader, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=32 kpl=16 procs=8 chunk=12800 passes=[] scratch=809472"},
 	{swiftshader, 0, pairs32, "three-phase wg=32 kpl=8 procs=1 chunk=256 passes=[8:count 8:count 8:count 8:count] scratch=2048"},
 
 	// A 64-wide GPU: workgroups of 8 subgroups at the smallest size.
@@ -221,7 +221,7 @@ var tuneRows = []tuneRow{
 	{amdLike, 1 << 20, with(pairs32, Options{Counts: CountsFused, DigitBits: 5}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[5:count 5:fused 5:fused 5:fused 4:fused 4:fused 4:fused] held scratch=8520192"},
 	{amdLike, 1 << 20, with(keys32, Options{Tails: TailsHold, DigitBits: 4}), "three-phase wg=256 kpl=8 procs=512 chunk=2048 passes=[4:count 4:count 4:count 4:count 4:count 4:count 4:count 4:count] held scratch=4227328"},
 	{amdLike, 1 << 24, with(keys32, Options{Counts: CountsSeparate, KeysPerLane: 16, Processors: 1000}), "three-phase wg=256 kpl=16 procs=820 chunk=20480 passes=[6:count 6:count 5:count 5:count 5:count 5:count] scratch=67319040"},
-	{amdLike, 100003, Sort{Key: vkcompact.Int32, Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
+	{amdLike, 100003, Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 8, EndBit: 8}, "three-phase wg=256 kpl=8 procs=49 chunk=2048 passes=[] held scratch=813056"},
 	{amdLike, 0, pairs32, "three-phase wg=256 kpl=8 procs=1 chunk=2048 passes=[6:count 6:count 5:count 5:count 5:count 5:count] held scratch=512"},
 }
 
@@ -237,9 +237,9 @@ func TestTuneRefusals(t *testing.T) {
 			s    Sort
 			want string
 		}{
-			{"i64 keys", 10, Sort{Key: vkcompact.Int64}, "keys of type i64: the key type must be u32, i32, f32 or u64"},
-			{"end bit past the key", 10, Sort{Key: vkcompact.Uint32, EndBit: 33}, "bit range [0, 33) of a 32-bit key"},
-			{"begin after end", 10, Sort{Key: vkcompact.Uint64, BeginBit: 20, EndBit: 10}, "bit range [20, 10) of a 64-bit key"},
+			{"i64 keys", 10, Sort{Elem: vkcompact.Plain(vkcompact.Int64)}, "keys of type i64: the key type must be u32, i32, f32 or u64"},
+			{"end bit past the key", 10, Sort{Elem: vkcompact.Plain(vkcompact.Uint32), EndBit: 33}, "bit range [0, 33) of a 32-bit key"},
+			{"begin after end", 10, Sort{Elem: vkcompact.Plain(vkcompact.Uint64), BeginBit: 20, EndBit: 10}, "bit range [20, 10) of a 64-bit key"},
 			{"too many keys", 1 << 32, keys32, "4294967296 keys: at most 4294967295"},
 			{"keys past four windows", 4*windowSlots(info, 8) + 1, keys64, fmt.Sprintf("keys of 8 bytes exceed one binding (%d bytes, maxStorageBufferRange): past it the sort binds each output as at most 4 windows of %d keys",
 				info.MaxStorageBufferRange, windowSlots(info, 8))},
@@ -351,7 +351,7 @@ func tiles(info vk.DeviceInfo) uint64 { return align.CeilDiv(uint64(info.MaxStor
 func TestTuneMatchesNewPlan(t *testing.T) {
 	ctx := vktest.Shared(t)
 	info := ctx.Info()
-	sorts := []Sort{keys32, pairs32, keys64, {Key: vkcompact.Float32, Descending: true, InPlace: true}, {Key: vkcompact.Int32, Values: true, BeginBit: 3, EndBit: 29}}
+	sorts := []Sort{keys32, pairs32, keys64, {Elem: vkcompact.Plain(vkcompact.Float32), Descending: true, InPlace: true}, {Elem: vkcompact.Plain(vkcompact.Int32), Values: true, BeginBit: 3, EndBit: 29}}
 	for _, r := range tuneRows {
 		sorts = append(sorts, r.s)
 	}
@@ -420,7 +420,7 @@ func TestTuneOnesweepShared(t *testing.T) {
 func TestTuneScanWorkgroup(t *testing.T) {
 	for _, dev := range fakeDevices {
 		for _, n := range []uint64{1, 4096, 1 << 16, 1 << 20, 1 << 24} {
-			c, err := tune(dev, n, Sort{Key: vkcompact.Uint32, Options: Options{Path: vkcompact.PathThreePhase}}, uint64(dev.MaxStorageBufferRange))
+			c, err := tune(dev, n, Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: Options{Path: vkcompact.PathThreePhase}}, uint64(dev.MaxStorageBufferRange))
 			if err != nil {
 				t.Fatalf("%s, n %d: %v", dev.Name, n, err)
 			}

@@ -175,7 +175,7 @@ func (t *deviceTuning) scanWorkgroup(info vk.DeviceInfo, procs uint32) uint32 {
 // defaultShape returns the default digit bits and keys per lane of s.
 func (t *deviceTuning) defaultShape(s Sort) digitShape {
 	switch {
-	case s.Key == vkcompact.Uint64:
+	case s.Elem.Key == vkcompact.Uint64:
 		return t.keys64
 	case s.Values:
 		return t.pairs32
@@ -188,7 +188,7 @@ func (t *deviceTuning) defaultShape(s Sort) digitShape {
 // and the tails to it; where none applies (tuneAs refuses each), tune
 // keeps s.
 func (t *deviceTuning) smallSorts(n uint64, s Sort) []Sort {
-	if n == 0 || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
+	if n == 0 || (s.EndBit != 0 && s.EndBit <= s.BeginBit) || s.Elem.Key.Size() != 4 || s.Path != vkcompact.PathAuto || s.DigitBits != 0 || s.KeysPerLane != 0 || s.Tails != TailsAuto {
 		return nil
 	}
 	rows := t.keysSmall

@@ -25,7 +25,9 @@ func TestSortWindows(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
 	const limit = 256 << 10
-	u32 := func(o radix.Options) radix.Sort { return radix.Sort{Key: vkcompact.Uint32, Options: o} }
+	u32 := func(o radix.Options) radix.Sort {
+		return radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Options: o}
+	}
 	pairs := func(s radix.Sort) radix.Sort { s.Values = true; return s }
 	cases := []struct {
 		name    string
@@ -37,11 +39,11 @@ func TestSortWindows(t *testing.T) {
 		{"keys", 150001, u32(radix.Options{Processors: 23}), "random", 0},
 		{"pairs", 150001, pairs(u32(radix.Options{Processors: 23})), "random", 0},
 		{"pairs, held tails", 150001, pairs(u32(radix.Options{Processors: 40, DigitBits: 6, Tails: radix.TailsHold})), "random", 0},
-		{"u64 keys", 70001, radix.Sort{Key: vkcompact.Uint64, Options: radix.Options{Processors: 17}}, "random", 0},
-		{"u64 pairs, descending", 50001, radix.Sort{Key: vkcompact.Uint64, Values: true, Descending: true, Options: radix.Options{Processors: 9, DigitBits: 8}}, "random", 0},
-		{"f32 in place, a copy back", 150001, radix.Sort{Key: vkcompact.Float32, Descending: true, InPlace: true, Options: radix.Options{Processors: 31, DigitBits: 5}}, "random", 0},
-		{"i32 pairs, fused counts", 200001, radix.Sort{Key: vkcompact.Int32, Values: true, Options: radix.Options{Processors: 50, DigitBits: 5, Counts: radix.CountsFused}}, "random", 0},
-		{"bits [4, 20)", 150001, radix.Sort{Key: vkcompact.Uint32, Values: true, BeginBit: 4, EndBit: 20, Options: radix.Options{Processors: 20}}, "random", 0},
+		{"u64 keys", 70001, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Options: radix.Options{Processors: 17}}, "random", 0},
+		{"u64 pairs, descending", 50001, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, Descending: true, Options: radix.Options{Processors: 9, DigitBits: 8}}, "random", 0},
+		{"f32 in place, a copy back", 150001, radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32), Descending: true, InPlace: true, Options: radix.Options{Processors: 31, DigitBits: 5}}, "random", 0},
+		{"i32 pairs, fused counts", 200001, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int32), Values: true, Options: radix.Options{Processors: 50, DigitBits: 5, Counts: radix.CountsFused}}, "random", 0},
+		{"bits [4, 20)", 150001, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, BeginBit: 4, EndBit: 20, Options: radix.Options{Processors: 20}}, "random", 0},
 		{"equal keys", 150001, pairs(u32(radix.Options{Processors: 23, DigitBits: 6, Counts: radix.CountsFused})), "equal", 0},
 		{"GPU count inside window 2", 150001, pairs(u32(radix.Options{Processors: 23})), "random", 100000},
 		{"GPU count in window 1", 150001, u32(radix.Options{Processors: 23}), "few", 3},
@@ -53,13 +55,13 @@ func TestSortWindows(t *testing.T) {
 			// slots that are not, input windows of fewer chunks.
 			within = limit - 4000
 		}
-		keys := keyData(rng, c.s.Key, c.n, c.pattern)
+		keys := keyData(rng, c.s.Elem.Key, c.n, c.pattern)
 		p, err := radix.NewPlanWithin(ctx, uint64(c.n), c.s, within)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		tu := p.Tuning()
-		if tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || tu.OutWindows < 2 || uint64(tu.WindowProcessors)*uint64(tu.Chunk)*uint64(c.s.Key.Size()) > limit {
+		if tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || tu.OutWindows < 2 || uint64(tu.WindowProcessors)*uint64(tu.Chunk)*uint64(c.s.Elem.Key.Size()) > limit {
 			t.Fatalf("%s: tuning %+v: want several windows of at most %d bytes", c.name, tu, limit)
 		}
 		runSort(t, ctx, sortCase{sort: c.s, keys: keys, gpuCount: c.count > 0, count: uint32(c.count), limit: within})
@@ -106,14 +108,14 @@ func TestSortWindowsSinglePass(t *testing.T) {
 		pattern string
 		count   int // > 0: a GPU count
 	}{
-		{"keys", 150001, single(radix.Sort{Key: vkcompact.Uint32}), "random", 0},
-		{"pairs", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "random", 0},
-		{"u64 keys", 70001, single(radix.Sort{Key: vkcompact.Uint64}), "random", 0},
-		{"u64 pairs, descending", 50001, single(radix.Sort{Key: vkcompact.Uint64, Values: true, Descending: true}), "random", 0},
-		{"f32 pairs in place", 150001, single(radix.Sort{Key: vkcompact.Float32, Values: true, InPlace: true}), "random", 0},
-		{"equal keys", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "equal", 0},
-		{"GPU count inside window 2", 150001, single(radix.Sort{Key: vkcompact.Uint32, Values: true}), "random", 100000},
-		{"GPU count in window 1", 150001, single(radix.Sort{Key: vkcompact.Uint32}), "few", 3},
+		{"keys", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}), "random", 0},
+		{"pairs", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}), "random", 0},
+		{"u64 keys", 70001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64)}), "random", 0},
+		{"u64 pairs, descending", 50001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: true, Descending: true}), "random", 0},
+		{"f32 pairs in place", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Float32), Values: true, InPlace: true}), "random", 0},
+		{"equal keys", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}), "equal", 0},
+		{"GPU count inside window 2", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true}), "random", 100000},
+		{"GPU count in window 1", 150001, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}), "few", 3},
 	}
 	for _, c := range cases {
 		p, err := radix.NewPlanWithin(ctx, uint64(c.n), c.s, limit)
@@ -122,17 +124,17 @@ func TestSortWindowsSinglePass(t *testing.T) {
 		}
 		tu := p.Tuning()
 		if tu.Path != vkcompact.PathSinglePass || tu.WindowTiles == 0 || tu.WindowTiles >= tu.Tiles || tu.OutWindows < 2 ||
-			tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || uint64(tu.WindowTiles)*uint64(tu.Tile)*uint64(c.s.Key.Size()) > limit {
+			tu.WindowProcessors == 0 || tu.WindowProcessors >= tu.Processors || uint64(tu.WindowTiles)*uint64(tu.Tile)*uint64(c.s.Elem.Key.Size()) > limit {
 			t.Fatalf("%s: tuning %+v: want the single pass in several windows of at most %d bytes", c.name, tu, limit)
 		}
-		runSort(t, ctx, sortCase{sort: c.s, keys: keyData(rng, c.s.Key, c.n, c.pattern), gpuCount: c.count > 0, count: uint32(c.count), limit: limit})
+		runSort(t, ctx, sortCase{sort: c.s, keys: keyData(rng, c.s.Elem.Key, c.n, c.pattern), gpuCount: c.count > 0, count: uint32(c.count), limit: limit})
 	}
 	slots := uint64(limit)
 	if a := ctx.Info().MinStorageBufferOffsetAlignment; a > 4 {
 		slots -= slots % a
 	}
 	most := 4 * slots / 4
-	if _, err := radix.NewPlanWithin(ctx, most+1, single(radix.Sort{Key: vkcompact.Uint32}), limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
+	if _, err := radix.NewPlanWithin(ctx, most+1, single(radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)}), limit); !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "at most 4 windows") {
 		t.Errorf("%d keys on the single pass: got %v, want ErrInvalid naming the four output windows", most+1, err)
 	}
 }
@@ -155,7 +157,7 @@ func TestSortAboveMaxRange(t *testing.T) {
 	// Pairs in place by the low 24 bits: three passes of lavapipe's
 	// 8-bit digits (not four: the windows are the same, and CI's time is
 	// not), the last into scratch, then the copy back, cut at the binding.
-	s := radix.Sort{Key: vkcompact.Uint32, Values: true, InPlace: true, EndBit: 24}
+	s := radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, InPlace: true, EndBit: 24}
 	p, err := radix.NewPlan(ctx, uint64(n), s)
 	if err != nil {
 		t.Fatal(err)
