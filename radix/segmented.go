@@ -265,7 +265,63 @@ func (p *SegmentedPlan) Run(b SegmentedBuffers) error {
 // A segmented sort's inputs are Keys, Values and Offsets; its outputs
 // KeysOut, ValuesOut and Scratch.
 func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
-	if !r.Begin(func() error { return p.check(r, b) }) || p.cfg.n == 0 {
+	p.record(r, b, pipeline.Stamps(r, nil))
+}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1. No keys or no segments: "copy"; the
+// block path: "block"; the general path: "extract", the sort by key's
+// phases (Plan.Phases), "heads", the sort by segment's phases, "gather";
+// with the GPU's choice between them, "choose" (the search for a long
+// segment and the block path, which returns at once where it is long)
+// before the general path's.
+func (p *SegmentedPlan) Phases() []string {
+	if p == nil {
+		return nil
+	}
+	c := &p.cfg
+	switch {
+	case c.n == 0 || c.segments == 0:
+		return []string{"copy"}
+	case c.block:
+		return []string{"block"}
+	}
+	var names []string
+	if c.auto {
+		names = append(names, "choose")
+	}
+	names = append(names, "extract")
+	names = append(names, p.byKey.Phases()...)
+	names = append(names, "heads")
+	names = append(names, p.byHead.Phases()...)
+	return append(names, "gather")
+}
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
+// queries and must be reset (Timer.Reset) earlier in the command buffer.
+func (p *SegmentedPlan) RecordTimed(r *pipeline.Recorder, b SegmentedBuffers, t *vk.Timer) {
+	switch {
+	case t == nil:
+		r.Fail(invalid("radix: segmented sort: RecordTimed needs a timer"))
+	case p == nil:
+		r.Fail(invalid("radix: nil SegmentedPlan"))
+	case t.Count() < uint32(len(p.Phases())+1):
+		r.Fail(invalid("radix: segmented sort: RecordTimed needs a timer of %d queries; it has %d", len(p.Phases())+1, t.Count()))
+	default:
+		p.record(r, b, pipeline.Stamps(r, t))
+	}
+}
+
+// record checks b and records the sort, calling stamp where RecordTimed
+// writes a timestamp (Phases names the intervals between).
+func (p *SegmentedPlan) record(r *pipeline.Recorder, b SegmentedBuffers, stamp func()) {
+	if !r.Begin(func() error { return p.check(r, b) }) {
+		return
+	}
+	stamp()
+	if p.cfg.n == 0 {
+		stamp()
 		return
 	}
 	c := &p.cfg
@@ -281,12 +337,14 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 		if c.sort.Values {
 			transfer.RecordCopy(r, valsOut, vals, transfer.CopyOptions{})
 		}
+		stamp()
 		return
 	}
 	blockPush := segBlockPush{N: c.n, Segments: c.segments, Begin: c.begin, End: c.end}
 	blockBinds := segBlockBindings{KeysIn: keys, ValsIn: vals, Offsets: offsets, KeysOut: keysOut, ValsOut: valsOut, Skip: offsets}
 	if c.block {
 		p.block.Dispatch(r, align.CeilDiv(uint64(c.segments), uint64(c.segs)), blockPush, blockBinds)
+		stamp()
 		return
 	}
 	// The general path; with auto, after the block path, the GPU having
@@ -302,6 +360,7 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 			segLongestBindings{Offsets: offsets, Count: count})
 		blockPush.SkipOn, blockBinds.Skip = 1, count
 		p.block.Dispatch(r, uint64(c.segments), blockPush, blockBinds)
+		stamp()
 	}
 	var sortCount vk.Range // the radix sorts' Buffers.Count
 	if c.auto {
@@ -313,16 +372,18 @@ func (p *SegmentedPlan) Record(r *pipeline.Recorder, b SegmentedBuffers) {
 	sortScratch := func(q *Plan) vk.Range { return b.Scratch.Sub(c.sortOff, q.ScratchSize()) }
 	groups := align.CeilDiv(n, wg)
 	push := structPush{N: c.n, CountOn: countOn}
+	// The sorts' own first stamps end the phase before them.
 	p.extract.Dispatch(r, groups, push, structKeysBindings{Structs: keys, Keys: tmpKeys, Indices: idx, GpuCount: count})
-	p.byKey.Record(r, Buffers{Keys: tmpKeys, Values: idx, Scratch: sortScratch(p.byKey), Count: sortCount})
+	p.byKey.record(r, Buffers{Keys: tmpKeys, Values: idx, Scratch: sortScratch(p.byKey), Count: sortCount}, stamp)
 	p.heads.Dispatch(r, groups, segHeadsPush{N: c.n, Segments: c.segments, CountOn: countOn},
 		segHeadsBindings{Indices: idx, Offsets: offsets, Heads: heads, GpuCount: count})
-	p.byHead.Record(r, Buffers{Keys: heads, Values: idx, Scratch: sortScratch(p.byHead), Count: sortCount})
+	p.byHead.record(r, Buffers{Keys: heads, Values: idx, Scratch: sortScratch(p.byHead), Count: sortCount}, stamp)
 	p.gatherK.Dispatch(r, align.CeilDiv(n*uint64(c.keyBytes/4), wg), push,
 		structGatherBindings{Src: keys, Dst: keysOut, Indices: idx, GpuCount: count})
 	if c.sort.Values {
 		p.gatherV.Dispatch(r, groups, push, structGatherBindings{Src: vals, Dst: valsOut, Indices: idx, GpuCount: count})
 	}
+	stamp()
 }
 
 func (p *SegmentedPlan) check(r *pipeline.Recorder, b SegmentedBuffers) error {

@@ -22,6 +22,7 @@ type segCase struct {
 	sort    radix.SegmentedSort
 	keys    []uint64
 	offsets []uint32
+	timed   bool // record with RecordTimed (recordTimed), not Record
 }
 
 func (c segCase) String() string {
@@ -93,7 +94,9 @@ func runSegmented(t *testing.T, ctx *vk.Context, c segCase) (radix.SegmentedTuni
 	if sz := p.ScratchSize(); sz > 0 {
 		b.Scratch = vktest.NewPoisoned(t, ctx, sz).Range(0, sz)
 	}
-	if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
+	if c.timed {
+		recordTimed(t, ctx, p, func(r *pipeline.Recorder, tm *vk.Timer) { p.RecordTimed(r, b, tm) })
+	} else if err := pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
 		t.Fatalf("%v: %v", c, err)
 	}
 	tu := p.Tuning()

@@ -180,7 +180,56 @@ func (p *StructPlan) Elem() vkcompact.Elem {
 // writes of Src and Count before the recording and later reads of Dst
 // after it.
 func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
-	if !r.Begin(func() error { return p.check(r, b) }) || p.n == 0 {
+	p.record(r, b, pipeline.Stamps(r, nil))
+}
+
+// Tuning reports the choices of the sort of the keys with their indices
+// (the struct sort's own dispatches, the extraction and the gather, have
+// none).
+func (p *StructPlan) Tuning() Tuning {
+	if p == nil {
+		return Tuning{}
+	}
+	return p.keys.Tuning()
+}
+
+// Phases names the intervals RecordTimed measures, in order: interval i
+// runs from query i to query i+1: "extract" (the keys and indices), the
+// sort's phases (Plan.Phases), then "gather".
+func (p *StructPlan) Phases() []string {
+	if p == nil {
+		return nil
+	}
+	return append(append([]string{"extract"}, p.keys.Phases()...), "gather")
+}
+
+// RecordTimed is Record with timestamps for profiling: t's query 0 is
+// written first and query i+1 after Phases()[i]. t needs len(Phases())+1
+// queries and must be reset (Timer.Reset) earlier in the command buffer.
+func (p *StructPlan) RecordTimed(r *pipeline.Recorder, b StructBuffers, t *vk.Timer) {
+	switch {
+	case t == nil:
+		r.Fail(invalid("radix: struct sort: RecordTimed needs a timer"))
+	case p == nil:
+		r.Fail(invalid("radix: nil StructPlan"))
+	case t.Count() < uint32(len(p.Phases())+1):
+		r.Fail(invalid("radix: struct sort: RecordTimed needs a timer of %d queries; it has %d", len(p.Phases())+1, t.Count()))
+	default:
+		p.record(r, b, pipeline.Stamps(r, t))
+	}
+}
+
+// record checks b and records the sort, calling stamp where RecordTimed
+// writes a timestamp (Phases names the intervals between).
+func (p *StructPlan) record(r *pipeline.Recorder, b StructBuffers, stamp func()) {
+	if !r.Begin(func() error { return p.check(r, b) }) {
+		return
+	}
+	stamp()
+	if p.n == 0 {
+		for range len(p.Phases()) {
+			stamp()
+		}
 		return
 	}
 	keys := b.Scratch.Sub(0, p.n*uint64(p.elem.Key.Size()))
@@ -191,9 +240,11 @@ func (p *StructPlan) Record(r *pipeline.Recorder, b StructBuffers) {
 	}
 	push := structPush{N: uint32(p.n), CountOn: countOn}
 	p.extract.Dispatch(r, align.CeilDiv(p.n, uint64(p.wg)), push, structKeysBindings{Structs: b.Src, Keys: keys, Indices: idx, GpuCount: count})
-	p.keys.Record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count})
+	// The sort's own first stamp ends the extraction.
+	p.keys.record(r, Buffers{Keys: keys, Values: idx, Scratch: b.Scratch.Sub(p.sortOff, p.keys.ScratchSize()), Count: b.Count}, stamp)
 	words := p.n * uint64(p.elem.Size()/4)
 	p.gather.Dispatch(r, align.CeilDiv(words, uint64(p.wg)), push, structGatherBindings{Src: b.Src, Dst: b.Dst, Indices: idx, GpuCount: count})
+	stamp()
 }
 
 func (p *StructPlan) check(r *pipeline.Recorder, b StructBuffers) error {
