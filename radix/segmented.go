@@ -52,8 +52,14 @@ type SegmentedSort struct {
 	// unsorted, and a longer segment than promised but within it is
 	// sorted.
 	MaxSegment uint32
-	// General forces the general path whatever MaxSegment says.
+	// General forces the general path whatever MaxSegment says. (It is
+	// not Options.Path: Path picks how a sort runs, General which
+	// strategy the segments take.)
 	General bool
+	// Options tune the general path's sort of the keys (its sort by
+	// segment, of segment numbers, takes the defaults); the block path
+	// has its own shape.
+	Options
 }
 
 // SegmentedBuffers are the ranges a recorded segmented sort uses. Every
@@ -144,7 +150,7 @@ func NewSegmentedPlan(ctx *vk.Context, n uint64, segments uint32, s SegmentedSor
 		return p, nil // Record copies at most
 	}
 	if p.byKey, err = NewPlan(ctx, n, Sort{Elem: vkcompact.Plain(c.sort.Elem.Key), Values: true, Descending: c.sort.Descending,
-		BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit, InPlace: true}); err != nil {
+		BeginBit: c.sort.BeginBit, EndBit: c.sort.EndBit, InPlace: true, Options: c.sort.Options}); err != nil {
 		return nil, fmt.Errorf("radix: segmented sort: %w", err)
 	}
 	heads := Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: c.headBits, InPlace: true}

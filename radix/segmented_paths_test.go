@@ -1,8 +1,10 @@
 package radix_test
 
 import (
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
@@ -135,5 +137,23 @@ func TestSegmentedAuto(t *testing.T) {
 				t.Errorf("%+v, longest segment %d: general path %v", s, slices.Max(lengths), general)
 			}
 		}
+	}
+}
+
+// TestSegmentedOptions: the general path's sort of the keys takes the
+// segmented sort's Options (checked against Go on both of its
+// algorithms), and an option it refuses is refused by the segmented sort,
+// naming it.
+func TestSegmentedOptions(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	lengths := []int{300, 1, 2000, 0, 77}
+	for _, o := range []radix.Options{{Path: vkcompact.PathThreePhase, DigitBits: 3}, {Path: vkcompact.PathSinglePass, DigitBits: 6}} {
+		s := radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Float32), Values: true, General: true, Options: o}
+		runSegmented(t, ctx, segCase{sort: s, keys: segKeys(rng, vkcompact.Float32, sum(lengths)), offsets: offsetsOf(0, lengths...)})
+	}
+	_, err := radix.NewSegmentedPlan(ctx, 100, 2, radix.SegmentedSort{General: true, Options: radix.Options{DigitBits: 9}})
+	if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "segmented sort") || !strings.Contains(err.Error(), "9 digit bits") {
+		t.Errorf("9 digit bits: got %v, want ErrInvalid naming the segmented sort and the digit bits", err)
 	}
 }
