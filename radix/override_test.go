@@ -108,8 +108,8 @@ func TestSortKeyInferred(t *testing.T) {
 	for _, s := range []radix.Sort{{Descending: true}, {Elem: vkcompact.Plain(vkcompact.Int32), Descending: true}} {
 		keys, order, err := radix.SortPairsSlice(ctx, ints, vals, s)
 		want := slices.Clone(vals)
-		slices.SortStableFunc(want, func(a, b uint32) int { return -cmpInt(ints[a], ints[b]) })
-		if err != nil || !slices.Equal(order, want) || !slices.IsSortedFunc(keys, func(a, b int32) int { return -cmpInt(a, b) }) {
+		slices.SortStableFunc(want, func(a, b uint32) int { return -cmpKeys(ints[a], ints[b]) })
+		if err != nil || !slices.Equal(order, want) || !slices.IsSortedFunc(keys, func(a, b int32) int { return -cmpKeys(a, b) }) {
 			t.Errorf("SortPairsSlice of []int32 with Key %v, descending: %v", s.Elem.Key, err)
 		}
 	}
@@ -150,7 +150,7 @@ func sameBits(a, b particle) bool {
 	return math.Float32bits(a.Depth) == math.Float32bits(b.Depth) && a.ID == b.ID && a.Pos == b.Pos && a.Life == b.Life && a.Tag == b.Tag && a.Pad == b.Pad
 }
 
-func cmpInt(a, b int32) int {
+func cmpKeys[T int32 | float32](a, b T) int {
 	switch {
 	case a < b:
 		return -1
@@ -158,4 +158,47 @@ func cmpInt(a, b int32) int {
 		return 1
 	}
 	return 0
+}
+
+// TestArgsortSlice: the order ArgsortSlice returns sorts the keys
+// stably (NumPy's argsort(kind="stable")), ascending and descending, for
+// every key type; no keys give an empty order; Values set is refused.
+func TestArgsortSlice(t *testing.T) {
+	ctx := vktest.Shared(t)
+	rng := vktest.Rand(t)
+	n := 3000 + rng.IntN(1000)
+	floats := make([]float32, n)
+	for i := range floats {
+		floats[i] = float32(rng.IntN(50) - 25) // many equal keys: the order among them shows stability
+	}
+	for _, desc := range []bool{false, true} {
+		order, err := radix.ArgsortSlice(ctx, floats, radix.Sort{Descending: desc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]uint32, n)
+		for i := range want {
+			want[i] = uint32(i)
+		}
+		slices.SortStableFunc(want, func(a, b uint32) int {
+			c := cmpKeys(floats[a], floats[b])
+			if desc {
+				c = -c
+			}
+			return c
+		})
+		if !slices.Equal(order, want) {
+			t.Fatalf("descending %v: the order differs from a stable sort's", desc)
+		}
+	}
+	u64 := []uint64{5, 1 << 40, 3, 1 << 40, 0}
+	if order, err := radix.ArgsortSlice(ctx, u64, radix.Sort{}); err != nil || !slices.Equal(order, []uint32{4, 2, 0, 1, 3}) {
+		t.Errorf("u64 keys: %v, %v", order, err)
+	}
+	if order, err := radix.ArgsortSlice(ctx, []int32{}, radix.Sort{}); err != nil || len(order) != 0 {
+		t.Errorf("no keys: %v, %v", order, err)
+	}
+	if _, err := radix.ArgsortSlice(ctx, u64, radix.Sort{Values: true}); !errors.Is(err, vk.ErrInvalid) {
+		t.Errorf("Values set: %v, want ErrInvalid", err)
+	}
 }

@@ -53,6 +53,29 @@ func SortPairsSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) (
 	return sortSlice(ctx, keys, values, s)
 }
 
+// ArgsortSlice returns the order that sorts keys, stably: the indices i
+// of keys in sorted order, so that keys[order[0]], keys[order[1]], ... is
+// sorted and equal keys keep their input order (NumPy's
+// argsort(kind="stable")). With the order a gather reorders any number of
+// attribute arrays as the keys (package permute). K decides the key type,
+// as in SortSlice; s.Values must be false (the values are the indices).
+// keys is not modified.
+func ArgsortSlice[K Key](ctx *vk.Context, keys []K, s Sort) ([]uint32, error) {
+	if s.Values {
+		return nil, invalid("radix: an argsort's values are the keys' indices: leave Sort.Values false")
+	}
+	if uint64(len(keys)) > MaxElements {
+		return nil, invalid("radix: %d keys: at most %d", len(keys), uint64(MaxElements))
+	}
+	indices := make([]uint32, len(keys))
+	for i := range indices {
+		indices[i] = uint32(i)
+	}
+	s.Values = true
+	_, order, err := sortSlice(ctx, keys, indices, s)
+	return order, err
+}
+
 func sortSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, []uint32, error) {
 	key, err := gotype.Key(reflect.TypeFor[K](), s.Elem.Key, "Sort.Elem.Key")
 	if err != nil {
