@@ -296,12 +296,12 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 			return err
 		}},
 		{"radix.SortSlice", "nil context", nilContext, func() error { _, err := radix.SortSlice(nilCtx, []uint32{1}, radix.Sort{}); return err }},
-		{"radix.SortPairs", "nil context", nilContext, func() error {
-			_, _, err := radix.SortPairs(nilCtx, []uint32{1}, []uint32{1}, radix.Sort{})
+		{"radix.SortPairsSlice", "nil context", nilContext, func() error {
+			_, _, err := radix.SortPairsSlice(nilCtx, []uint32{1}, []uint32{1}, radix.Sort{})
 			return err
 		}},
-		{"radix.SortStructs", "nil context", nilContext, func() error {
-			_, err := radix.SortStructs(nilCtx, []struct{ A, K uint32 }{{1, 2}}, "K", radix.StructSort{})
+		{"radix.SortStructsSlice", "nil context", nilContext, func() error {
+			_, err := radix.SortStructsSlice(nilCtx, []struct{ A, K uint32 }{{1, 2}}, "K", radix.StructSort{})
 			return err
 		}},
 		{"radix.Plan.Run", "zero Buffers", "keys", func() error { return rplan.Run(radix.Buffers{}) }},

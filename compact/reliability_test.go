@@ -305,7 +305,7 @@ func TestReliabilityConcurrent(t *testing.T) {
 				ctx.Release()
 			}
 			wg.Wait()
-			t.Logf("completed per operation (upload, SelectSlice, Select, ScanSlice, SortPairs): %v; %d running at Release", done, overlapped)
+			t.Logf("completed per operation (upload, SelectSlice, Select, ScanSlice, SortPairsSlice): %v; %d running at Release", done, overlapped)
 			for _, err := range errs {
 				if !release || !errors.Is(err, vk.ErrReleased) {
 					t.Error(err)
@@ -428,7 +428,7 @@ func concurrentOp(ctx *vk.Context, shared *compact.Plan, rng *rand.Rand, op int)
 		for i := range vals {
 			vals[i] = uint32(i)
 		}
-		keys, got, err := radix.SortPairs(ctx, data, vals, radix.Sort{})
+		keys, got, err := radix.SortPairsSlice(ctx, data, vals, radix.Sort{})
 		if err != nil {
 			return err
 		}

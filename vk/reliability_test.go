@@ -316,7 +316,7 @@ func TestReliabilityDeviceLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort, err := radix.NewPlan(ctx, 16, radix.Sort{Key: vkcompact.Uint32})
+	sort, err := radix.NewPlan(ctx, 16, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,8 +336,8 @@ func TestReliabilityDeviceLost(t *testing.T) {
 		badinput.Case{Entry: "radix.Plan.Run", Input: "plan made before the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
 			return sort.Run(radix.Buffers{Keys: buf.Range(0, 64), KeysOut: buf.Range(0, 64)})
 		}},
-		badinput.Case{Entry: "radix.SortPairs", Input: "after the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
-			_, _, err := radix.SortPairs(ctx, []uint32{3, 1}, []uint32{0, 1}, radix.Sort{})
+		badinput.Case{Entry: "radix.SortPairsSlice", Input: "after the loss", Want: vk.ErrDeviceLost, Msg: "device lost", Call: func() error {
+			_, _, err := radix.SortPairsSlice(ctx, []uint32{3, 1}, []uint32{0, 1}, radix.Sort{})
 			return err
 		}},
 	)

@@ -95,7 +95,7 @@ func parseSegsort(args []string, stderr io.Writer) (*segsortJob, error) {
 	if err == nil {
 		t := j.layout.Elem.Key
 		j.n = j.layout.N
-		j.sort = radix.SegmentedSort{Key: t, Descending: *descending, Values: *values != ""}
+		j.sort = radix.SegmentedSort{Elem: vkcompact.Plain(t), Descending: *descending, Values: *values != ""}
 		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
 			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
 			if j.lo == j.hi {
@@ -156,7 +156,7 @@ func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, er
 		return nil, err
 	}
 	j.block = plan.Tuning().Block
-	size := j.n * uint64(j.sort.Key.Size())
+	size := j.n * uint64(j.sort.Elem.Key.Size())
 	b := radix.SegmentedBuffers{Keys: a.alloc(size), KeysOut: a.alloc(size), Offsets: a.alloc(4 * uint64(len(j.offsets)))}
 	if s := plan.ScratchSize(); s > 0 {
 		b.Scratch = a.alloc(s)
@@ -200,14 +200,14 @@ func (j *segsortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, er
 func (j *segsortJob) report(stdout io.Writer, device string) error {
 	segments := uint32(len(j.offsets) - 1)
 	if j.asJSON {
-		return encodeJSON(stdout, segsortOutput{Op: "segsort", Type: j.sort.Key.String(), N: j.n, Segments: segments, Longest: j.longest,
+		return encodeJSON(stdout, segsortOutput{Op: "segsort", Type: j.sort.Elem.Key.String(), N: j.n, Segments: segments, Longest: j.longest,
 			Block: j.block, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device})
 	}
 	order := "ascending"
 	if j.sort.Descending {
 		order = "descending"
 	}
-	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Key, order)
+	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Elem.Key, order)
 	if j.values != nil {
 		what += " with values"
 	}

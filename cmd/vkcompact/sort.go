@@ -93,7 +93,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	if err == nil {
 		t := j.layout.Elem.Key
 		j.n = j.layout.N
-		j.sort = radix.Sort{Key: t, Descending: *descending, Values: *values != ""}
+		j.sort = radix.Sort{Elem: vkcompact.Plain(t), Descending: *descending, Values: *values != ""}
 		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
 			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
 			if j.lo == j.hi {
@@ -155,7 +155,7 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error
 		return nil, err
 	}
 	// Device memory first, then host memory (fileCommand.run).
-	size := j.n * uint64(j.sort.Key.Size())
+	size := j.n * uint64(j.sort.Elem.Key.Size())
 	b := radix.Buffers{Keys: a.alloc(size), KeysOut: a.alloc(size), Scratch: a.alloc(plan.ScratchSize())}
 	if j.values != nil {
 		b.Values, b.ValuesOut = a.alloc(4*j.n), a.alloc(4*j.n)
@@ -219,7 +219,7 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 	l := j.layout
 	if j.asJSON {
 		return encodeJSON(stdout, sortOutput{
-			Op: "sort", Type: j.sort.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
+			Op: "sort", Type: j.sort.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
 			N: j.n, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device,
 		})
 	}
@@ -227,12 +227,12 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 	if j.sort.Descending {
 		order = "descending"
 	}
-	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Key, order)
+	what := fmt.Sprintf("%d %s %s", j.n, j.sort.Elem.Key, order)
 	switch {
 	case l.Field != "":
-		what = fmt.Sprintf("%d records of %d bytes by %s (%s) %s", j.n, l.Size, l.Field, j.sort.Key, order)
+		what = fmt.Sprintf("%d records of %d bytes by %s (%s) %s", j.n, l.Size, l.Field, j.sort.Elem.Key, order)
 	case l.Elem.Stride != 0:
-		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.Size, j.sort.Key, l.KeyOffset, order)
+		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.Size, j.sort.Elem.Key, l.KeyOffset, order)
 	case j.values != nil:
 		what += " with values"
 	}

@@ -31,7 +31,7 @@ func main() {
 
 	// Sort them front to back, each carrying its index.
 	ids := []uint32{0, 1, 2, 3}
-	front, order, err := radix.SortPairs(ctx, visible, ids, radix.Sort{})
+	front, order, err := radix.SortPairsSlice(ctx, visible, ids, radix.Sort{})
 	if err != nil {
 		log.Fatal(err)
 	}

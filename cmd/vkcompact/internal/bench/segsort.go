@@ -29,7 +29,7 @@ func benchSegsort(ctx *vk.Context, n uint64, _ float64, cfg benchConfig) (Row, e
 		offsets[i] = uint32(min(uint64(i)*benchSegment, n))
 	}
 	plan, err := radix.NewSegmentedPlan(ctx, n, uint32(len(offsets)-1),
-		radix.SegmentedSort{Key: vkcompact.Uint32, MaxSegment: uint32(min(n, benchSegment))})
+		radix.SegmentedSort{Elem: vkcompact.Plain(vkcompact.Uint32), MaxSegment: uint32(min(n, benchSegment))})
 	if err != nil {
 		return Row{}, err
 	}

@@ -28,7 +28,7 @@ func timeSort(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (Row, erro
 	if pairs {
 		op = "sort_pairs_u32"
 	}
-	plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: pairs, Options: cfg.sortOpts})
+	plan, err := radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: pairs, Options: cfg.sortOpts})
 	if err != nil {
 		return Row{}, err
 	}

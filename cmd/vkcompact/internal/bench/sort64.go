@@ -27,7 +27,7 @@ func timeSort64(ctx *vk.Context, n uint64, pairs bool, cfg benchConfig) (Row, er
 	if pairs {
 		op = "sort_pairs_u64"
 	}
-	plan, err := radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint64, Values: pairs, Options: cfg.sortOpts})
+	plan, err := radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint64), Values: pairs, Options: cfg.sortOpts})
 	if err != nil {
 		return Row{}, err
 	}

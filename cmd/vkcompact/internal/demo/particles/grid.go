@@ -94,7 +94,7 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 		}
 	}()
 	n := uint64(p.Capacity)
-	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Key: vkcompact.Uint32, Values: true, EndBit: cellBits(g.side)}); err != nil {
+	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: cellBits(g.side)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's sort: %w", err)
 	}
 	if g.encode, err = runs.NewPlan(ctx, n, runs.Encoding{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
