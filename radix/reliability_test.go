@@ -80,8 +80,8 @@ func TestReliabilityBadInput(t *testing.T) {
 		{Entry: "radix.NewPlan", Input: "i64 keys", Want: inval, Msg: "the key type must be u32, i32, f32 or u64", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Int64)})},
 		{Entry: "radix.NewPlan", Input: "f64 keys", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Float64)})},
 		{Entry: "radix.NewPlan", Input: "key type 9", Want: inval, Msg: "the key type must be", Call: plan(10, radix.Sort{Elem: vkcompact.Plain(vkcompact.Type(9))})},
-		{Entry: "radix.NewPlan", Input: "a struct Elem", Want: inval, Msg: "Sort.Elem Struct(8, 4, u32) is a struct layout: the sort takes plain keys", Call: plan(10, radix.Sort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})},
-		{Entry: "radix.NewSegmentedPlan", Input: "a struct Elem", Want: inval, Msg: "SegmentedSort.Elem Struct(16, 0, u64) is a struct layout", Call: func() error {
+		{Entry: "radix.NewPlan", Input: "a struct Elem", Want: inval, Msg: "Sort.Elem Struct(8, 4, u32) describes structs: want plain keys (vkcompact.Plain); sort structs by a key field with StructSort", Call: plan(10, radix.Sort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})},
+		{Entry: "radix.NewSegmentedPlan", Input: "a struct Elem", Want: inval, Msg: "SegmentedSort.Elem Struct(16, 0, u64) describes structs", Call: func() error {
 			_, err := radix.NewSegmentedPlan(ctx, 10, 1, radix.SegmentedSort{Elem: vkcompact.Struct(16, 0, vkcompact.Uint64)})
 			return err
 		}},

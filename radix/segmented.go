@@ -2,6 +2,7 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math/bits"
 
 	"github.com/vkcompact/vkcompact"
@@ -248,15 +249,12 @@ func (p *SegmentedPlan) Run(b SegmentedBuffers) error {
 	if p == nil {
 		return invalid("radix: nil SegmentedPlan")
 	}
-	if b.Scratch.Buffer == nil && p.scratchN > 0 {
-		buf, err := p.ctx.NewBuffer(p.scratchN, vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		defer buf.Release()
-		b.Scratch = buf.Range(0, p.scratchN)
+	var temps []planrun.Temp
+	if p.scratchN > 0 {
+		temps = append(temps, planrun.Temp{Range: &b.Scratch, Size: p.scratchN})
 	}
-	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+	_, err := planrun.Run[struct{}](p.ctx, temps, func(r *pipeline.Recorder) { p.Record(r, b) }, nil)
+	return err
 }
 
 // Record records the sort into r: on the block path one dispatch of a

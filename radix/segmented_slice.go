@@ -2,8 +2,8 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"reflect"
-	"unsafe"
 
 	"github.com/vkcompact/vkcompact/internal/gotype"
 	"github.com/vkcompact/vkcompact/vk"
@@ -88,62 +88,21 @@ func sortSegments[K Key](ctx *vk.Context, keys []K, values, offsets []uint32, s 
 	if err != nil {
 		return nil, nil, err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newRange := func(size uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, size), nil
-	}
-	var k K
-	kb := n * uint64(unsafe.Sizeof(k))
-	var b SegmentedBuffers
-	if b.Keys, err = newRange(kb); err != nil {
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	io, err := uploadSlices(ctx, &bufs, keys, values, false)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := vk.Upload(b.Keys, keys); err != nil {
-		return nil, nil, err
-	}
-	if b.KeysOut, err = newRange(kb); err != nil {
-		return nil, nil, err
-	}
-	if b.Offsets, err = newRange(4 * uint64(len(offsets))); err != nil {
+	b := SegmentedBuffers{Keys: io.keys, Values: io.vals, KeysOut: io.keysOut, ValuesOut: io.valsOut}
+	if b.Offsets, err = bufs.New(ctx, 4*uint64(len(offsets))); err != nil {
 		return nil, nil, err
 	}
 	if err := vk.Upload(b.Offsets, offsets); err != nil {
 		return nil, nil, err
 	}
-	if s.Values {
-		if b.Values, err = newRange(4 * n); err != nil {
-			return nil, nil, err
-		}
-		if err := vk.Upload(b.Values, values); err != nil {
-			return nil, nil, err
-		}
-		if b.ValuesOut, err = newRange(4 * n); err != nil {
-			return nil, nil, err
-		}
-	}
 	if err := p.Run(b); err != nil {
 		return nil, nil, err
 	}
-	sorted := make([]K, n)
-	if err := vk.Download(b.KeysOut, sorted); err != nil {
-		return nil, nil, err
-	}
-	var vals []uint32
-	if s.Values {
-		vals = make([]uint32, n)
-		if err := vk.Download(b.ValuesOut, vals); err != nil {
-			return nil, nil, err
-		}
-	}
-	return sorted, vals, nil
+	return downloadSlices[K](io, len(keys), values != nil)
 }

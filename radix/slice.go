@@ -2,6 +2,7 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"reflect"
 	"unsafe"
 
@@ -82,68 +83,78 @@ func sortSlice[K Key](ctx *vk.Context, keys []K, values []uint32, s Sort) ([]K, 
 		return nil, nil, fmt.Errorf("radix: %w", err)
 	}
 	s.Elem.Key = key
-	n := uint64(len(keys))
-	p, err := NewPlan(ctx, n, s)
+	p, err := NewPlan(ctx, uint64(len(keys)), s)
 	if err != nil {
 		return nil, nil, err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	newRange := func(size uint64) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		return b.Range(0, size), nil
-	}
-	var k K
-	kb := n * uint64(unsafe.Sizeof(k))
-	var b Buffers
-	if b.Keys, err = newRange(kb); err != nil {
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	io, err := uploadSlices(ctx, &bufs, keys, values, s.InPlace)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := vk.Upload(b.Keys, keys); err != nil {
-		return nil, nil, err
-	}
-	if s.Values {
-		if b.Values, err = newRange(4 * n); err != nil {
-			return nil, nil, err
-		}
-		if err := vk.Upload(b.Values, values); err != nil {
-			return nil, nil, err
-		}
-	}
-	outKeys, outVals := b.Keys, b.Values
+	b := Buffers{Keys: io.keys, Values: io.vals}
 	if !s.InPlace {
-		if b.KeysOut, err = newRange(kb); err != nil {
-			return nil, nil, err
-		}
-		outKeys = b.KeysOut
-		if s.Values {
-			if b.ValuesOut, err = newRange(4 * n); err != nil {
-				return nil, nil, err
-			}
-			outVals = b.ValuesOut
-		}
+		b.KeysOut, b.ValuesOut = io.keysOut, io.valsOut
 	}
 	if err := p.Run(b); err != nil {
 		return nil, nil, err
 	}
+	return downloadSlices[K](io, len(keys), values != nil)
+}
+
+// sliceRanges are the device ranges of a slice helper's sort: the keys
+// and values uploaded, and the outputs (the inputs again in place).
+type sliceRanges struct{ keys, vals, keysOut, valsOut vk.Range }
+
+// uploadSlices makes buffers in bufs for keys (and values, where not nil)
+// and their outputs (none in place: the outputs are the inputs), and
+// uploads keys and values.
+func uploadSlices[K Key](ctx *vk.Context, bufs *planrun.Buffers, keys []K, values []uint32, inPlace bool) (sliceRanges, error) {
+	var io sliceRanges
+	upload := func(dst *vk.Range, n uint64, put func(vk.Range) error) error {
+		r, err := bufs.New(ctx, n)
+		if err == nil && put != nil {
+			err = put(r)
+		}
+		*dst = r
+		return err
+	}
+	kb := uint64(len(keys)) * uint64(unsafe.Sizeof(*new(K)))
+	if err := upload(&io.keys, kb, func(r vk.Range) error { return vk.Upload(r, keys) }); err != nil {
+		return io, err
+	}
+	if values != nil {
+		if err := upload(&io.vals, 4*uint64(len(values)), func(r vk.Range) error { return vk.Upload(r, values) }); err != nil {
+			return io, err
+		}
+	}
+	io.keysOut, io.valsOut = io.keys, io.vals
+	if inPlace {
+		return io, nil
+	}
+	if err := upload(&io.keysOut, kb, nil); err != nil {
+		return io, err
+	}
+	if values != nil {
+		return io, upload(&io.valsOut, 4*uint64(len(values)), nil)
+	}
+	return io, nil
+}
+
+// downloadSlices reads n sorted keys back from io, and their values
+// where pairs.
+func downloadSlices[K Key](io sliceRanges, n int, pairs bool) ([]K, []uint32, error) {
 	sorted := make([]K, n)
-	if err := vk.Download(outKeys, sorted); err != nil {
+	if err := vk.Download(io.keysOut, sorted); err != nil {
 		return nil, nil, err
 	}
-	var vals []uint32
-	if s.Values {
-		vals = make([]uint32, n)
-		if err := vk.Download(outVals, vals); err != nil {
-			return nil, nil, err
-		}
+	if !pairs {
+		return sorted, nil, nil
+	}
+	vals := make([]uint32, n)
+	if err := vk.Download(io.valsOut, vals); err != nil {
+		return nil, nil, err
 	}
 	return sorted, vals, nil
 }

@@ -1,6 +1,7 @@
 package radix
 
 import (
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -380,14 +381,7 @@ func (p *Plan) Run(b Buffers) error {
 	if p == nil {
 		return invalid("radix: nil Plan")
 	}
-	if b.Scratch.Buffer == nil {
-		size := p.layout().size
-		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		defer buf.Release()
-		b.Scratch = buf.Range(0, size)
-	}
-	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+	_, err := planrun.Run[struct{}](p.ctx, []planrun.Temp{{Range: &b.Scratch, Size: p.layout().size}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, nil)
+	return err
 }

@@ -2,6 +2,7 @@ package radix
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"reflect"
 
 	"github.com/vkcompact/vkcompact"
@@ -273,15 +274,9 @@ func (p *StructPlan) Run(b StructBuffers) error {
 	if p == nil {
 		return invalid("radix: nil StructPlan")
 	}
-	if b.Scratch.Buffer == nil {
-		buf, err := p.ctx.NewBuffer(max(p.scratch, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		defer buf.Release()
-		b.Scratch = buf.Range(0, p.scratch)
-	}
-	return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
+	_, err := planrun.Run[struct{}](p.ctx, []planrun.Temp{{Range: &b.Scratch, Size: p.scratch}},
+		func(r *pipeline.Recorder) { p.Record(r, b) }, nil)
+	return err
 }
 
 // SortStructsSlice sorts items on the GPU by their field named field and

@@ -1,6 +1,8 @@
 package radix
 
 import (
+	"fmt"
+	"github.com/vkcompact/vkcompact/internal/gotype"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -158,8 +160,8 @@ func checkKeys(info vk.DeviceInfo, n uint64, s Sort) (code, begin, end uint32, e
 // plainKeys refuses an Elem (the field what names) that is not plain
 // keys: a struct layout is StructSort's.
 func plainKeys(e vkcompact.Elem, what string) error {
-	if e.KeyOffset != 0 || e.Stride != 0 && e.Stride != e.Key.OrUint32().Size() {
-		return invalid("radix: %s %v is a struct layout: the sort takes plain keys (vkcompact.Plain); sort structs by a key field with StructSort", what, e)
+	if _, err := gotype.PlainKey(e, what); err != nil {
+		return fmt.Errorf("radix: %w; sort structs by a key field with StructSort", err)
 	}
 	return nil
 }
