@@ -1,6 +1,7 @@
 package histogram
 
 import (
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -192,19 +193,10 @@ func (p *Plan) Run(b Buffers) ([]uint32, error) {
 		if p.h.Accumulate {
 			return nil, invalid("histogram: Accumulate adds to the caller's counts: Run needs Buffers.Counts")
 		}
-		buf, err := p.ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return nil, err
-		}
-		defer buf.Release()
-		b.Counts = buf.Range(0, size)
 	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return nil, err
-	}
-	counts := make([]uint32, p.h.Bins)
-	if err := vk.Download(b.Counts.Sub(0, size), counts); err != nil {
-		return nil, err
-	}
-	return counts, nil
+	return planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Counts, Size: size}}, func(r *pipeline.Recorder) { p.Record(r, b) },
+		func() ([]uint32, error) {
+			counts := make([]uint32, p.h.Bins)
+			return counts, vk.Download(b.Counts.Sub(0, size), counts)
+		})
 }

@@ -2,6 +2,7 @@ package histogram
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math"
 	"reflect"
 
@@ -66,26 +67,16 @@ func histogramSlice[T Sample](ctx *vk.Context, samples, edges []T, h Histogram) 
 	if err != nil {
 		return nil, err
 	}
+	var bufs planrun.Buffers
+	defer bufs.Release()
 	var b Buffers
 	if n > 0 {
-		src, err := ctx.NewBuffer(max(4*n, 16), vk.DeviceLocal)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Release()
-		b.Src = src.Range(0, 4*n)
-		if err := vk.Upload(b.Src, samples); err != nil {
+		if b.Src, err = planrun.Upload(ctx, &bufs, samples, 4*n); err != nil {
 			return nil, err
 		}
 	}
 	if edges != nil {
-		e, err := ctx.NewBuffer(max(4*uint64(len(edges)), 16), vk.DeviceLocal)
-		if err != nil {
-			return nil, err
-		}
-		defer e.Release()
-		b.Edges = e.Range(0, 4*uint64(len(edges)))
-		if err := vk.Upload(b.Edges, edges); err != nil {
+		if b.Edges, err = planrun.Upload(ctx, &bufs, edges, 4*uint64(len(edges))); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,7 @@ package permute
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -144,19 +145,12 @@ func (p *Plan) Run(b Buffers) error {
 	if p == nil {
 		return invalid("permute: nil Plan")
 	}
-	if b.Status.Buffer == nil {
-		buf, err := p.ctx.NewBuffer(16, vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		defer buf.Release()
-		b.Status = buf.Range(0, StatusSize)
-	}
-	if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-		return err
-	}
-	var status [1]uint32
-	if err := vk.Download(b.Status.Sub(0, StatusSize), status[:]); err != nil {
+	status, err := planrun.Run(p.ctx, []planrun.Temp{{Range: &b.Status, Size: StatusSize}}, func(r *pipeline.Recorder) { p.Record(r, b) },
+		func() ([1]uint32, error) {
+			var status [1]uint32
+			return status, vk.Download(b.Status.Sub(0, StatusSize), status[:])
+		})
+	if err != nil {
 		return err
 	}
 	if status[0] == StatusOK {

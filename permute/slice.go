@@ -2,6 +2,7 @@ package permute
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"reflect"
 	"unsafe"
 
@@ -62,40 +63,21 @@ func moveSlice[T any](ctx *vk.Context, src, dst []T, indices []uint32, p Permuta
 	if err != nil {
 		return err
 	}
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
-		}
-	}()
-	upload := func(size uint64, data any) (vk.Range, error) {
-		b, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-		if err != nil {
-			return vk.Range{}, err
-		}
-		bufs = append(bufs, b)
-		r := b.Range(0, size)
-		switch d := data.(type) {
-		case []uint32:
-			err = vk.Upload(r, d)
-		case []T:
-			err = vk.Upload(r, d)
-		}
-		return r, err
-	}
+	var bufs planrun.Buffers
+	defer bufs.Release()
 	size := uint64(elem.Size())
 	var b Buffers
-	if b.Indices, err = upload(4*n, indices); err != nil {
+	if b.Indices, err = planrun.Upload(ctx, &bufs, indices, 4*n); err != nil {
 		return err
 	}
-	if b.Src, err = upload(size*uint64(len(src)), src); err != nil {
+	if b.Src, err = planrun.Upload(ctx, &bufs, src, size*uint64(len(src))); err != nil {
 		return err
 	}
-	var dstData any // a gather's destination is all written
+	var dstData []T // a gather's destination is all written
 	if p.Scatter {
 		dstData = dst
 	}
-	if b.Dst, err = upload(size*uint64(len(dst)), dstData); err != nil {
+	if b.Dst, err = planrun.Upload(ctx, &bufs, dstData, size*uint64(len(dst))); err != nil {
 		return err
 	}
 	if err := plan.Run(b); err != nil {

@@ -3,6 +3,7 @@ package reduce
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -270,16 +271,8 @@ func (p *ByKeyPlan) Run(b ByKeyBuffers) (ByKeyResult, error) {
 	if p == nil {
 		return ByKeyResult{}, invalid("nil ByKeyPlan")
 	}
-	var res ByKeyResult
-	err := withTemps(p.ctx, []temp{{&b.Result, ByKeyResultSize}, {&b.Scratch, p.ScratchSize()}}, func() error {
-		if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-			return err
-		}
-		var err error
-		res, err = ReadByKeyResult(b.Result)
-		return err
-	})
-	return res, err
+	return planrun.Run(p.ctx, temps(planrun.Temp{Range: &b.Result, Size: ByKeyResultSize}, planrun.Temp{Range: &b.Scratch, Size: p.ScratchSize()}),
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (ByKeyResult, error) { return ReadByKeyResult(b.Result) })
 }
 
 func (p *ByKeyPlan) record(r *pipeline.Recorder, b ByKeyBuffers, stamp func()) {

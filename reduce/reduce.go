@@ -3,6 +3,7 @@ package reduce
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"math"
 
 	"github.com/vkcompact/vkcompact"
@@ -248,14 +249,6 @@ func (p *Plan) Run(b Buffers) (Result, error) {
 	if p == nil {
 		return Result{}, invalid("nil Plan")
 	}
-	var res Result
-	err := withTemps(p.ctx, []temp{{&b.Result, ResultSize}, {&b.Scratch, p.ScratchSize()}}, func() error {
-		if err := pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) }); err != nil {
-			return err
-		}
-		var err error
-		res, err = ReadResult(b.Result)
-		return err
-	})
-	return res, err
+	return planrun.Run(p.ctx, temps(planrun.Temp{Range: &b.Result, Size: ResultSize}, planrun.Temp{Range: &b.Scratch, Size: p.ScratchSize()}),
+		func(r *pipeline.Recorder) { p.Record(r, b) }, func() (Result, error) { return ReadResult(b.Result) })
 }

@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/align"
@@ -201,9 +202,8 @@ func (p *SegmentedPlan) Run(b SegmentedBuffers) error {
 	if p == nil {
 		return invalid("nil SegmentedPlan")
 	}
-	return withTemps(p.ctx, []temp{{&b.Scratch, p.ScratchSize()}}, func() error {
-		return pipeline.Run(p.ctx, func(r *pipeline.Recorder) { p.Record(r, b) })
-	})
+	_, err := planrun.Run[struct{}](p.ctx, temps(planrun.Temp{Range: &b.Scratch, Size: p.ScratchSize()}), func(r *pipeline.Recorder) { p.Record(r, b) }, nil)
+	return err
 }
 
 func (p *SegmentedPlan) record(r *pipeline.Recorder, b SegmentedBuffers, stamp func()) {

@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"fmt"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"reflect"
 	"unsafe"
 
@@ -29,21 +30,10 @@ func sliceElem[T any](e vkcompact.Elem, field string) (vkcompact.Elem, error) {
 	return vkcompact.Plain(t), nil
 }
 
-// upload creates a device-local buffer of data's bytes (at least 16) on
-// ctx and fills it.
-func upload[T any](ctx *vk.Context, data []T) (*vk.Buffer, vk.Range, error) {
-	buf, r, err := alloc(ctx, uint64(len(data))*uint64(reflect.TypeFor[T]().Size()))
-	if err != nil {
-		return nil, vk.Range{}, err
-	}
-	size := r.Size
-	if size > 0 {
-		if err := vk.Upload(r, data); err != nil {
-			buf.Release()
-			return nil, vk.Range{}, err
-		}
-	}
-	return buf, r, nil
+// upload makes a device-local buffer in b for data's bytes and fills it
+// (planrun.Upload).
+func upload[T any](ctx *vk.Context, b *planrun.Buffers, data []T) (vk.Range, error) {
+	return planrun.Upload(ctx, b, data, uint64(len(data))*uint64(reflect.TypeFor[T]().Size()))
 }
 
 // ReduceSlice reduces data on the GPU and returns the value and, for
@@ -63,11 +53,12 @@ func ReduceSlice[T Value](ctx *vk.Context, data []T, r Reduce) (T, uint32, error
 	if err != nil {
 		return zero, NoIndex, err
 	}
-	src, rng, err := upload(ctx, data)
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	rng, err := upload(ctx, &bufs, data)
 	if err != nil {
 		return zero, NoIndex, err
 	}
-	defer src.Release()
 	res, err := p.Run(Buffers{Src: rng})
 	if err != nil {
 		return zero, NoIndex, err
@@ -127,22 +118,21 @@ func ReduceSegmentsSlice[T Value](ctx *vk.Context, data []T, offsets []uint32, s
 	if err != nil {
 		return nil, err
 	}
-	src, srcRange, err := upload(ctx, data)
+	var bufs planrun.Buffers
+	defer bufs.Release()
+	srcRange, err := upload(ctx, &bufs, data)
 	if err != nil {
 		return nil, err
 	}
-	defer src.Release()
-	off, offRange, err := upload(ctx, offsets)
+	offRange, err := upload(ctx, &bufs, offsets)
 	if err != nil {
 		return nil, err
 	}
-	defer off.Release()
 	out := make([]T, segments)
-	dst, dstRange, err := alloc(ctx, uint64(segments)*uint64(e.Size()))
+	dstRange, err := bufs.New(ctx, uint64(segments)*uint64(e.Size()))
 	if err != nil {
 		return nil, err
 	}
-	defer dst.Release()
 	if err := p.Run(SegmentedBuffers{Src: srcRange, Offsets: offRange, Dst: dstRange}); err != nil {
 		return nil, err
 	}
@@ -183,25 +173,19 @@ func ReduceByKeySlice[K Value, V Value32](ctx *vk.Context, keys []K, values []V,
 	if err != nil {
 		return nil, nil, err
 	}
+	var temp planrun.Buffers
+	defer temp.Release()
 	var bufs ByKeyBuffers
-	var bb [4]*vk.Buffer
-	defer func() {
-		for _, x := range bb {
-			if x != nil {
-				x.Release()
-			}
-		}
-	}()
-	if bb[0], bufs.Keys, err = upload(ctx, keys); err != nil {
+	if bufs.Keys, err = upload(ctx, &temp, keys); err != nil {
 		return nil, nil, err
 	}
-	if bb[1], bufs.Values, err = upload(ctx, values); err != nil {
+	if bufs.Values, err = upload(ctx, &temp, values); err != nil {
 		return nil, nil, err
 	}
-	if bb[2], bufs.KeysOut, err = alloc(ctx, n*uint64(e.Size())); err != nil {
+	if bufs.KeysOut, err = temp.New(ctx, n*uint64(e.Size())); err != nil {
 		return nil, nil, err
 	}
-	if bb[3], bufs.ValuesOut, err = alloc(ctx, n*4); err != nil {
+	if bufs.ValuesOut, err = temp.New(ctx, n*4); err != nil {
 		return nil, nil, err
 	}
 	res, err := p.Run(bufs)
@@ -218,14 +202,4 @@ func ReduceByKeySlice[K Value, V Value32](ctx *vk.Context, keys []K, values []V,
 		}
 	}
 	return outK, outV, nil
-}
-
-// alloc creates a device-local buffer on ctx and returns its first size
-// bytes (the buffer holds 16 at least).
-func alloc(ctx *vk.Context, size uint64) (*vk.Buffer, vk.Range, error) {
-	buf, err := ctx.NewBuffer(max(size, 16), vk.DeviceLocal)
-	if err != nil {
-		return nil, vk.Range{}, err
-	}
-	return buf, buf.Range(0, size), nil
 }

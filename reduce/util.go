@@ -3,8 +3,8 @@ package reduce
 import (
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/errs"
+	"github.com/vkcompact/vkcompact/internal/planrun"
 	"github.com/vkcompact/vkcompact/internal/tiling"
-	"github.com/vkcompact/vkcompact/vk"
 )
 
 // invalid is an error matching vk.ErrInvalid, its message prefixed with
@@ -33,33 +33,16 @@ func checkElem(e vkcompact.Elem, field string) (vkcompact.Type, error) {
 	return t, invalid("%s %v: the element type must be u32, i32, f32 or u64", field, e)
 }
 
-// temp is a range a Run allocates when the caller left it zero.
-type temp struct {
-	r    *vk.Range
-	size uint64
-}
-
-// withTemps allocates each zero range of temps on ctx, runs f and
-// releases what it allocated.
-func withTemps(ctx *vk.Context, temps []temp, f func() error) error {
-	var bufs []*vk.Buffer
-	defer func() {
-		for _, b := range bufs {
-			b.Release()
+// temps is the ranges a Run allocates where the caller left them zero
+// (planrun.Run), less those of no bytes (a plan that needs no scratch).
+func temps(ts ...planrun.Temp) []planrun.Temp {
+	var keep []planrun.Temp
+	for _, t := range ts {
+		if t.Size > 0 {
+			keep = append(keep, t)
 		}
-	}()
-	for _, t := range temps {
-		if t.r.Buffer != nil || t.size == 0 {
-			continue
-		}
-		buf, err := ctx.NewBuffer(max(t.size, 16), vk.DeviceLocal)
-		if err != nil {
-			return err
-		}
-		bufs = append(bufs, buf)
-		*t.r = buf.Range(0, t.size)
 	}
-	return f()
+	return keep
 }
 
 func b2u(b bool) uint32 {

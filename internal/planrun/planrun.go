@@ -73,3 +73,14 @@ func (b *Buffers) Release() {
 	}
 	b.bufs = nil
 }
+
+// Upload makes a device-local buffer on ctx in b (Buffers.New) of size
+// bytes and uploads data to its start; a nil data uploads nothing (an
+// output's range).
+func Upload[T any](ctx *vk.Context, b *Buffers, data []T, size uint64) (vk.Range, error) {
+	r, err := b.New(ctx, size)
+	if err == nil && data != nil {
+		err = vk.Upload(r, data)
+	}
+	return r, err
+}

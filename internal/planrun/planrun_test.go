@@ -69,3 +69,30 @@ func TestRun(t *testing.T) {
 		t.Errorf("Run with no read: %v, %v", v, err)
 	}
 }
+
+// TestUpload: Upload makes a buffer of the size asked for holding the
+// data, or nothing uploaded for nil data, and Release frees both.
+func TestUpload(t *testing.T) {
+	ctx := vktest.Open(t)
+	before := ctx.Objects().Buffers
+	var bufs planrun.Buffers
+	r, err := planrun.Upload(ctx, &bufs, []uint32{3, 1, 4}, 12)
+	if err != nil || r.Size != 12 {
+		t.Fatalf("Upload: %+v, %v", r, err)
+	}
+	got := make([]uint32, 3)
+	if err := vk.Download(r, got); err != nil || got[0] != 3 || got[1] != 1 || got[2] != 4 {
+		t.Fatalf("uploaded %v, %v: want [3 1 4]", got, err)
+	}
+	out, err := planrun.Upload[uint32](ctx, &bufs, nil, 8)
+	if err != nil || out.Size != 8 || out.Buffer == r.Buffer {
+		t.Fatalf("Upload of nil: %+v, %v", out, err)
+	}
+	if n := ctx.Objects().Buffers; n != before+2 {
+		t.Errorf("%d buffers, %d before: want two more", n, before)
+	}
+	bufs.Release()
+	if n := ctx.Objects().Buffers; n != before {
+		t.Errorf("%d buffers after Release, %d before", n, before)
+	}
+}
