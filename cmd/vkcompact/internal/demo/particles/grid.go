@@ -6,6 +6,7 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/permute"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/runs"
@@ -21,20 +22,26 @@ import (
 //  1. grid_cells.comp: the cell of each live particle, and its index;
 //  2. radix.Plan: the pairs (cell, index) sorted by cell, on the bits a
 //     cell takes (21 for the largest cube); stable, so a cell's particles
-//     keep their order;
-//  3. runs.Plan (runs.Encode): the run-length encoding of the sorted cells: each
+//     keep their order: the sorted indices are the cells' argsort;
+//  3. permute.Plan: the live particles gathered by the sorted indices,
+//     sorted[i] = live[ids[i]], so that each cell's particles lie
+//     together for the neighbour stage (NVIDIA's CUDA particles sample
+//     reorders its positions and velocities so);
+//  4. runs.Plan (runs.Encode): the run-length encoding of the sorted cells: each
 //     occupied cell and its particle count, the number of occupied cells
 //     on the GPU;
-//  4. scan.Plan: the exclusive prefix sum of the counts: each occupied
+//  5. scan.Plan: the exclusive prefix sum of the counts: each occupied
 //     cell's first slot in the sorted order;
-//  5. grid_table.comp: the lookup table, three words per cell (start,
+//  6. grid_table.comp: the lookup table, three words per cell (start,
 //     count, the frame that wrote them: a cell with an older stamp is
 //     empty, so nothing clears the table between frames);
-//  6. grid_neighbours.comp: each particle's neighbours (closer than a
+//  7. grid_neighbours.comp: each particle's neighbours (closer than a
 //     cell's width, the interaction radius) counted, and their pushes
-//     summed, through the 27 cells around its own: the next frame's
-//     update (grid_update.comp) adds each particle's push to its velocity.
-var GridStages = []string{"update+compact", "cells", "sort", "rle", "starts", "table", "neighbours"}
+//     summed, through the 27 cells around its own, reading the gathered
+//     particles (a cell's run of them at a time, coalesced): the next
+//     frame's update (grid_update.comp) adds each particle's push to its
+//     velocity.
+var GridStages = []string{"update+compact", "cells", "sort", "gather", "rle", "starts", "table", "neighbours"}
 
 var (
 	gridUpdateKernel = &pipeline.Kernel{
@@ -67,11 +74,13 @@ var (
 type grid struct {
 	side                                    uint32 // the cube's side in cells (Side)
 	sort                                    *radix.Plan
+	gather                                  *permute.Plan
 	encode                                  *runs.Plan
 	starts                                  *scan.Plan
 	cells, table, nbrs                      *pipeline.Pipeline
 	keys, ids                               *vk.Buffer // grid_cells' output, the sort's input
 	sortedKeys, sortedIds                   *vk.Buffer
+	sorted                                  *vk.Buffer // the live particles in cell order (the gather's output)
 	unique, lengths, first                  *vk.Buffer // the encoding and its prefix sum
 	runsResult, total                       *vk.Buffer
 	lookup                                  *vk.Buffer // side³ x (start, count, stamp)
@@ -97,6 +106,9 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 	if g.sort, err = radix.NewPlan(ctx, n, radix.Sort{Elem: vkcompact.Plain(vkcompact.Uint32), Values: true, EndBit: cellBits(g.side)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's sort: %w", err)
 	}
+	if g.gather, err = permute.NewPlan(ctx, n, permute.Permutation{Elem: vkcompact.Struct(Size, 0, vkcompact.Float32)}); err != nil {
+		return nil, fmt.Errorf("particles: the grid's gather: %w", err)
+	}
 	if g.encode, err = runs.NewPlan(ctx, n, runs.Encoding{Op: runs.Encode, Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's run-length encoding: %w", err)
 	}
@@ -118,7 +130,7 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 		buf  **vk.Buffer
 		size uint64
 	}{
-		{&g.keys, words}, {&g.ids, words}, {&g.sortedKeys, words}, {&g.sortedIds, words},
+		{&g.keys, words}, {&g.ids, words}, {&g.sortedKeys, words}, {&g.sortedIds, words}, {&g.sorted, n * Size},
 		{&g.unique, words}, {&g.lengths, words}, {&g.first, words}, {&g.neighbours, words}, {&g.forces, 4 * words},
 		{&g.runsResult, runs.ResultSize}, {&g.total, scan.TotalSize},
 		{&g.lookup, uint64(g.side) * uint64(g.side) * uint64(g.side) * 3 * 4},
@@ -138,7 +150,7 @@ func (g *grid) release() {
 	if g == nil {
 		return
 	}
-	for _, b := range []**vk.Buffer{&g.keys, &g.ids, &g.sortedKeys, &g.sortedIds, &g.unique, &g.lengths, &g.first,
+	for _, b := range []**vk.Buffer{&g.keys, &g.ids, &g.sortedKeys, &g.sortedIds, &g.sorted, &g.unique, &g.lengths, &g.first,
 		&g.neighbours, &g.forces, &g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch} {
 		if *b != nil {
 			(*b).Release()
@@ -150,7 +162,7 @@ func (g *grid) release() {
 // poison fills the grid's outputs with ones, and the table's stamps with
 // a frame no run reaches, so that an unwritten slot cannot pass.
 func (g *grid) poison(cb vk.CommandBuffer) {
-	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.unique, g.lengths, g.first, g.neighbours, g.forces, g.lookup, g.history} {
+	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.sorted, g.unique, g.lengths, g.first, g.neighbours, g.forces, g.lookup, g.history} {
 		cb.FillBuffer(b.All(), 0xffffffff)
 	}
 }
@@ -169,6 +181,10 @@ func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, s
 		Scratch: g.sortScratch.Range(0, g.sort.ScratchSize()), Count: kept,
 	})
 	stamp()
+	// The particles the compaction kept, in cell order: read by the
+	// neighbour stage, so the sorted indices are read once per particle.
+	g.gather.Record(r, permute.Buffers{Indices: g.sortedIds.All(), Src: live.All(), Dst: g.sorted.All(), Count: kept})
+	stamp()
 	g.encode.Record(r, runs.Buffers{
 		Src: g.sortedKeys.All(), Keys: g.unique.All(), Lengths: g.lengths.All(), Result: g.runsResult.All(),
 		Scratch: g.encodeScratch.Range(0, g.encode.ScratchSize()), Count: kept,
@@ -182,7 +198,7 @@ func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, s
 	groups := (uint64(g.keys.Size()/4) + UpdateGroup - 1) / UpdateGroup
 	r.Dispatch(g.table, groups, []uint32{f, runs.ResultRunsOffset / 4}, g.runsResult.All(), g.unique.All(), g.lengths.All(), g.first.All(), g.lookup.All(), g.history.All())
 	stamp()
-	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f, g.side}, live.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All(), g.forces.All())
+	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f, g.side}, g.sorted.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All(), g.forces.All())
 }
 
 // read downloads the last frame's grid over live particles, and the
@@ -197,7 +213,8 @@ func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
 		return Grid{}, nil, fmt.Errorf("particles: the GPU reports %d occupied cells for %d particles", occupied, live)
 	}
 	out := Grid{
-		Cells: make([]uint32, live), Ids: make([]uint32, live), Neighbours: make([]uint32, live), Forces: make([]float32, 4*live),
+		Cells: make([]uint32, live), Ids: make([]uint32, live), Sorted: make([]Particle, live),
+		Neighbours: make([]uint32, live), Forces: make([]float32, 4*live),
 		Unique: make([]uint32, occupied), Lengths: make([]uint32, occupied), Starts: make([]uint32, occupied),
 	}
 	for _, d := range []struct {
@@ -216,6 +233,9 @@ func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
 	}
 	if live > 0 {
 		if err := vk.Download(g.forces.Range(0, uint64(live)*16), out.Forces); err != nil {
+			return Grid{}, nil, err
+		}
+		if err := vk.Download(g.sorted.Range(0, uint64(live)*Size), out.Sorted); err != nil {
 			return Grid{}, nil, err
 		}
 	}

@@ -1,14 +1,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // grid_neighbours: the particle grid's use. Invocation i < K takes the
-// i-th particle in cell order (ids[i], from the sort) and reads the 27
-// cells around its own through the table (every particle closer than 1,
-// the interaction radius, lies in one of them): it counts the others
-// closer than 1 and sums the push each gives it, (1 - d²) times the
-// vector from the other to it, the swarm's repulsion, which the next
-// frame's update adds to its velocity (grid_update.comp). It writes the
-// count to neighbours[ids[i]] and the push to forces[ids[i]], in the
-// particles' own order.
+// i-th particle in cell order, sorted[i] (the live particles gathered by
+// the sort's order, so each cell's particles lie together and are read
+// together: coalesced), and reads the 27 cells around its own through the
+// table (every particle closer than 1, the interaction radius, lies in one
+// of them): it counts the others closer than 1 and sums the push each
+// gives it, (1 - d²) times the vector from the other to it, the swarm's
+// repulsion, which the next frame's update adds to its velocity
+// (grid_update.comp). It writes the count to neighbours[ids[i]] and the
+// push to forces[ids[i]], in the particles' own order (ids[i] is the
+// particle's index among the live ones), as NVIDIA's CUDA particles
+// sample writes its velocities back by the original index.
 //
 // The cells are read y, then z, then x from -1 to 1, each cell's
 // particles in the sort's order, and every operation is rounded on its
@@ -17,14 +20,14 @@
 //
 // Dispatched indirectly from the compaction's result block.
 //
-// Bindings: 0 particles, 1 the compaction's result block, 2 ids (sorted by
-// cell), 3 the table, 4 neighbours, 5 forces.
+// Bindings: 0 the particles in cell order, 1 the compaction's result
+// block, 2 ids (sorted by cell), 3 the table, 4 neighbours, 5 forces.
 
 layout(local_size_x_id = 0) in;
 
 #include "grid.glsl"
 
-layout(std430, binding = 0) readonly buffer Particles { Particle particles[]; };
+layout(std430, binding = 0) readonly buffer Sorted { Particle sorted[]; };
 layout(std430, binding = 1) readonly buffer Result { uint result[]; };
 layout(std430, binding = 2) readonly buffer Ids { uint ids[]; };
 layout(std430, binding = 3) readonly buffer Table { uint table[]; };
@@ -42,8 +45,7 @@ void main() {
     if (i >= result[0]) {
         return;
     }
-    uint me = ids[i];
-    Particle p = particles[me];
+    Particle p = sorted[i];
     ivec3 c = ivec3(coordsOf(p.px, p.py, p.pz, pc.side));
     int side = int(pc.side);
     uint count = 0;
@@ -64,11 +66,10 @@ void main() {
                 uint start = table[3 * cell];
                 uint end = start + table[3 * cell + 1];
                 for (uint k = start; k < end; k++) {
-                    uint other = ids[k];
-                    if (other == me) {
+                    if (k == i) {
                         continue;
                     }
-                    Particle o = particles[other];
+                    Particle o = sorted[k];
                     precise float ex = p.px - o.px;
                     precise float ey = p.py - o.py;
                     precise float ez = p.pz - o.pz;
@@ -84,6 +85,7 @@ void main() {
             }
         }
     }
+    uint me = ids[i];
     neighbours[me] = count;
     forces[me] = vec4(fx, fy, fz, 0.0);
 }

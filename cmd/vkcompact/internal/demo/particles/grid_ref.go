@@ -18,13 +18,16 @@ const (
 
 // Grid is one frame's uniform grid over the live particles: the
 // particles' indices sorted by cell (stably: equal cells keep the
-// particles' order), the run-length encoding of the sorted cells (each
-// occupied cell, its particle count and its first slot in the sorted
-// order), and each particle's neighbour count and the push its neighbours
-// give it.
+// particles' order), the particles gathered in that order, the run-length
+// encoding of the sorted cells (each occupied cell, its particle count and
+// its first slot in the sorted order), and each particle's neighbour count
+// and the push its neighbours give it.
 type Grid struct {
-	Cells      []uint32 // Cells[i]: the cell of the i-th particle in cell order
-	Ids        []uint32 // Ids[i]: that particle's index among the live ones
+	Cells []uint32 // Cells[i]: the cell of the i-th particle in cell order
+	Ids   []uint32 // Ids[i]: that particle's index among the live ones
+	// Sorted[i] is particle Ids[i]: the live particles in cell order (the
+	// gather), which the neighbour stage reads.
+	Sorted     []Particle
 	Unique     []uint32 // the occupied cells, ascending
 	Lengths    []uint32 // Lengths[j]: the particles in cell Unique[j]
 	Starts     []uint32 // Starts[j]: the first slot of cell Unique[j] in Ids
@@ -84,9 +87,10 @@ func newGridBuilder(side uint32) *gridBuilder {
 }
 
 // BuildGrid builds the grid of ps in a cube of side cells in Go, as the
-// GPU stages do: cells, a stable sort by cell, the run-length encoding,
-// its exclusive prefix sum, and each particle's neighbours and push
-// through the 27 cells around its own.
+// GPU stages do: cells, a stable sort by cell, the particles gathered in
+// its order, the run-length encoding, its exclusive prefix sum, and each
+// particle's neighbours and push through the 27 cells around its own,
+// read from the gathered particles.
 func BuildGrid(ps []Particle, side uint32) Grid {
 	return newGridBuilder(side).build(ps)
 }
@@ -94,7 +98,7 @@ func BuildGrid(ps []Particle, side uint32) Grid {
 // build builds the grid of ps (BuildGrid).
 func (b *gridBuilder) build(ps []Particle) Grid {
 	n := len(ps)
-	g := Grid{Cells: make([]uint32, n), Ids: make([]uint32, n), Neighbours: make([]uint32, n), Forces: make([]float32, 4*n)}
+	g := Grid{Cells: make([]uint32, n), Ids: make([]uint32, n), Sorted: make([]Particle, n), Neighbours: make([]uint32, n), Forces: make([]float32, 4*n)}
 	clear(b.count)
 	b.cellOfParticle = append(b.cellOfParticle[:0], make([]uint32, n)...)
 	for i := range ps {
@@ -119,6 +123,7 @@ func (b *gridBuilder) build(ps []Particle) Grid {
 	}
 	for i, id := range g.Ids {
 		g.Cells[i] = b.cellOfParticle[id]
+		g.Sorted[i] = ps[id]
 	}
 	// The neighbours, each particle on its own: in parallel, each
 	// summing in the one order.
@@ -128,8 +133,8 @@ func (b *gridBuilder) build(ps []Particle) Grid {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for me := w * n / workers; me < (w+1)*n/workers; me++ {
-				b.neighbours(ps, &g, me)
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				b.neighbours(&g, i)
 			}
 		}()
 	}
@@ -137,13 +142,15 @@ func (b *gridBuilder) build(ps []Particle) Grid {
 	return g
 }
 
-// neighbours counts particle me's neighbours in g and sums their push,
-// as grid_neighbours.comp does: the cells y, then z, then x from -1 to 1
-// around its own, each cell's particles in sorted order.
-func (b *gridBuilder) neighbours(ps []Particle, g *Grid, me int) {
+// neighbours counts the neighbours of the i-th particle in cell order
+// (g.Sorted[i], particle g.Ids[i]) and sums their push, as
+// grid_neighbours.comp does: the cells y, then z, then x from -1 to 1
+// around its own, each cell's particles in sorted order, read from
+// g.Sorted.
+func (b *gridBuilder) neighbours(g *Grid, i int) {
 	side := int(b.side)
-	c := gridCoords(&ps[me], b.side)
-	p := &ps[me]
+	p := &g.Sorted[i]
+	c := gridCoords(p, b.side)
 	count := uint32(0)
 	var fx, fy, fz float32
 	for dy := -1; dy <= 1; dy++ {
@@ -154,12 +161,12 @@ func (b *gridBuilder) neighbours(ps []Particle, g *Grid, me int) {
 					continue
 				}
 				cell := (y*side+z)*side + x
-				first := b.start[cell]
-				for _, other := range g.Ids[first : first+b.count[cell]] {
-					if int(other) == me {
+				first := int(b.start[cell])
+				for k := first; k < first+int(b.count[cell]); k++ {
+					if k == i {
 						continue
 					}
-					o := &ps[other]
+					o := &g.Sorted[k]
 					ex := p.Pos[0] - o.Pos[0]
 					ey := p.Pos[1] - o.Pos[1]
 					ez := p.Pos[2] - o.Pos[2]
@@ -176,6 +183,7 @@ func (b *gridBuilder) neighbours(ps []Particle, g *Grid, me int) {
 			}
 		}
 	}
+	me := g.Ids[i]
 	g.Neighbours[me] = count
 	g.Forces[4*me], g.Forces[4*me+1], g.Forces[4*me+2], g.Forces[4*me+3] = fx, fy, fz, 0
 }
@@ -231,6 +239,7 @@ func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 	list("occupied cells per frame", gotRuns, wantRuns)
 	list("sorted cells", got.Cells, want.Cells)
 	list("sorted ids", got.Ids, want.Ids)
+	list("gathered particle bits", particleWords(got.Sorted), particleWords(want.Sorted))
 	list("unique cells", got.Unique, want.Unique)
 	list("run lengths", got.Lengths, want.Lengths)
 	list("run starts", got.Starts, want.Starts)
@@ -240,4 +249,14 @@ func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 		return nil
 	}
 	return fmt.Errorf("grid: %d difference(s) from the Go grid; the first: %s", diffs, first)
+}
+
+// particleWords returns the bits of ps, eight words a particle.
+func particleWords(ps []Particle) []uint32 {
+	out := make([]uint32, 0, 8*len(ps))
+	for _, p := range ps {
+		b := particleBits(p)
+		out = append(out, b[:]...)
+	}
+	return out
 }

@@ -37,7 +37,8 @@ func randomParticles(rng *rand.Rand, n int, side uint32) []Particle {
 
 // TestBuildGrid checks the Go grid against brute force: every pair's
 // distance for the neighbour counts and (summed in float64) the pushes,
-// the sort's order and stability, and the runs' cover of the sorted cells.
+// the sort's order and stability, the gathered particles, and the runs'
+// cover of the sorted cells.
 func TestBuildGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -70,12 +71,18 @@ func TestBuildGrid(t *testing.T) {
 				t.Fatalf("n=%d: particle %d's fourth force word %g", n, k, g.Forces[4*k+3])
 			}
 		}
+		if len(g.Sorted) != n || len(g.Ids) != n {
+			t.Fatalf("n=%d: %d gathered particles, %d ids", n, len(g.Sorted), len(g.Ids))
+		}
 		for i, id := range g.Ids {
 			if c := CellOf(&ps[id], side); c != g.Cells[i] || c >= side*side*side {
 				t.Fatalf("n=%d: slot %d: cell %d, particle %d's is %d", n, i, g.Cells[i], id, c)
 			}
 			if i > 0 && (g.Cells[i-1] > g.Cells[i] || g.Cells[i-1] == g.Cells[i] && g.Ids[i-1] > id) {
 				t.Fatalf("n=%d: slots %d, %d out of (stable) order", n, i-1, i)
+			}
+			if particleBits(g.Sorted[i]) != particleBits(ps[id]) {
+				t.Fatalf("n=%d: slot %d holds %+v, particle %d is %+v", n, i, g.Sorted[i], id, ps[id])
 			}
 		}
 		covered := uint32(0)
@@ -106,8 +113,12 @@ func TestCompareGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, change := range map[string]func(*Grid){
-		"cells":      func(g *Grid) { g.Cells[7]++ },
-		"ids":        func(g *Grid) { g.Ids[7]++ },
+		"cells":    func(g *Grid) { g.Cells[7]++ },
+		"ids":      func(g *Grid) { g.Ids[7]++ },
+		"gathered": func(g *Grid) { g.Sorted[7].Vel[2] = math.Float32frombits(math.Float32bits(g.Sorted[7].Vel[2]) ^ 1) },
+		"gather order": func(g *Grid) { // the first and last cells' particles
+			g.Sorted[0], g.Sorted[len(g.Sorted)-1] = g.Sorted[len(g.Sorted)-1], g.Sorted[0]
+		},
 		"unique":     func(g *Grid) { g.Unique[7]++ },
 		"lengths":    func(g *Grid) { g.Lengths[7]++ },
 		"starts":     func(g *Grid) { g.Starts[7]++ },

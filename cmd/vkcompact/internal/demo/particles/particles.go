@@ -315,3 +315,11 @@ func fieldValue(p *Particle, name string) string {
 	}
 	return "?"
 }
+
+// particleBits returns a particle's eight words.
+func particleBits(p Particle) (b [8]uint32) {
+	for k, f := range fields(&p) {
+		b[k] = math.Float32bits(*f.v)
+	}
+	return b
+}

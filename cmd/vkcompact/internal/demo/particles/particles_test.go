@@ -37,13 +37,6 @@ func TestSpawn(t *testing.T) {
 
 func abs(x float32) float32 { return float32(math.Abs(float64(x))) }
 
-func particleBits(p Particle) (b [8]uint32) {
-	for k, f := range fields(&p) {
-		b[k] = math.Float32bits(*f.v)
-	}
-	return b
-}
-
 // TestStep follows one particle through a bounce off the floor and a wall,
 // against values worked out in float64 (every operation here is exact
 // or nearly so at these magnitudes).
