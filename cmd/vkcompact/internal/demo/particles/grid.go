@@ -1,14 +1,17 @@
 package particles
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/permute"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/reduce"
 	"github.com/vkcompact/vkcompact/runs"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -40,8 +43,13 @@ import (
 //     summed, through the 27 cells around its own, reading the gathered
 //     particles (a cell's run of them at a time, coalesced): the next
 //     frame's update (grid_update.comp) adds each particle's push to its
-//     velocity.
-var GridStages = []string{"update+compact", "cells", "sort", "gather", "rle", "starts", "table", "neighbours"}
+//     velocity; it also writes each particle's squared speed in cell
+//     order;
+//  8. reduce.ByKeyPlan: the squared speeds reduced by the sorted cells
+//     (Max): each occupied cell's fastest particle, what a time step
+//     bounded by the fastest motion (the CFL condition) or a test of
+//     cells at rest reads.
+var GridStages = []string{"update+compact", "cells", "sort", "gather", "rle", "starts", "table", "neighbours", "cell max"}
 
 var (
 	gridUpdateKernel = &pipeline.Kernel{
@@ -65,7 +73,7 @@ var (
 	gridNeighboursKernel = &pipeline.Kernel{
 		Name:      "particles_grid_neighbours",
 		SPIRV:     shaders.MustSPIRVFrom(spirvFiles, "grid_neighbours"),
-		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write},
+		Bindings:  []pipeline.Use{pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Read, pipeline.Write, pipeline.Write, pipeline.Write},
 		PushWords: 2,
 	}
 )
@@ -77,6 +85,7 @@ type grid struct {
 	gather                                  *permute.Plan
 	encode                                  *runs.Plan
 	starts                                  *scan.Plan
+	cellMax                                 *reduce.ByKeyPlan
 	cells, table, nbrs                      *pipeline.Pipeline
 	keys, ids                               *vk.Buffer // grid_cells' output, the sort's input
 	sortedKeys, sortedIds                   *vk.Buffer
@@ -86,8 +95,11 @@ type grid struct {
 	lookup                                  *vk.Buffer // side³ x (start, count, stamp)
 	neighbours                              *vk.Buffer
 	forces                                  *vk.Buffer // a vec4 per particle: its push for the next frame
+	speedSq                                 *vk.Buffer // a float per particle in cell order: its squared speed
+	maxCells, maxSpeedSq, maxResult         *vk.Buffer // the reduction by cell of speedSq
 	history                                 *vk.Buffer // occupied cells per frame
 	sortScratch, encodeScratch, scanScratch *vk.Buffer
+	maxScratch                              *vk.Buffer
 }
 
 // cellBits is the bits of a cell index in a cube of side cells.
@@ -115,6 +127,9 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 	if g.starts, err = scan.NewPlan(ctx, n, scan.Scan{Elem: vkcompact.Plain(vkcompact.Uint32)}); err != nil {
 		return nil, fmt.Errorf("particles: the grid's prefix sum: %w", err)
 	}
+	if g.cellMax, err = reduce.NewByKeyPlan(ctx, n, reduce.ByKey{Elem: vkcompact.Plain(vkcompact.Uint32), Value: vkcompact.Float32, Op: reduce.Max}); err != nil {
+		return nil, fmt.Errorf("particles: the grid's reduction by cell: %w", err)
+	}
 	cache := pipeline.For(ctx)
 	if g.cells, err = cache.Get(gridCellsKernel, UpdateGroup); err != nil {
 		return nil, err
@@ -132,12 +147,14 @@ func newGrid(ctx *vk.Context, p Params) (g *grid, err error) {
 	}{
 		{&g.keys, words}, {&g.ids, words}, {&g.sortedKeys, words}, {&g.sortedIds, words}, {&g.sorted, n * Size},
 		{&g.unique, words}, {&g.lengths, words}, {&g.first, words}, {&g.neighbours, words}, {&g.forces, 4 * words},
+		{&g.speedSq, words}, {&g.maxCells, words}, {&g.maxSpeedSq, words}, {&g.maxResult, reduce.ByKeyResultSize},
 		{&g.runsResult, runs.ResultSize}, {&g.total, scan.TotalSize},
 		{&g.lookup, uint64(g.side) * uint64(g.side) * uint64(g.side) * 3 * 4},
 		{&g.history, uint64(p.Frames) * 4},
 		{&g.sortScratch, max(g.sort.ScratchSize(), 4)},
 		{&g.encodeScratch, max(g.encode.ScratchSize(), 4)},
 		{&g.scanScratch, max(g.starts.ScratchSize(), 4)},
+		{&g.maxScratch, max(g.cellMax.ScratchSize(), 4)},
 	} {
 		if *b.buf, err = ctx.NewBuffer(b.size, vk.DeviceLocal); err != nil {
 			return nil, err
@@ -151,7 +168,8 @@ func (g *grid) release() {
 		return
 	}
 	for _, b := range []**vk.Buffer{&g.keys, &g.ids, &g.sortedKeys, &g.sortedIds, &g.sorted, &g.unique, &g.lengths, &g.first,
-		&g.neighbours, &g.forces, &g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch} {
+		&g.neighbours, &g.forces, &g.speedSq, &g.maxCells, &g.maxSpeedSq, &g.maxResult,
+		&g.runsResult, &g.total, &g.lookup, &g.history, &g.sortScratch, &g.encodeScratch, &g.scanScratch, &g.maxScratch} {
 		if *b != nil {
 			(*b).Release()
 			*b = nil
@@ -162,7 +180,8 @@ func (g *grid) release() {
 // poison fills the grid's outputs with ones, and the table's stamps with
 // a frame no run reaches, so that an unwritten slot cannot pass.
 func (g *grid) poison(cb vk.CommandBuffer) {
-	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.sorted, g.unique, g.lengths, g.first, g.neighbours, g.forces, g.lookup, g.history} {
+	for _, b := range []*vk.Buffer{g.keys, g.ids, g.sortedKeys, g.sortedIds, g.sorted, g.unique, g.lengths, g.first, g.neighbours, g.forces,
+		g.speedSq, g.maxCells, g.maxSpeedSq, g.maxResult, g.lookup, g.history} {
 		cb.FillBuffer(b.All(), 0xffffffff)
 	}
 }
@@ -198,7 +217,12 @@ func (g *grid) record(r *pipeline.Recorder, f uint32, live, result *vk.Buffer, s
 	groups := (uint64(g.keys.Size()/4) + UpdateGroup - 1) / UpdateGroup
 	r.Dispatch(g.table, groups, []uint32{f, runs.ResultRunsOffset / 4}, g.runsResult.All(), g.unique.All(), g.lengths.All(), g.first.All(), g.lookup.All(), g.history.All())
 	stamp()
-	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f, g.side}, g.sorted.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All(), g.forces.All())
+	r.DispatchIndirect(g.nbrs, dispatch, []uint32{f, g.side}, g.sorted.All(), result.All(), g.sortedIds.All(), g.lookup.All(), g.neighbours.All(), g.forces.All(), g.speedSq.All())
+	stamp()
+	g.cellMax.Record(r, reduce.ByKeyBuffers{
+		Keys: g.sortedKeys.All(), Values: g.speedSq.All(), KeysOut: g.maxCells.All(), ValuesOut: g.maxSpeedSq.All(),
+		Result: g.maxResult.All(), Scratch: g.maxScratch.Range(0, g.cellMax.ScratchSize()), Count: kept,
+	})
 }
 
 // read downloads the last frame's grid over live particles, and the
@@ -212,32 +236,35 @@ func (g *grid) read(live uint32, frames int) (Grid, []uint32, error) {
 	if occupied > live {
 		return Grid{}, nil, fmt.Errorf("particles: the GPU reports %d occupied cells for %d particles", occupied, live)
 	}
+	maxed, err := reduce.ReadByKeyResult(g.maxResult.Range(0, reduce.ByKeyResultSize))
+	if err != nil {
+		return Grid{}, nil, err
+	}
+	if maxed.Runs > live {
+		return Grid{}, nil, fmt.Errorf("particles: the GPU reports %d cells reduced for %d particles", maxed.Runs, live)
+	}
 	out := Grid{
 		Cells: make([]uint32, live), Ids: make([]uint32, live), Sorted: make([]Particle, live),
-		Neighbours: make([]uint32, live), Forces: make([]float32, 4*live),
+		Neighbours: make([]uint32, live), Forces: make([]float32, 4*live), SpeedSq: make([]float32, live),
 		Unique: make([]uint32, occupied), Lengths: make([]uint32, occupied), Starts: make([]uint32, occupied),
+		MaxCells: make([]uint32, maxed.Runs), MaxSpeedSq: make([]float32, maxed.Runs),
 	}
-	for _, d := range []struct {
-		buf *vk.Buffer
-		dst []uint32
-	}{
-		{g.sortedKeys, out.Cells}, {g.sortedIds, out.Ids}, {g.neighbours, out.Neighbours},
-		{g.unique, out.Unique}, {g.lengths, out.Lengths}, {g.first, out.Starts},
-	} {
-		if len(d.dst) == 0 {
-			continue
-		}
-		if err := vk.Download(d.buf.Range(0, uint64(len(d.dst))*4), d.dst); err != nil {
-			return Grid{}, nil, err
-		}
-	}
-	if live > 0 {
-		if err := vk.Download(g.forces.Range(0, uint64(live)*16), out.Forces); err != nil {
-			return Grid{}, nil, err
-		}
-		if err := vk.Download(g.sorted.Range(0, uint64(live)*Size), out.Sorted); err != nil {
-			return Grid{}, nil, err
-		}
+	err = errors.Join(
+		download(g.sortedKeys, out.Cells), download(g.sortedIds, out.Ids), download(g.sorted, out.Sorted),
+		download(g.neighbours, out.Neighbours), download(g.forces, out.Forces), download(g.speedSq, out.SpeedSq),
+		download(g.unique, out.Unique), download(g.lengths, out.Lengths), download(g.first, out.Starts),
+		download(g.maxCells, out.MaxCells), download(g.maxSpeedSq, out.MaxSpeedSq),
+	)
+	if err != nil {
+		return Grid{}, nil, err
 	}
 	return out, hist, nil
+}
+
+// download reads the first len(dst) elements of b into dst.
+func download[T any](b *vk.Buffer, dst []T) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return vk.Download(b.Range(0, uint64(len(dst))*uint64(unsafe.Sizeof(dst[0]))), dst)
 }

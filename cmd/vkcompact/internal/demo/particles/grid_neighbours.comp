@@ -11,7 +11,9 @@
 // (grid_update.comp). It writes the count to neighbours[ids[i]] and the
 // push to forces[ids[i]], in the particles' own order (ids[i] is the
 // particle's index among the live ones), as NVIDIA's CUDA particles
-// sample writes its velocities back by the original index.
+// sample writes its velocities back by the original index; and its
+// squared speed, (vx² + vy²) + vz², to speedSq[i], in cell order, for the
+// reduction by cell that follows (the fastest particle of each cell).
 //
 // The cells are read y, then z, then x from -1 to 1, each cell's
 // particles in the sort's order, and every operation is rounded on its
@@ -21,7 +23,8 @@
 // Dispatched indirectly from the compaction's result block.
 //
 // Bindings: 0 the particles in cell order, 1 the compaction's result
-// block, 2 ids (sorted by cell), 3 the table, 4 neighbours, 5 forces.
+// block, 2 ids (sorted by cell), 3 the table, 4 neighbours, 5 forces,
+// 6 squared speeds.
 
 layout(local_size_x_id = 0) in;
 
@@ -33,6 +36,7 @@ layout(std430, binding = 2) readonly buffer Ids { uint ids[]; };
 layout(std430, binding = 3) readonly buffer Table { uint table[]; };
 layout(std430, binding = 4) writeonly buffer Neighbours { uint neighbours[]; };
 layout(std430, binding = 5) writeonly buffer Forces { vec4 forces[]; };
+layout(std430, binding = 6) writeonly buffer SpeedSq { float speedSq[]; };
 
 layout(push_constant) uniform Push {
     uint frame;
@@ -88,4 +92,6 @@ void main() {
     uint me = ids[i];
     neighbours[me] = count;
     forces[me] = vec4(fx, fy, fz, 0.0);
+    precise float s2 = p.vx * p.vx + p.vy * p.vy + p.vz * p.vz;
+    speedSq[i] = s2;
 }

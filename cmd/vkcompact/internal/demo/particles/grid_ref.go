@@ -20,8 +20,9 @@ const (
 // particles' indices sorted by cell (stably: equal cells keep the
 // particles' order), the particles gathered in that order, the run-length
 // encoding of the sorted cells (each occupied cell, its particle count and
-// its first slot in the sorted order), and each particle's neighbour count
-// and the push its neighbours give it.
+// its first slot in the sorted order), each particle's neighbour count
+// and the push its neighbours give it, and each occupied cell's fastest
+// particle (a reduction by cell of the squared speeds).
 type Grid struct {
 	Cells []uint32 // Cells[i]: the cell of the i-th particle in cell order
 	Ids   []uint32 // Ids[i]: that particle's index among the live ones
@@ -36,6 +37,14 @@ type Grid struct {
 	// neighbours o of (1 - d²)(p_k - p_o), in the order grid_neighbours
 	// sums it; Forces[4k+3] is 0.
 	Forces []float32
+	// SpeedSq[i] is Sorted[i]'s squared speed, (vx² + vy²) + vz², each
+	// operation rounded on its own (speedSq), in cells² per s².
+	SpeedSq []float32
+	// MaxCells and MaxSpeedSq are SpeedSq reduced by the sorted cells
+	// (reduce.ByKeyPlan, Max): each occupied cell, ascending (Unique
+	// again), and the largest squared speed of its particles.
+	MaxCells   []uint32
+	MaxSpeedSq []float32
 }
 
 // gridAxis is grid.glsl's axis: a coordinate (in cells, at least 0 inside
@@ -98,7 +107,10 @@ func BuildGrid(ps []Particle, side uint32) Grid {
 // build builds the grid of ps (BuildGrid).
 func (b *gridBuilder) build(ps []Particle) Grid {
 	n := len(ps)
-	g := Grid{Cells: make([]uint32, n), Ids: make([]uint32, n), Sorted: make([]Particle, n), Neighbours: make([]uint32, n), Forces: make([]float32, 4*n)}
+	g := Grid{
+		Cells: make([]uint32, n), Ids: make([]uint32, n), Sorted: make([]Particle, n),
+		Neighbours: make([]uint32, n), Forces: make([]float32, 4*n), SpeedSq: make([]float32, n),
+	}
 	clear(b.count)
 	b.cellOfParticle = append(b.cellOfParticle[:0], make([]uint32, n)...)
 	for i := range ps {
@@ -139,7 +151,36 @@ func (b *gridBuilder) build(ps []Particle) Grid {
 		}()
 	}
 	wg.Wait()
+	// The reduction by cell: each run of the sorted cells' squared
+	// speeds to its largest.
+	g.MaxCells = append([]uint32(nil), g.Unique...)
+	g.MaxSpeedSq = make([]float32, len(g.Unique))
+	for j, first := range g.Starts {
+		g.MaxSpeedSq[j] = maxSpeedSq(g.SpeedSq[first : first+g.Lengths[j]])
+	}
 	return g
+}
+
+// speedSq is grid_neighbours.comp's squared speed, each operation rounded
+// on its own: ((vx*vx) + (vy*vy)) + (vz*vz).
+func speedSq(p *Particle) float32 {
+	s := float32(p.Vel[0]*p.Vel[0]) + float32(p.Vel[1]*p.Vel[1])
+	return s + float32(p.Vel[2]*p.Vel[2])
+}
+
+// maxSpeedSq is reduce.Max of float32s (NumPy's np.max): the first NaN if
+// there is one, else the first of the largest.
+func maxSpeedSq(s []float32) float32 {
+	m := s[0]
+	for _, v := range s[1:] {
+		if m != m {
+			break
+		}
+		if v != v || v > m {
+			m = v
+		}
+	}
+	return m
 }
 
 // neighbours counts the neighbours of the i-th particle in cell order
@@ -183,6 +224,7 @@ func (b *gridBuilder) neighbours(g *Grid, i int) {
 			}
 		}
 	}
+	g.SpeedSq[i] = speedSq(p)
 	me := g.Ids[i]
 	g.Neighbours[me] = count
 	g.Forces[4*me], g.Forces[4*me+1], g.Forces[4*me+2], g.Forces[4*me+3] = fx, fy, fz, 0
@@ -191,6 +233,22 @@ func (b *gridBuilder) neighbours(g *Grid, i int) {
 // push returns particle k's push from the grid's forces.
 func (g *Grid) push(k int) [3]float32 {
 	return [3]float32{g.Forces[4*k], g.Forces[4*k+1], g.Forces[4*k+2]}
+}
+
+// CellSpeedStats returns the mean over the occupied cells of the speed of
+// each one's fastest particle (the square root of MaxSpeedSq), and the
+// largest, in cells per second (0, 0 for no cells).
+func (g *Grid) CellSpeedStats() (mean, most float64) {
+	if len(g.MaxSpeedSq) == 0 {
+		return 0, 0
+	}
+	sum := 0.0
+	for _, s := range g.MaxSpeedSq {
+		v := math.Sqrt(float64(s))
+		sum += v
+		most = max(most, v)
+	}
+	return sum / float64(len(g.MaxSpeedSq)), most
 }
 
 // NeighbourStats returns the mean and the largest neighbour count of a
@@ -245,6 +303,9 @@ func CompareGrid(got, want Grid, gotRuns, wantRuns []uint32) error {
 	list("run starts", got.Starts, want.Starts)
 	list("neighbour counts", got.Neighbours, want.Neighbours)
 	list("force bits", bits(got.Forces), bits(want.Forces))
+	list("squared speed bits", bits(got.SpeedSq), bits(want.SpeedSq))
+	list("cells reduced", got.MaxCells, want.MaxCells)
+	list("cells' largest squared speed bits", bits(got.MaxSpeedSq), bits(want.MaxSpeedSq))
 	if diffs == 0 {
 		return nil
 	}

@@ -14,7 +14,8 @@ import (
 // randomParticles returns n particles at random in a cube of side
 // cells: a quarter crowded into a few cells, some on cell boundaries and
 // on the faces, some just past the far faces (the last cells take them),
-// the rest anywhere.
+// the rest anywhere; each with a random velocity of up to 2 cells per
+// second along each axis.
 func randomParticles(rng *rand.Rand, n int, side uint32) []Particle {
 	s := float32(side)
 	ps := make([]Particle, n)
@@ -31,14 +32,16 @@ func randomParticles(rng *rand.Rand, n int, side uint32) []Particle {
 		default:
 			p.Pos = [3]float32{rng.Float32() * s, rng.Float32() * s, rng.Float32() * s}
 		}
+		p.Vel = [3]float32{rng.Float32()*4 - 2, rng.Float32()*4 - 2, rng.Float32()*4 - 2}
 	}
 	return ps
 }
 
 // TestBuildGrid checks the Go grid against brute force: every pair's
 // distance for the neighbour counts and (summed in float64) the pushes,
-// the sort's order and stability, the gathered particles, and the runs'
-// cover of the sorted cells.
+// the sort's order and stability, the gathered particles, the runs'
+// cover of the sorted cells, the squared speeds (in float64) and each
+// cell's largest.
 func TestBuildGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -100,6 +103,36 @@ func TestBuildGrid(t *testing.T) {
 		if covered != uint32(n) || !slices.IsSorted(g.Unique) {
 			t.Fatalf("n=%d: runs cover %d particles, unique cells sorted %v", n, covered, slices.IsSorted(g.Unique))
 		}
+		checkCellMax(t, ps, g, side)
+	}
+}
+
+// checkCellMax checks g's squared speeds against float64 and the
+// reduction by cell against each cell's particles taken in their own
+// order.
+func checkCellMax(t *testing.T, ps []Particle, g Grid, side uint32) {
+	t.Helper()
+	fastest := map[uint32]float32{}
+	for i, id := range g.Ids {
+		v := ps[id].Vel
+		want := float64(v[0])*float64(v[0]) + float64(v[1])*float64(v[1]) + float64(v[2])*float64(v[2])
+		if d := math.Abs(float64(g.SpeedSq[i]) - want); d > 1e-6*want {
+			t.Fatalf("n=%d: slot %d's squared speed %g, float64 %g", len(ps), i, g.SpeedSq[i], want)
+		}
+	}
+	for k := range ps {
+		slot := slices.Index(g.Ids, uint32(k))
+		if c := CellOf(&ps[k], side); g.SpeedSq[slot] > fastest[c] {
+			fastest[c] = g.SpeedSq[slot]
+		}
+	}
+	if !slices.Equal(g.MaxCells, g.Unique) || len(g.MaxSpeedSq) != len(g.Unique) {
+		t.Fatalf("n=%d: cells reduced %v, %d values; want the occupied cells %v", len(ps), g.MaxCells, len(g.MaxSpeedSq), g.Unique)
+	}
+	for j, c := range g.Unique {
+		if g.MaxSpeedSq[j] != fastest[c] || !(fastest[c] > 0) {
+			t.Fatalf("n=%d: cell %d's largest squared speed %g, want %g", len(ps), c, g.MaxSpeedSq[j], fastest[c])
+		}
 	}
 }
 
@@ -119,11 +152,15 @@ func TestCompareGrid(t *testing.T) {
 		"gather order": func(g *Grid) { // the first and last cells' particles
 			g.Sorted[0], g.Sorted[len(g.Sorted)-1] = g.Sorted[len(g.Sorted)-1], g.Sorted[0]
 		},
-		"unique":     func(g *Grid) { g.Unique[7]++ },
-		"lengths":    func(g *Grid) { g.Lengths[7]++ },
-		"starts":     func(g *Grid) { g.Starts[7]++ },
-		"neighbours": func(g *Grid) { g.Neighbours[7]++ },
-		"forces":     func(g *Grid) { g.Forces[29] = math.Float32frombits(math.Float32bits(g.Forces[29]) ^ 1) },
+		"unique":        func(g *Grid) { g.Unique[7]++ },
+		"lengths":       func(g *Grid) { g.Lengths[7]++ },
+		"starts":        func(g *Grid) { g.Starts[7]++ },
+		"neighbours":    func(g *Grid) { g.Neighbours[7]++ },
+		"forces":        func(g *Grid) { g.Forces[29] = math.Float32frombits(math.Float32bits(g.Forces[29]) ^ 1) },
+		"speeds":        func(g *Grid) { g.SpeedSq[9] = math.Float32frombits(math.Float32bits(g.SpeedSq[9]) ^ 1) },
+		"cells reduced": func(g *Grid) { g.MaxCells[3]++ },
+		"cell max":      func(g *Grid) { g.MaxSpeedSq[3] = math.Float32frombits(math.Float32bits(g.MaxSpeedSq[3]) ^ 1) },
+		"no cell max":   func(g *Grid) { g.MaxCells, g.MaxSpeedSq = g.MaxCells[:0], g.MaxSpeedSq[:0] },
 	} {
 		got := BuildGrid(ps, 4)
 		change(&got)
