@@ -21,7 +21,7 @@ import (
 // whose grid finds some 25 neighbours per particle each frame, on the GPU
 // and in the Go reference): 2^15 particles spawned 2^11 a frame, so that
 // the buffer is full from frame 16, for 40 frames, particles dying from
-// frame 32: verified in 3.5 s on lavapipe.
+// frame 32: verified in about 3 s on lavapipe.
 const (
 	demoDefaultParticles     = 1 << 20
 	demoDefaultFrames        = 60
@@ -57,15 +57,19 @@ type demoOutput struct {
 	// plus spawned reaching the capacity; absent when none does); the
 	// occupied cells after each frame; the mean and the largest count of
 	// neighbours (other particles closer than the interaction radius) of
-	// the last frame's particles.
-	Grid            bool      `json:"grid,omitempty"`
-	GridSide        uint32    `json:"grid_side,omitempty"`
-	GridStages      []string  `json:"grid_stages,omitempty"`
-	GridStageMs     []float64 `json:"grid_stage_ms,omitempty"`
-	GridStageMsFull []float64 `json:"grid_stage_ms_full,omitempty"`
-	OccupiedCells   []uint32  `json:"occupied_cells_per_frame,omitempty"`
-	NeighboursMean  *float64  `json:"neighbours_mean,omitempty"`
-	NeighboursMax   *uint32   `json:"neighbours_max,omitempty"`
+	// the last frame's particles; the mean over the last frame's
+	// occupied cells of the speed of each one's fastest particle (the
+	// GPU's reduction by cell), and the largest, in cells per second.
+	Grid             bool      `json:"grid,omitempty"`
+	GridSide         uint32    `json:"grid_side,omitempty"`
+	GridStages       []string  `json:"grid_stages,omitempty"`
+	GridStageMs      []float64 `json:"grid_stage_ms,omitempty"`
+	GridStageMsFull  []float64 `json:"grid_stage_ms_full,omitempty"`
+	OccupiedCells    []uint32  `json:"occupied_cells_per_frame,omitempty"`
+	NeighboursMean   *float64  `json:"neighbours_mean,omitempty"`
+	NeighboursMax    *uint32   `json:"neighbours_max,omitempty"`
+	CellMaxSpeedMean *float64  `json:"cell_max_speed_mean,omitempty"`
+	CellMaxSpeedMax  *float64  `json:"cell_max_speed_max,omitempty"`
 	// Mismatch describes the first difference from the Go simulation when
 	// Verified is false.
 	Mismatch string `json:"mismatch,omitempty"`
@@ -103,6 +107,8 @@ func (j *demoJob) run(stderr io.Writer) (checkedRun, error) {
 		if got.Grid != nil {
 			mean, most := got.Grid.NeighbourStats()
 			o.NeighboursMean, o.NeighboursMax = &mean, &most
+			speed, top := got.Grid.CellSpeedStats()
+			o.CellMaxSpeedMean, o.CellMaxSpeedMax = &speed, &top
 		}
 	}
 	if n := len(got.Live); n > 0 {
@@ -155,7 +161,7 @@ func parseDemo(args []string, stderr io.Writer) (*demoJob, error) {
 	frames := fs.Int64("frames", demoDefaultFrames, fmt.Sprintf("simulate `F` frames (with -grid default %d)", demoGridDefaultFrames))
 	spawn := fs.Int64("spawn", 0, "spawn `S` particles per frame, fewer when the buffer is full (default N/64, with -grid N/16, at least 1)")
 	seed := fs.Int64("seed", demoDefaultSeed, "`SEED` of the spawn hash, 0 to 4294967295")
-	grid := fs.Bool("grid", false, "the swarm: particles spawned anywhere in a cube of about 7 per cell, which push apart; after each frame build the uniform grid of the live particles on the GPU (cell, sort by cell, run-length encoding into cell starts and counts, each particle's neighbours and their push through the 27 adjacent cells, which the next frame applies), verified against Go")
+	grid := fs.Bool("grid", false, "the swarm: particles spawned anywhere in a cube of about 7 per cell, which push apart; after each frame build the uniform grid of the live particles on the GPU (cell, sort by cell, the particles gathered into cell order, run-length encoding into cell starts and counts, each particle's neighbours and their push through the 27 adjacent cells, which the next frame applies, and each cell's fastest particle), verified against Go")
 	drawing := drawingFlags(fs, "draw the final particles to `FILE` (PNG)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
@@ -242,11 +248,12 @@ func (o demoOutput) printText(w io.Writer) error {
 		if k := len(o.OccupiedCells); k > 0 {
 			cells = o.OccupiedCells[k-1]
 		}
-		mean, most := 0.0, uint32(0)
+		mean, most, speed, top := 0.0, uint32(0), 0.0, 0.0
 		if o.NeighboursMean != nil {
-			mean, most = *o.NeighboursMean, *o.NeighboursMax
+			mean, most, speed, top = *o.NeighboursMean, *o.NeighboursMax, *o.CellMaxSpeedMean, *o.CellMaxSpeedMax
 		}
-		fmt.Fprintf(&b, "demo: grid of %d^3 cells, %d occupied at the end, %.1f neighbours per particle (at most %d)", o.GridSide, cells, mean, most)
+		fmt.Fprintf(&b, "demo: grid of %d^3 cells, %d occupied at the end, %.1f neighbours per particle (at most %d), each cell's fastest particle at %.2f cells/s on average (at most %.2f)",
+			o.GridSide, cells, mean, most, speed, top)
 		for k, ms := range o.GridStageMs {
 			sep := "; GPU ms per frame: "
 			if k > 0 {

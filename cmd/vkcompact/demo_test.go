@@ -111,6 +111,14 @@ func TestDemoDetectsCorruption(t *testing.T) {
 			g.Ids[0], g.Ids[1] = g.Ids[1], g.Ids[0]
 		},
 		"grid: occupied cells": func(st *particles.State) { st.Occupied[3]++ },
+		"grid: a gathered particle's lowest bit": func(st *particles.State) {
+			p := &grid(st).Sorted[1]
+			p.Pos[0] = math.Float32frombits(math.Float32bits(p.Pos[0]) ^ 1)
+		},
+		"grid: a cell's largest squared speed": func(st *particles.State) {
+			g := grid(st)
+			g.MaxSpeedSq[2] = math.Float32frombits(math.Float32bits(g.MaxSpeedSq[2]) ^ 1)
+		},
 		"grid: a push's lowest bit": func(st *particles.State) {
 			g := grid(st)
 			g.Forces[5] = math.Float32frombits(math.Float32bits(g.Forces[5]) ^ 1)
@@ -139,23 +147,27 @@ func TestDemoDetectsCorruption(t *testing.T) {
 }
 
 // TestDemoGridJSON runs the demo with its grid: verified, the stages named
-// and timed, the cube's side, the occupied cells of every frame and the
-// last frame's neighbour counts as the Go simulation has them.
+// and timed, the cube's side, the occupied cells of every frame, and the
+// last frame's neighbour counts and cells' fastest particles as the Go
+// simulation has them.
 func TestDemoGridJSON(t *testing.T) {
 	requireDevice(t)
 	p := particles.Params{Capacity: 3001, Frames: 15, Spawn: 250, Seed: 6, Grid: true}
 	args := []string{"demo", "-json", "-grid", "-device", os.Getenv("VKCOMPACT_DEVICE"), "-particles", "3001", "-frames", "15", "-spawn", "250", "-seed", "6"}
-	out := runJSON(t, args, "verified", "grid", "grid_side", "grid_stages", "grid_stage_ms", "grid_stage_ms_full", "occupied_cells_per_frame", "neighbours_mean", "neighbours_max")
+	out := runJSON(t, args, "verified", "grid", "grid_side", "grid_stages", "grid_stage_ms", "grid_stage_ms_full", "occupied_cells_per_frame", "neighbours_mean", "neighbours_max",
+		"cell_max_speed_mean", "cell_max_speed_max")
 	type gridJSON struct {
 		demoJSON
-		Grid            bool      `json:"grid"`
-		GridSide        uint32    `json:"grid_side"`
-		GridStages      []string  `json:"grid_stages"`
-		GridStageMs     []float64 `json:"grid_stage_ms"`
-		GridStageMsFull []float64 `json:"grid_stage_ms_full"`
-		OccupiedCells   []uint32  `json:"occupied_cells_per_frame"`
-		NeighboursMean  float64   `json:"neighbours_mean"`
-		NeighboursMax   uint32    `json:"neighbours_max"`
+		Grid             bool      `json:"grid"`
+		GridSide         uint32    `json:"grid_side"`
+		GridStages       []string  `json:"grid_stages"`
+		GridStageMs      []float64 `json:"grid_stage_ms"`
+		GridStageMsFull  []float64 `json:"grid_stage_ms_full"`
+		OccupiedCells    []uint32  `json:"occupied_cells_per_frame"`
+		NeighboursMean   float64   `json:"neighbours_mean"`
+		NeighboursMax    uint32    `json:"neighbours_max"`
+		CellMaxSpeedMean float64   `json:"cell_max_speed_mean"`
+		CellMaxSpeedMax  float64   `json:"cell_max_speed_max"`
 	}
 	d := decodeLastLine[gridJSON](t, out)
 	want := particles.Simulate(p)
@@ -164,6 +176,9 @@ func TestDemoGridJSON(t *testing.T) {
 	}
 	if mean, most := want.Grid.NeighbourStats(); d.NeighboursMean != mean || d.NeighboursMax != most || !(mean > 0) {
 		t.Errorf("neighbours %g on average, %d at most; want %g, %d", d.NeighboursMean, d.NeighboursMax, mean, most)
+	}
+	if mean, most := want.Grid.CellSpeedStats(); d.CellMaxSpeedMean != mean || d.CellMaxSpeedMax != most || !(mean > 0 && most >= mean) {
+		t.Errorf("cells' fastest particles at %g cells/s on average, %g at most; want %g, %g", d.CellMaxSpeedMean, d.CellMaxSpeedMax, mean, most)
 	}
 	if len(d.GridStageMs) != len(particles.GridStages) || len(d.GridStageMsFull) != len(particles.GridStages) {
 		t.Errorf("%d stage times, %d with the buffer full, for %d stages", len(d.GridStageMs), len(d.GridStageMsFull), len(particles.GridStages))
@@ -186,5 +201,25 @@ func TestStageMeans(t *testing.T) {
 	}
 	if _, full := stageMeans([][]float64{{1, 2}}, particles.Params{Capacity: 100, Spawn: 1}, []uint32{1, 2}); full != nil {
 		t.Errorf("no full frame, means %v", full)
+	}
+}
+
+// TestDemoGridText checks the grid's line of the text report: the cells,
+// the neighbours, the cells' fastest particles and each stage's time.
+func TestDemoGridText(t *testing.T) {
+	mean, most, speed, top := 25.5, uint32(44), 1.25, 3.5
+	o := demoOutput{
+		Frames: 2, Particles: 100, Spawn: 50, Live: 90, LivePerFrame: []uint32{50, 90}, Device: "dev", Verified: true,
+		Grid: true, GridSide: 3, GridStages: []string{"sort", "gather"}, GridStageMs: []float64{0.5, 0.25},
+		OccupiedCells: []uint32{20, 27}, NeighboursMean: &mean, NeighboursMax: &most, CellMaxSpeedMean: &speed, CellMaxSpeedMax: &top,
+	}
+	var b bytes.Buffer
+	if err := o.printText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "demo: grid of 3^3 cells, 27 occupied at the end, 25.5 neighbours per particle (at most 44), " +
+		"each cell's fastest particle at 1.25 cells/s on average (at most 3.50); GPU ms per frame: sort 0.500, gather 0.250\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("report:\n%s\nwant it to end with\n%s", b.String(), want)
 	}
 }
