@@ -11,7 +11,7 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// A three-way partition (issue 38) writes every element to one of three
+// A three-way partition writes every element to one of three
 // outputs: the first when Partition3.First keeps it, else the second when
 // Partition3.Second keeps it, else the third (the rest). Each output holds
 // its group in input order: all three are stable, none is reversed, since

@@ -202,8 +202,9 @@ func p3Random(rng *rand.Rand, t vkcompact.Type) (compact.Partition3, refConst, r
 	return part, c1, c2, keys
 }
 
-// anchor returns issue 38's partition of uint32 keys: x < 0x55555555,
-// then x < 0xaaaaaaaa, over random keys.
+// anchor returns the partition of uint32 keys that the CUB anchor and
+// bench's partition3_u32 run: x < 0x55555555, then x < 0xaaaaaaaa, over
+// random keys.
 func anchor() (compact.Partition3, refConst, refConst, func(*rand.Rand) uint64) {
 	part := compact.Partition3{First: compact.KeepIf(compact.Less, compact.Uint(0x55555555)), Second: compact.KeepIf(compact.Less, compact.Uint(0xaaaaaaaa))}
 	return part, refConst{u: 0x55555555}, refConst{u: 0xaaaaaaaa}, func(rng *rand.Rand) uint64 { return uint64(rng.Uint32()) }

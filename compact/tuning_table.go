@@ -10,8 +10,7 @@ import (
 
 // The measured choices of a selection's tuning, as data: one row per
 // class of device, which the pure tuning (tuneThreePhase, tuneSinglePass)
-// reads. The measurements behind them are in BENCHMARKS.md and
-// BENCHMARKS-history.md. The choices a selection shares with the prefix
+// reads. docs/tuning.md gives the measurements behind them. The choices a selection shares with the prefix
 // sum are package tiling's: PathAuto's path (tiling.AutoSinglePass), the
 // processors and the three phases' loads (tiling.Resolve), the spins
 // (tiling.Spins), tiles by index (tiling.TilesByIndex) and the self-reset
@@ -47,7 +46,7 @@ type classTuning struct {
 	// autoSinglePassBytes: on a CPU device (where tiling.AutoSinglePass
 	// takes the three phases), PathAuto takes the single pass for inputs
 	// of at most this many bytes, where it measured faster on lavapipe
-	// and SwiftShader (BENCHMARKS.md, "Issue 37").
+	// and SwiftShader (docs/tuning.md, "Which algorithm: PathAuto").
 	autoSinglePassBytes uint64
 	// workgroup is a selection's default workgroup where the caller
 	// chose none (the three-way partition keeps its own); 0:
@@ -75,8 +74,8 @@ var tuningTable = [...]classTuning{
 	gpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, smallInputBytes: 4 << 20, smallTileWorkgroup: 512, smallTileLoads: 1, stageUnits: true},
 	// lavapipe: the rejected elements staged too (select_if at 2^16,
 	// keep 0.5, single pass 1.06-1.66 -> 0.84-1.36 ms; at 2^20, three
-	// phases, the move 8.3-9.3 -> 5.9-7.1; BENCHMARKS.md, "Issue 37,
-	// fourth stop").
+	// phases, the move 8.3-9.3 -> 5.9-7.1; docs/tuning.md, "Compaction
+	// and prefix sum").
 	cpuClass: {autoStaged: true, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 256 << 10, stageRejected: true},
 	// SwiftShader, its SPIR-V specialized (pipeline.SpecializesSPIRV):
 	// the single pass up to 2^14 words (select_if 0.40-0.42 ms at 2^12
@@ -85,9 +84,9 @@ var tuningTable = [...]classTuning{
 	// 2.30-2.40 against 5.54-5.86); workgroups of 64 and the scattered
 	// write (select_if at 2^12 0.26-0.27 ms against 0.31-0.43, at 2^16
 	// 2.18-2.27 against 3.08-3.53, at 2^20 31.7-33.2 against 37.4-39.2;
-	// BENCHMARKS.md, "Issue 37, third stop"). One load per lane in the
-	// three phases (select_if at 2^20 21.7-31.0 ms against 25.2-32.1,
-	// partition_if 28.7-34.7 against 34.1-46.3; "Issue 37, fourth stop").
+	// docs/tuning.md, "Compaction and prefix sum"). One load per lane in
+	// the three phases (select_if at 2^20 21.7-31.0 ms against 25.2-32.1,
+	// partition_if 28.7-34.7 against 34.1-46.3).
 	swiftShaderClass: {autoStaged: false, singlePassLoads: vkcompact.MaxLoadsPerLane, autoSinglePassBytes: 64 << 10, workgroup: 64, threePhaseLoads: 1},
 }
 

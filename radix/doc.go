@@ -53,11 +53,10 @@
 // one binding the lane-serial sort (Tuning.LaneSerial), in which each
 // invocation counts and scatters its own contiguous run of keys alone,
 // as a CPU thread's radix sort does, with no ballot and no barrier inside
-// the walk (BENCHMARKS.md, "Issue 37, third stop"). Where the context has
+// the walk (docs/tuning.md, "Radix sort on CPU devices"). Where the context has
 // shaderInt64 and subgroups of at most 8 lanes, it moves 64-bit words
 // (Tuning.Words64): 32-bit keys with values then travel packed between
-// its passes, and Plan.ScratchSize holds two regions of 8 bytes a key
-// ("Issue 37, fourth stop").
+// its passes, and Plan.ScratchSize holds two regions of 8 bytes a key.
 //
 // Plan.Record and StructPlan.Record follow the synchronisation contract
 // ("Synchronisation"), the counts from the GPU (Buffers.Count) and the concurrency rules in package

@@ -14,7 +14,7 @@ import (
 // are the lanes of one SIMD register, so the three phases' ranking by
 // ballots, their barriers and their stage cost more than the keys' own
 // loads and stores: 37 ns a key and pass in the scatter on lavapipe at
-// 2^20 (BENCHMARKS.md, "Issue 37, third stop"). Here every lane owns a
+// 2^20 (docs/tuning.md, "Radix sort on CPU devices"). Here every lane owns a
 // contiguous run of keys and sorts it as a CPU's radix sort does per
 // thread: per pass a count (each lane its own digit counts) and a scatter
 // (each lane its keys to its digits' next slots), two dispatches and no

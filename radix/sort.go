@@ -37,8 +37,7 @@ type Options struct {
 	// 64-bit keys and past SmallSortKeys; on a GPU, for fewer 32-bit keys with
 	// the digit width and keys per lane left to it, it picks the path,
 	// digit width and keys per lane by the key count from a table of the
-	// fastest measured (BENCHMARKS.md, "Radix tuning choices and the
-	// measurements behind them").
+	// fastest measured (docs/tuning.md, "Radix sort on a GPU").
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor's unpublished status word before counting that
@@ -85,8 +84,8 @@ const (
 	// TailsAuto holds the tails back (TailsHold) for keys with values on
 	// a GPU, where the carried keys fit shared memory and no pass loses
 	// its fused counts to them (it never shrinks the workgroup for
-	// them), and writes them (TailsWrite) elsewhere (BENCHMARKS.md,
-	// "Radix tuning choices and the measurements behind them").
+	// them), and writes them (TailsWrite) elsewhere (docs/tuning.md,
+	// "Radix sort on a GPU").
 	TailsAuto Tails = iota
 	// TailsWrite writes each round's runs out whole.
 	TailsWrite
@@ -118,8 +117,7 @@ const (
 	// after any other keeps its count phase. It does not shrink the
 	// workgroup to make the counters fit shared memory (a forced
 	// CountsFused does): where none fit, every pass keeps a count phase.
-	// BENCHMARKS.md, "Radix tuning choices and the measurements behind
-	// them", gives the measurements.
+	// docs/tuning.md, "Radix sort on a GPU", gives the measurements.
 	CountsAuto Counts = iota
 	// CountsSeparate gives every pass a count phase of its own, which
 	// reads the keys.
@@ -324,8 +322,8 @@ type Tuning struct {
 	// Record records no clear before it where the commands recorded so
 	// far leave the scratch so (vk.Range.KnownZero; see the package
 	// vkcompact's "Scratch between runs"). With an even number of passes
-	// up to 512 tiles of keys alone, 256 of pairs (BENCHMARKS.md, "Radix
-	// tuning choices and the measurements behind them").
+	// up to 512 tiles of keys alone, 256 of pairs (docs/tuning.md, "Radix
+	// sort on a GPU").
 	SelfReset bool
 	// OneWorkgroup: on a CPU device, PathAuto sorts these keys in one
 	// workgroup's shared memory (one dispatch, no scratch: ScratchSize is

@@ -13,8 +13,8 @@ import (
 // sm90_tuning structs and Mesa's radix_sort_vk_target_config are): what
 // the tuning takes where Options leave a choice to it. Everything else
 // it derives from these, the device's information and the request
-// (tune.go). BENCHMARKS.md, "Radix tuning choices and the measurements
-// behind them", gives the figures behind each row.
+// (tune.go). docs/tuning.md, "Radix sort on a GPU" and "Radix sort on
+// CPU devices", gives the figures behind each row.
 
 // deviceTuning is the measured choices for one class of device.
 type deviceTuning struct {
@@ -76,8 +76,8 @@ type smallShape struct {
 }
 
 // SmallSortKeys is the most keys for which PathAuto on a GPU picks the
-// sort's shape for 32-bit keys by their count (BENCHMARKS.md, "Radix
-// tuning choices and the measurements behind them").
+// sort's shape for 32-bit keys by their count (docs/tuning.md, "Radix
+// sort on a GPU").
 const SmallSortKeys = 1 << 26
 
 var (
@@ -89,8 +89,8 @@ var (
 		workgroup: 256, singlePassKeysPerLane: 8, fewRoundsKeysPerLane: 8,
 		holdPairTails: true, fusedChunkPerCounter: 16,
 		selfResetTiles: struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
-		// Issue 36 (H100, one call, results/2026-11-28-h100-issue36-onesweep.csv):
-		// the single pass with tiles of 256 x 30 keys against the three
+		// Measured on the H100 in one call
+		// (results/2026-11-28-h100-issue36-onesweep.csv): the single pass with tiles of 256 x 30 keys against the three
 		// phases took keys at 2^22 0.2007 vs 0.2038 ms, 2^24 0.559 vs
 		// 0.639, 2^26 1.977 vs 2.197 (at 2^28 its tiles of 256 x 16 and
 		// 384 x 20 took 10.2 vs 7.7); pairs at 256 x 16 (at 30 keys a
@@ -114,8 +114,8 @@ var (
 
 	// cpuTuning is a CPU device's: 8-bit digits, half the passes over
 	// memory; 16 keys per lane for 32-bit keys (fewer, longer rounds:
-	// lavapipe at subgroups 4, 8 and 16 and SwiftShader, BENCHMARKS.md
-	// "Issue 37"); the scan fitted to the processors (fitScan); the rest
+	// lavapipe at subgroups 4, 8 and 16 and SwiftShader, docs/tuning.md,
+	// "Radix sort on CPU devices"); the scan fitted to the processors (fitScan); the rest
 	// the GPU's, unmeasured there.
 	cpuTuning = deviceTuning{
 		keys32: digitShape{8, 16}, pairs32: digitShape{8, 16}, keys64: digitShape{8, 4},
@@ -124,9 +124,9 @@ var (
 		selfResetTiles:       struct{ keys, pairs uint32 }{keys: 512, pairs: 256},
 		fitScan:              true,
 		segBlock:             segBlockTuning{workgroup: 64, keysPerLane: 16},
-		// Issue 37: one workgroup sorting 4096 keys in shared memory took
-		// 0.94 ms on lavapipe (subgroup 8) where the three phases took
-		// 4.6 (BENCHMARKS.md, "Issue 37, second stop").
+		// One workgroup sorting 4096 keys in shared memory took 0.94 ms
+		// on lavapipe (subgroup 8) where the three phases took 4.6
+		// (docs/tuning.md, "Radix sort on CPU devices").
 		oneGroupKeys: segMaxCapacity,
 		lanes:        lanesTuning{most: 1 << 24, workgroup: 8, minProcs: 4, minLaneKeys: 1024, laneKeys: 8192, words64: true, words64Lanes: 8},
 	}
@@ -136,8 +136,8 @@ var (
 // sorts, which the lane-serial sort takes past 2048 keys. With its SPIR-V
 // specialized (pipeline.SpecializesSPIRV) the one workgroup in shared
 // memory took keys at 2^11 1.01-1.08 ms against the lane-serial sort's
-// 1.43-1.79, at 2^12 2.62-2.85 against 1.43-1.59 (BENCHMARKS.md, "Issue
-// 37, third stop").
+// 1.43-1.79, at 2^12 2.62-2.85 against 1.43-1.59 (docs/tuning.md,
+// "Radix sort on CPU devices").
 var swiftShaderTuning = func() deviceTuning {
 	t := cpuTuning
 	t.oneGroupKeys = 2048
@@ -162,7 +162,7 @@ func tuningFor(info vk.DeviceInfo) *deviceTuning {
 // enough whole subgroups for the row. A CPU driver runs a workgroup's
 // invocations in turn on a few threads, with a switch at every barrier:
 // 1024 invocations for a row of 8 counts made the scan most of a small
-// sort's time on lavapipe (BENCHMARKS.md, "Issue 37").
+// sort's time on lavapipe (docs/tuning.md, "Radix sort on CPU devices").
 func (t *deviceTuning) scanWorkgroup(info vk.DeviceInfo, procs uint32) uint32 {
 	wg := pipeline.ScanWorkgroup(info)
 	if !t.fitScan {

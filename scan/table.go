@@ -7,8 +7,8 @@ import (
 
 // The prefix sum's measured choices, by device class: data that the pure
 // tuning (tune.go) reads, as CUB's tuning structs and Mesa's radix sort
-// target configs are. The figures behind them are in BENCHMARKS.md
-// ("Compaction and prefix-sum tuning choices"). The choices shared with the selection (default
+// target configs are. The figures behind them are in docs/tuning.md
+// ("Compaction and prefix sum"). The choices shared with the selection (default
 // workgroup size and processors, PathAuto's choice, spins, tile order,
 // self-reset) are package tiling's.
 
@@ -51,7 +51,7 @@ type passTuning struct {
 	// autoElems: on a CPU device (where tiling.AutoSinglePass takes the
 	// three phases), PathAuto takes the single pass for up to this many
 	// elements, where it measured faster on lavapipe and SwiftShader
-	// (BENCHMARKS.md, "Issue 37").
+	// (docs/tuning.md, "Which algorithm: PathAuto").
 	autoElems uint32
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU drivers' rows of issue 37 on this machine: vkcompact bench on
+# The CPU drivers' rows of BENCHMARKS.md on this machine: vkcompact bench on
 # lavapipe at subgroups 4, 8 and 16 and on SwiftShader (scripts/setup.sh
 # installs both), R runs of each measurement (the median of each run's
 # medians is what the documents quote), into one CSV with a device column.

@@ -44,7 +44,7 @@ type Options struct {
 	// ranges, so that a frame loop over the same plans and buffers
 	// allocates none after its first frame). Sets are the default: on the
 	// H100 they took 3 to 7% less GPU time than push descriptors from
-	// 2^16 to 2^22 elements, every operation (BENCHMARKS.md). It is also
+	// 2^16 to 2^22 elements, every operation (docs/tuning.md). It is also
 	// set by VKCOMPACT_PUSH_DESCRIPTORS=1.
 	PushDescriptors bool
 	// CachedDescriptorSets bounds the descriptor sets the context keeps

@@ -149,7 +149,7 @@ func Spins(info vk.DeviceInfo, spins int32) uint32 {
 //
 // A split by index was slower at 2^28 (1.244 against 1.044 ms, 65536
 // tiles) but faster wherever the tiles are few (up to 1024 of them, 2^22
-// uint32: 0.3 to 0.7 us less on the H100, BENCHMARKS.md), so a split
+// uint32: 0.3 to 0.7 us less on the H100, docs/tuning.md), so a split
 // takes its tiles by index up to SelfResetMaxTiles tiles.
 func TilesByIndex(info vk.DeviceInfo, split bool, tiles uint32) bool {
 	return !info.CPU() && (!split || tiles <= SelfResetMaxTiles)
@@ -162,7 +162,7 @@ func TilesByIndex(info vk.DeviceInfo, split bool, tiles uint32) bool {
 // than the clear's dispatch and barrier (on the H100, 65536 tiles at
 // 2^28 took 6 to 10% longer, while 1024 tiles at 2^22 gained 0.6 us;
 // with the bound at 4096 tiles, 2^24 took 1 to 4% longer, at 16384
-// tiles 2^26 took 5 to 9% longer: BENCHMARKS.md).
+// tiles 2^26 took 5 to 9% longer: docs/tuning.md).
 const SelfResetMaxTiles = 1024
 
 // SelfReset says whether a single pass of tiles tiles resets its own
