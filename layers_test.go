@@ -19,8 +19,8 @@ const module = "github.com/vkcompact/vkcompact"
 // one layer: the layer of the longest folder that holds it ("." holds the
 // root package only). A package's non-test files may import packages of
 // lower layers, and of their own layer only where within is set. This
-// table is the layering's one statement (the README's Layout section says
-// what each package holds). The operations (compact, scan, radix,
+// table is the layering's one statement (docs/layout.md says what each
+// package holds). The operations (compact, scan, radix,
 // histogram, permute, reduce) share
 // their vocabulary through the root package and the helpers below them,
 // never through each other; runs is built on compact's plans (a

@@ -10,7 +10,7 @@ import (
 )
 
 // devicesOutput is the JSON of `vkcompact devices -json`: stable field
-// names, documented in the README.
+// names, documented in docs/cli.md.
 type devicesOutput struct {
 	Default int             `json:"default"` // index of the default device, -1 when none is usable
 	Devices []vk.DeviceInfo `json:"devices"`

@@ -28,8 +28,8 @@ const validationLayer = "VK_LAYER_KHRONOS_validation"
 
 // withoutGC runs f, a call of the binding, with the garbage collector off:
 // the binding's C copies of slice arguments are owned by a finalizer that
-// a collection may run before the Vulkan call is made (the README's
-// section on embedding warns engine authors). debug.SetGCPercent(-1) also
+// a collection may run before the Vulkan call is made (docs/embedding.md
+// warns engine authors). debug.SetGCPercent(-1) also
 // waits for a cycle in progress to finish, so nothing allocated inside f
 // is finalized before f returns. (vkcompact itself avoids those calls:
 // see vk/cvk.go.)
