@@ -1,6 +1,7 @@
 // Package vkcompact holds the vocabulary every operation of the module
-// shares: the element types and layouts (Type, Elem, StructOf) and the
-// choice of algorithm (Path); and, in its documentation, the
+// shares: the element types and layouts (Type, Elem, StructOf; Records
+// for packed records whose size or key offset is not a multiple of 4) and
+// the choice of algorithm (Path); and, in its documentation, the
 // synchronisation contract of every recording (Synchronisation), GPU-side
 // counts and the concurrency rules.
 //
@@ -10,23 +11,30 @@
 // compact (stream compaction and split, compact.Plan; the three-way
 // partition, compact.Partition3Plan), scan (prefix sums, scan.Plan), runs
 // (run-length encoding and the runs longer than one, runs.Plan), radix
-// (sorts: of keys or pairs, radix.Plan; of structs by a key,
-// radix.StructPlan; within segments, radix.SegmentedPlan) and reduce
-// (reductions: to one value, reduce.Plan; within segments,
-// reduce.SegmentedPlan; by key, reduce.ByKeyPlan). Package transfer records the vectorised copy and fill between
-// them. Package vk opens or borrows a Vulkan device and holds its
+// (sorts: of keys or pairs, radix.Plan, and the order that sorts keys,
+// radix.ArgsortSlice; of structs by a key, radix.StructPlan; within
+// segments, radix.SegmentedPlan), reduce (reductions: to one value,
+// reduce.Plan; within segments, reduce.SegmentedPlan; by key,
+// reduce.ByKeyPlan), histogram (counts of samples in bins,
+// histogram.Plan) and permute (gather and scatter by indices,
+// permute.Plan). Package transfer records the vectorised copy and fill
+// between them. Package vk opens or borrows a Vulkan device and holds its
 // buffers; package pipeline records the dispatches.
 //
 // # Embedding in an engine
 //
 // An engine that creates its own device asks vk.DeviceRequirements what to
-// enable (Vulkan 1.1 with subgroup ballot and arithmetic; optionally
-// subgroup size control; no extension, no 64-bit shader features), hands its handles to vk.Borrow and
-// its buffers to Context.WrapBuffer, and records into its own command
-// buffer through pipeline.Record(ctx.Wrap(cmd)), calling
-// ctx.Completed(cmd) once the command buffer's work has completed (so that
-// the descriptor sets bound there may be reused). Releasing the context
-// destroys only what the library created. compact's Example_particles shows it.
+// enable (Vulkan 1.1 with subgroup ballot and arithmetic is all it needs;
+// subgroup size control and shaderInt64 are worth enabling where the
+// device has them), hands its handles to vk.Borrow and its buffers to
+// Context.WrapBuffer, and records into its own command buffer through
+// pipeline.Record(ctx.Wrap(cmd)), handing the library the fence of each
+// submission of it with ctx.Submitted(cmd, fence) (or calling
+// ctx.Completed(cmd) once its work has completed), so that the descriptor
+// sets bound there may be reused and Release waits for it. Releasing the
+// context destroys only what the library created. compact's
+// Example_particles shows it; docs/embedding.md in the repository is the
+// guide.
 //
 // # Synchronisation
 //
@@ -35,7 +43,8 @@
 // compact.Plan.Record, compact.Partition3Plan.Record, scan.Plan.Record,
 // runs.Plan.Record, radix.Plan.Record, radix.StructPlan.Record,
 // radix.SegmentedPlan.Record, reduce.Plan.Record, reduce.SegmentedPlan.Record,
-// reduce.ByKeyPlan.Record, transfer.RecordCopy, transfer.RecordCopyCount and
+// reduce.ByKeyPlan.Record, histogram.Plan.Record, permute.Plan.Record,
+// transfer.RecordCopy, transfer.RecordCopyCount and
 // transfer.RecordFill (their src, count and dst ranges as inputs and
 // outputs below) append compute dispatches to the recorder's command
 // buffer and submit nothing; so does any sequence recorded through a
@@ -43,15 +52,16 @@
 //
 //   - First access to every input range (Src, Flags, Count, the Keys,
 //     Values of a sort or a reduction by key, the Offsets of a segmented
-//     sort or reduction): a read in
+//     sort or reduction, a histogram's Edges, a permutation's Indices): a
+//     read in
 //     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT.
 //     First access to every written range (Dst, Result, Total, Src in
 //     place, a partition's First, Second and Rest, the runs' Keys,
 //     Lengths and Offsets, a sort's and a reduction by key's KeysOut and
-//     ValuesOut): a write in the
-//     same stage with VK_ACCESS_SHADER_WRITE_BIT; to Scratch, a read and a
-//     write (the single pass reads the status words its last run left
-//     there).
+//     ValuesOut, a histogram's Counts, a permutation's Dst and Status): a
+//     write in the same stage with VK_ACCESS_SHADER_WRITE_BIT; to Scratch,
+//     and to a histogram's Counts with Accumulate, a read and a write (the
+//     single pass reads the status words its last run left there).
 //   - Before: the caller records a barrier making its earlier writes of
 //     the inputs available to that stage and access (for instance
 //     COMPUTE_SHADER/SHADER_WRITE to COMPUTE_SHADER/SHADER_READ after its
@@ -100,7 +110,8 @@
 // compact.Buffers.Count, compact.Partition3Buffers.Count,
 // scan.Buffers.Count, runs.Buffers.Count, radix.Buffers.Count,
 // radix.StructBuffers.Count, reduce.Buffers.Count,
-// reduce.ByKeyBuffers.Count and transfer.RecordCopyCount read a uint32
+// reduce.ByKeyBuffers.Count, histogram.Buffers.Count,
+// permute.Buffers.Count and transfer.RecordCopyCount read a uint32
 // count (for instance the kept
 // count a compaction left at Result + compact.ResultKeptOffset) when the
 // command buffer runs. The plan's n is then a capacity; elements past the
@@ -121,7 +132,8 @@
 //
 // Plans (compact.Plan, compact.Partition3Plan, scan.Plan, runs.Plan,
 // radix.Plan, radix.StructPlan, radix.SegmentedPlan, reduce.Plan,
-// reduce.SegmentedPlan, reduce.ByKeyPlan) are immutable and may be shared and
+// reduce.SegmentedPlan, reduce.ByKeyPlan, histogram.Plan, permute.Plan)
+// are immutable and may be shared and
 // recorded from several goroutines at once, each into its own command
 // buffer with its own Recorder. A Recorder, and the command buffer it
 // records into, belongs to one goroutine at a time. The calls that submit

@@ -21,6 +21,16 @@
 // devices it takes it for small inputs (up to 256 KiB on lavapipe, 64
 // KiB on SwiftShader) and the three phases past them.
 //
+// What a selection keeps is its Keep: a comparison of each element's key
+// with a constant (KeepIf, KeepMask, KeepNonZero, ParseKeep), a flag per
+// element (KeepFlagged; SelectFlaggedSlice), or a comparison with the
+// element before it: unique keeps the first element of each run of equal
+// ones (KeepUnique, KeepFirstOfRun with an Equality; UniqueSlice), as
+// CUB's DeviceSelect::Unique, in the same kernels. Selection.Output writes
+// the kept elements' indices instead of the elements (OutputIndices;
+// SelectIndicesSlice), or both (OutputBoth), which package runs builds
+// its run-length encoding on.
+//
 // A three-way partition (NewPartition3Plan, Partition3Slice) writes the
 // elements a first predicate keeps, then of the others those a second
 // keeps, then the rest, to three outputs, each in input order, in one such

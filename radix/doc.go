@@ -23,6 +23,17 @@
 // and the structs gathered into the output in that order, stably; after a
 // compaction, the kept count can come from the GPU.
 //
+// ArgsortSlice returns the stable order that sorts keys (NumPy's
+// argsort(kind="stable")): a sort of the keys with their indices as values.
+//
+// A segmented sort (SegmentedPlan, SortSegmentsSlice, SortSegmentPairsSlice)
+// sorts keys, or pairs, within segments given by offsets in a GPU buffer,
+// each segment on its own, stably: segments of at most the device's block
+// capacity (SegmentCapacity; SegmentedSort.MaxSegment, or a choice the GPU
+// makes) are sorted one workgroup each in shared memory, short ones several
+// to a workgroup; any others by two whole radix sorts, of the keys with
+// their indices and then of those indices by segment.
+//
 // A pass handles at most Options.DigitBits bits (by default on a GPU 6
 // for 32-bit keys, with values or not, so 6 passes of 6, 6, 5, 5, 5 and
 // 5 bits, and 4 for 64-bit keys; 8 on a CPU device): in the three phases
@@ -58,8 +69,10 @@
 // (Tuning.Words64): 32-bit keys with values then travel packed between
 // its passes, and Plan.ScratchSize holds two regions of 8 bytes a key.
 //
-// Plan.Record and StructPlan.Record follow the synchronisation contract
-// ("Synchronisation"), the counts from the GPU (Buffers.Count) and the concurrency rules in package
-// vkcompact's documentation. A sort's inputs are Keys, Values and Count;
-// its outputs KeysOut, ValuesOut (Keys and Values in place) and Scratch.
+// Plan.Record, StructPlan.Record and SegmentedPlan.Record follow the
+// synchronisation contract ("Synchronisation"), the counts from the GPU
+// (Buffers.Count, StructBuffers.Count; a segmented sort takes none) and
+// the concurrency rules in package vkcompact's documentation. A sort's
+// inputs are Keys, Values and Count; its outputs KeysOut, ValuesOut (Keys
+// and Values in place) and Scratch.
 package radix

@@ -2,9 +2,10 @@
 // Vulkan compute shaders.
 //
 //	vkcompact devices [-json]
-//	vkcompact bench [-ops copy] [-n 20,24,26,28] [-reps 30] [-device D] [-json]
+//	vkcompact bench [-ops copy,select_if,partition_if] [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-phases] [-device D] [-json]
 //	vkcompact compact -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact split -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
+//	vkcompact partition3 -in FILE -first EXPR -second EXPR -out-first FILE -out-second FILE -out-rest FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-device D] [-json]
 //	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace] [-device D] [-json]
 //	vkcompact rle -in FILE -out FILE -lengths FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-nontrivial] [-device D] [-json]
 //	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
@@ -33,6 +34,11 @@
 // type's, '|VS' for raw structs, the records' own) when its name ends in
 // .npy, raw otherwise; it is written to a temporary file and renamed once
 // complete, so that a failed run leaves none.
+//
+// partition3 writes each element to -out-first where the -first EXPR
+// keeps it, else to -out-second where the -second EXPR keeps it, else to
+// -out-rest, each group in input order; inputs, types and expressions are
+// compact's.
 //
 // unique writes the first element of each run of equal elements of the
 // input, in order: equal keys by default (-equal keys: as the type
@@ -87,6 +93,8 @@
 // is none. While a long run works, a line on stderr shows its progress
 // (frames, renders or measurements done, the seconds elapsed) when stderr
 // is a terminal and there is no -json; piped, stderr gets errors alone.
+//
+// docs/cli.md in the repository is the full manual.
 //
 // Exit status: 0 on success, 2 for a bad invocation or bad input, 1 for a
 // device or driver failure, or a check that failed (demo, raytrace).

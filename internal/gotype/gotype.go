@@ -15,7 +15,7 @@ import (
 )
 
 // Key returns the key type of elements of Go type t where the caller
-// gave key (named by field, such as "Sort.Key"): t's own where key is
+// gave key (named by field, such as "ByKey.Value"): t's own where key is
 // Unset, key where the two agree, and otherwise an error naming both.
 func Key(t reflect.Type, key vkcompact.Type, field string) (vkcompact.Type, error) {
 	own, ok := vkcompact.TypeOf(t)

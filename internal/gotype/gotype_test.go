@@ -50,13 +50,13 @@ func TestKey(t *testing.T) {
 		{reflect.TypeFor[named](), vkcompact.Unset, vkcompact.Float32, nil},
 		{reflect.TypeFor[int32](), vkcompact.Int32, vkcompact.Int32, nil},
 		{reflect.TypeFor[uint64](), vkcompact.Uint64, vkcompact.Uint64, nil},
-		{reflect.TypeFor[uint32](), vkcompact.Float32, 0, []string{"Sort.Key f32", "Go type uint32 (u32)"}},
-		{reflect.TypeFor[int32](), vkcompact.Uint64, 0, []string{"Sort.Key u64", "Go type int32 (i32)"}},
-		{reflect.TypeFor[float32](), vkcompact.Uint32, 0, []string{"Sort.Key u32", "Go type float32 (f32)"}},
-		{reflect.TypeFor[uint32](), vkcompact.Type(9), 0, []string{"Sort.Key Type(9)", "uint32"}},
+		{reflect.TypeFor[uint32](), vkcompact.Float32, 0, []string{"ByKey.Value f32", "Go type uint32 (u32)"}},
+		{reflect.TypeFor[int32](), vkcompact.Uint64, 0, []string{"ByKey.Value u64", "Go type int32 (i32)"}},
+		{reflect.TypeFor[float32](), vkcompact.Uint32, 0, []string{"ByKey.Value u32", "Go type float32 (f32)"}},
+		{reflect.TypeFor[uint32](), vkcompact.Type(9), 0, []string{"ByKey.Value Type(9)", "uint32"}},
 		{reflect.TypeFor[uint16](), vkcompact.Unset, 0, []string{"uint16", "not one of the key types"}},
 	} {
-		got, err := gotype.Key(c.goType, c.key, "Sort.Key")
+		got, err := gotype.Key(c.goType, c.key, "ByKey.Value")
 		check(t, "Key("+c.goType.String()+", "+c.key.String()+")", err, c.err)
 		if c.err == nil && got != c.want {
 			t.Errorf("Key(%v, %v) = %v, want %v", c.goType, c.key, got, c.want)
