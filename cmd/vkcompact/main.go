@@ -79,8 +79,9 @@
 // every frame, and checks it bit for bit against a Go simulation. With
 // -grid the particles are a swarm that fills a cube at a bounded density
 // and pushes apart, and every frame builds their uniform grid on the GPU
-// (cells, a sort by cell, run-length encoding, cell starts, each
-// particle's neighbours and push), checked against Go too.
+// (cells, a sort by cell, the particles gathered into cell order,
+// run-length encoding, cell starts, each particle's neighbours and push,
+// each cell's fastest particle), checked against Go too.
 //
 // raytrace renders a scene with a wavefront path tracer, W x H pixels, S
 // samples per pixel, at most B bounces, compacting the ray queue on the
