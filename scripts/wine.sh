@@ -47,7 +47,7 @@ go build -o "$bin/quickstart.exe" ./examples/quickstart
 export VKCOMPACT_VALIDATE=0 VKCOMPACT_REQUIRE_DEVICE=1 VKCOMPACT_DEVICE=llvmpipe LP_NATIVE_VECTOR_WIDTH=256
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(./vk ./pipeline . ./transfer ./compact ./runs ./scan ./radix ./reduce ./internal/testkit/enginetest/goki ./internal/testkit/enginetest/vulkango ./cmd/vkcompact ./cmd/vkcompact/internal/npy ./cmd/vkcompact/internal/fileio ./cmd/vkcompact/internal/bench ./cmd/vkcompact/internal/demo/particles ./cmd/vkcompact/internal/demo/raytrace)
+	pkgs=(./vk ./pipeline . ./transfer ./compact ./runs ./scan ./radix ./reduce ./histogram ./permute ./internal/testkit/enginetest/goki ./internal/testkit/enginetest/vulkango ./cmd/vkcompact ./cmd/vkcompact/internal/npy ./cmd/vkcompact/internal/fileio ./cmd/vkcompact/internal/bench ./cmd/vkcompact/internal/demo/particles ./cmd/vkcompact/internal/demo/raytrace)
 fi
 for pkg in "${pkgs[@]}"; do
 	exe=$bin/$(echo "$pkg" | tr './' '__').test.exe

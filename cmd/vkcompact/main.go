@@ -155,7 +155,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: vkcompact COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'vkcompact COMMAND -h' for a command's flags.")
 }
