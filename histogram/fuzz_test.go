@@ -1,12 +1,15 @@
 package histogram_test
 
 import (
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/histogram"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
+	"github.com/vkcompact/vkcompact/vk"
 )
 
 // FuzzHistogram counts random samples of a fuzzed size, type, bin count,
@@ -35,6 +38,15 @@ func FuzzHistogram(f *testing.F) {
 		c := histCase{h: h, n: int(n)}
 		if mode&8 != 0 {
 			c.gpuCount, c.count = true, rng.Uint32N(n+10)
+		}
+		// The caller's replicas and one word of shared state must fit the
+		// device's shared memory; where they do not, the plan refuses them.
+		if words := uint64(ctx.Info().MaxSharedMemory / 4); uint64(h.Replicas)*uint64(h.Bins)+1 > words {
+			_, err := histogram.NewPlan(ctx, uint64(n), h)
+			if !errors.Is(err, vk.ErrInvalid) || !strings.Contains(err.Error(), "shared memory") {
+				t.Fatalf("%d replicas of %d bins in %d bytes of shared memory: got %v, want a refusal naming shared memory", h.Replicas, h.Bins, 4*words, err)
+			}
+			return
 		}
 		runCase(t, ctx, rng, c)
 	})
