@@ -133,6 +133,10 @@ var commands = []struct {
 	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
 	{"segsort", "sort a file's keys within segments (offsets from a file, or -segment N), with optional uint32 values", command(parseSegsort, runFileCommand)},
+	{"reduce", "reduce a file's elements to their sum, min, max, argmin or argmax; within segments, or by key", command(parseReduce, runFileCommand)},
+	{"histogram", "count a file's u32, i32 or f32 samples in even bins over a range, or between edges", command(parseHistogram, runFileCommand)},
+	{"gather", "gather a file's elements by uint32 indices: out[i] = in[indices[i]]", command(parseGather, runFileCommand)},
+	{"scatter", "scatter a file's elements by uint32 indices: out[indices[i]] = in[i]", command(parseScatter, runFileCommand)},
 	{"demo", "a GPU particle system, checked bit for bit against a Go simulation", command(parseDemo, runDrawing)},
 	{"raytrace", "a wavefront path tracer that compacts its rays every bounce", command(parseRaytrace, runDrawing)},
 }

@@ -29,8 +29,9 @@ type sortOutput struct {
 	Descending bool     `json:"descending"`
 	BeginBit   uint32   `json:"begin_bit"` // the bits sorted by: [begin_bit, end_bit) of the order-mapped key
 	EndBit     uint32   `json:"end_bit"`
-	Values     bool     `json:"values"` // -values was given
-	GPUms      *float64 `json:"gpu_ms"` // null where the device has no timestamps
+	Values     bool     `json:"values"`  // -values was given
+	Argsort    bool     `json:"argsort"` // -argsort: the output is the order, not the keys
+	GPUms      *float64 `json:"gpu_ms"`  // null where the device has no timestamps
 	Device     string   `json:"device"`
 }
 
@@ -40,6 +41,7 @@ type sortJob struct {
 	sort       radix.Sort    // the key type, the order and the bits; with values for -values
 	layout     fileio.Layout // the input's elements: keys, or structs moved whole by a key
 	lo, hi     uint32        // -bits
+	argsort    bool          // -argsort
 	in, values *fileio.Input
 	n          uint64
 	gpuMs      *float64
@@ -57,6 +59,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	valuesOut := fs.String("values-out", "", "output `FILE` of the reordered values (needs -values)")
 	descending := fs.Bool("descending", false, "sort from the largest key; equal keys keep their input order")
 	bits := fs.String("bits", "", "sort by bits `LO:HI` (LO to HI-1) of the order-mapped key only (default: all)")
+	argsort := fs.Bool("argsort", false, "write the order that sorts the keys, stably, to -out as uint32 indices (np.argsort(keys, kind='stable')), not the keys")
 	files, err := fs.parse(args)
 	if err != nil {
 		return nil, err
@@ -65,6 +68,10 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	set["type"] = *typ != "" // an empty -type is none, as before records
 	switch {
+	case *argsort && (*values != "" || *valuesOut != ""):
+		return nil, usage.Errorf("-argsort writes the keys' order as -out: it takes no -values (gather them by the order)")
+	case *argsort && (set["stride"] || set["key"]):
+		return nil, usage.Errorf("-argsort orders plain keys: structs and records move whole by their -key (or argsort their key field saved as a plain array)")
 	case *values != "" && *valuesOut == "":
 		return nil, usage.Errorf("-values FILE needs -values-out FILE for the reordered values")
 	case *values == "" && *valuesOut != "":
@@ -83,7 +90,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 			return nil, err
 		}
 	}
-	j := &sortJob{fileJob: files}
+	j := &sortJob{fileJob: files, argsort: *argsort}
 	if *values != "" {
 		j.Outputs = append(j.Outputs, fileio.OutputName{Flag: "-values-out", Path: *valuesOut})
 	}
@@ -93,7 +100,7 @@ func parseSort(args []string, stderr io.Writer) (*sortJob, error) {
 	if err == nil {
 		t := j.layout.Elem.Key
 		j.n = j.layout.N
-		j.sort = radix.Sort{Elem: vkcompact.Plain(t), Descending: *descending, Values: *values != ""}
+		j.sort = radix.Sort{Elem: vkcompact.Plain(t), Descending: *descending, Values: *values != "" || *argsort}
 		if j.lo, j.hi, err = parseBits(*bits, t); err == nil {
 			j.sort.BeginBit, j.sort.EndBit = j.lo, j.hi
 			if j.lo == j.hi {
@@ -157,7 +164,7 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error
 	// Device memory first, then host memory (fileCommand.run).
 	size := j.n * uint64(j.sort.Elem.Key.Size())
 	b := radix.Buffers{Keys: a.alloc(size), KeysOut: a.alloc(size), Scratch: a.alloc(plan.ScratchSize())}
-	if j.values != nil {
+	if j.sort.Values {
 		b.Values, b.ValuesOut = a.alloc(4*j.n), a.alloc(4*j.n)
 	}
 	if a.err != nil {
@@ -172,6 +179,22 @@ func (j *sortJob) run(ctx *vk.Context, a *allocator) ([]fileio.OutputData, error
 		if values, err = j.values.Upload(b.Values, 4*j.n); err != nil {
 			return nil, err
 		}
+	}
+	if j.argsort {
+		// The values are the keys' indices: the sorted values are the
+		// order (radix.ArgsortSlice's way).
+		order := make([]uint32, j.n)
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		if err := vk.Upload(b.Values, order); err != nil {
+			return nil, err
+		}
+		if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
+			return nil, err
+		}
+		out := fileio.OutputData{Bytes: keys[:4*j.n], Dtype: npy.Quote(npy.Dtype(vkcompact.Uint32)), N: j.n}
+		return []fileio.OutputData{out}, vk.Download(b.ValuesOut, out.Bytes)
 	}
 	if j.gpuMs, err = submitTimed(ctx, func(rec *pipeline.Recorder) { plan.Record(rec, b) }); err != nil {
 		return nil, err
@@ -220,7 +243,7 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 	if j.asJSON {
 		return encodeJSON(stdout, sortOutput{
 			Op: "sort", Type: j.sort.Elem.Key.String(), Stride: uint32(l.Size), KeyOffset: uint32(l.KeyOffset), Field: l.Field,
-			N: j.n, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, GPUms: j.gpuMs, Device: device,
+			N: j.n, Descending: j.sort.Descending, BeginBit: j.lo, EndBit: j.hi, Values: j.values != nil, Argsort: j.argsort, GPUms: j.gpuMs, Device: device,
 		})
 	}
 	order := "ascending"
@@ -235,6 +258,8 @@ func (j *sortJob) report(stdout io.Writer, device string) error {
 		what = fmt.Sprintf("%d structs of %d bytes by the %s at byte %d %s", j.n, l.Size, j.sort.Elem.Key, l.KeyOffset, order)
 	case j.values != nil:
 		what += " with values"
+	case j.argsort:
+		what += ", argsort"
 	}
 	fmt.Fprintf(stdout, "sort: %s, bits %d:%d, %s\n", what, j.lo, j.hi, gpuTimeText(j.gpuMs, device))
 	return nil

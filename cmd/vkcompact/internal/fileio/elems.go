@@ -26,7 +26,11 @@ type ElemFlags struct {
 	Key     string           // -key: OFFSET:T, or a record's field name
 	Types   []vkcompact.Type // the key types the command takes
 	Structs bool             // the command takes structs and records (-stride, -key)
-	Missing string           // the message for a raw file of no -type
+	// Whole: the command moves its elements whole and reads no key
+	// (gather, scatter), so structs take -stride alone, a .npy of void
+	// items ('|VS') gives the stride, and records need no -key.
+	Whole   bool
+	Missing string // the message for a raw file of no -type
 }
 
 // Layout is the elements of an input as the flags and the file give
@@ -45,6 +49,9 @@ type Layout struct {
 	// a multiple of 4 bytes, at the byte that aligns its key.
 	records vkcompact.Records
 }
+
+// Records reports whether the elements are a record array's records.
+func (l *Layout) Records() bool { return l.records.Size != 0 }
 
 // typeList writes types for a message: "u32, i32, f32 or u64".
 func typeList(types []vkcompact.Type) string {
@@ -90,6 +97,12 @@ func (f *ElemFlags) Resolve(in *Input) (Layout, error) {
 		e = vkcompact.Plain(t)
 	case in.Npy == nil:
 		return Layout{}, usage.Error{Err: fmt.Errorf("%s", f.Missing)}
+	case f.Whole && strings.HasPrefix(in.Npy.Descr, "|V") && in.Npy.ItemSize <= 1<<16:
+		if s := in.Npy.ItemSize; s < 4 || s > vkcompact.MaxStride || s%4 != 0 {
+			return Layout{}, usage.Errorf("%s: dtype '%s': %s moves void items of a multiple of 4 bytes from 4 to %d (a record array's records may be of any size)",
+				in.Name, in.Npy.Descr, f.Op, vkcompact.MaxStride)
+		}
+		e = vkcompact.Struct(uint32(in.Npy.ItemSize), 0, vkcompact.Uint32)
 	default:
 		t, err := f.npyType(in)
 		if err != nil {
@@ -155,6 +168,13 @@ func (f *ElemFlags) npyType(in *Input) (vkcompact.Type, error) {
 
 // structElem returns the raw structs -stride and -key describe.
 func (f *ElemFlags) structElem() (vkcompact.Elem, error) {
+	if f.Whole && !f.Set["key"] {
+		// Moved whole: the stride is all there is to the element.
+		if s := f.Stride; s < 4 || s > vkcompact.MaxStride || s%4 != 0 {
+			return vkcompact.Elem{}, usage.Errorf("-stride %d: want a multiple of 4 from 4 to %d", s, vkcompact.MaxStride)
+		}
+		return vkcompact.Struct(uint32(f.Stride), 0, vkcompact.Uint32), nil
+	}
 	if !f.Set["stride"] || !f.Set["key"] {
 		return vkcompact.Elem{}, usage.Errorf("struct elements need both -stride BYTES and -key OFFSET:T")
 	}
@@ -206,6 +226,8 @@ func (f *ElemFlags) records(in *Input) (Layout, error) {
 		return fail("fortran_order is True: save a C-order array")
 	case len(h.Shape) != 1:
 		return fail("shape %s: want a 1-D array of records", h.ShapeString())
+	case !f.Set["key"] && f.Whole:
+		return f.wholeRecords(in)
 	case !f.Set["key"]:
 		return fail("a record array: name the key field with -key FIELD (fields: %s)", r.FieldList())
 	}
@@ -244,6 +266,31 @@ func (f *ElemFlags) records(in *Input) (Layout, error) {
 	}
 	if l.N > compact.MaxElements {
 		return fail("%d elements: at most %d", l.N, uint64(compact.MaxElements))
+	}
+	return l, nil
+}
+
+// wholeRecords returns the elements of a record array moved whole, with
+// no key: each record in a slot of its size rounded up to 4 bytes.
+func (f *ElemFlags) wholeRecords(in *Input) (Layout, error) {
+	h, r := in.Npy, in.Npy.Record
+	if f.Set["stride"] && uint64(f.Stride) != r.ItemSize {
+		return Layout{}, usage.Errorf("%s: -stride %d contradicts the records' %d bytes (their dtype's itemsize)", in.Name, f.Stride, r.ItemSize)
+	}
+	if f.Set["type"] {
+		return Layout{}, usage.Errorf("%s: a record array: -type is for plain arrays (the records move whole)", in.Name)
+	}
+	if r.ItemSize < 4 || r.ItemSize > vkcompact.MaxStride {
+		return Layout{}, usage.Errorf("%s: records of %d bytes: %s moves records of 4 to %d bytes", in.Name, r.ItemSize, f.Op, vkcompact.MaxStride)
+	}
+	l := Layout{N: h.Count, Dtype: r.Literal, Size: r.ItemSize}
+	l.records = vkcompact.Records{Size: uint32(r.ItemSize), Key: vkcompact.Uint32}
+	l.Elem = l.records.Elem()
+	if err := l.records.Check(); err != nil {
+		return Layout{}, usage.Errorf("%s: records of %d bytes: %v", in.Name, r.ItemSize, err)
+	}
+	if l.N > compact.MaxElements {
+		return Layout{}, usage.Errorf("%s: %d elements: at most %d", in.Name, l.N, uint64(compact.MaxElements))
 	}
 	return l, nil
 }
