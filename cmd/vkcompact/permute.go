@@ -17,7 +17,7 @@ import (
 // -json`.
 type permuteOutput struct {
 	Op      string   `json:"op"`             // "gather" or "scatter"
-	Type    string   `json:"type"`           // a plain array's type; "" for structs and records
+	Type    string   `json:"type,omitempty"` // a plain array's type; none for structs and records
 	Stride  uint32   `json:"stride"`         // bytes per element (a record's itemsize)
 	Records bool     `json:"records"`        // the elements are a record array's records
 	N       uint64   `json:"n"`              // the input's elements
