@@ -20,7 +20,14 @@ the commands to run on them with what each must write:
              records (sort, stably), the first of each run of equal keys
              (unique), each run's first key and length, or the offsets and
              lengths of the runs longer than one (rle), the prefix sums
-             (scan, exclusive and inclusive, wrapping)
+             (scan, exclusive and inclusive, wrapping); the reductions
+             (np.add.reduce, np.minimum.reduce, np.maximum.reduce with
+             keepdims, np.argmin and np.argmax as uint32; within segments
+             np.add.reduceat and a loop giving empty segments the
+             identity; by key each run's first key and np.add.reduceat or
+             np.maximum.reduceat of its values), np.histogram's counts as
+             uint32, np.take (gather), out[indices] = a (scatter) and
+             np.argsort(kind='stable') as uint32 (sort -argsort)
 
 Every output is NumPy's own np.save of its result, so that a command's
 output file must equal it byte for byte, its header included. Records
@@ -321,6 +328,151 @@ def record_cases(fx, rng):
     fx.case("rle_offsets", ["rle", "-key", "k"], inp, {"-out": whole(offs_runs, starts), "-lengths": lengths}, {"runs": len(starts), "field": "k"})
 
 
+def toolbox_cases(fx, rng):
+    """reduce, histogram, gather, scatter and sort -argsort on plain
+    arrays and records, each against NumPy's own function."""
+    n = 1001
+    u32 = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype("<u4")
+    i32 = rng.integers(-(1 << 31), 1 << 31, n).astype("<i4")
+    u64 = rng.integers(0, 1 << 64, n, dtype=np.uint64).astype("<u8")
+    # Quarters from -8 to 8, whose sums are exact in any order (the GPU
+    # adds in a tree, NumPy pairwise).
+    f32 = (rng.integers(-32, 33, n) / 4.0).astype("<f4")
+    # One NaN (a quiet one: its bits are the result's), which min, max
+    # and their args return.
+    f32nan = f32.copy()
+    f32nan[617] = np.nan
+    arrays = {"u32": u32, "i32": i32, "u64": u64, "f32": f32, "f32nan": f32nan}
+    ins = {k: fx.save("arrays/reduce_%s.npy" % k, a) for k, a in arrays.items()}
+
+    def value(v):
+        v = v.item()
+        return "NaN" if v != v else v
+
+    for name, a in arrays.items():
+        inp = ins[name]
+        if name != "f32nan":
+            s = np.add.reduce(a, dtype=a.dtype, keepdims=True)  # wrapping, for the integers
+            fx.case("reduce_sum_" + name, ["reduce"], inp, {"-out": s}, {"value": value(s[0]), "n": n, "over": "all"}, name == "u32")
+        for op, f in (("min", np.minimum.reduce), ("max", np.maximum.reduce)):
+            r = f(a, keepdims=True)
+            fx.case("reduce_%s_%s" % (op, name), ["reduce", "-op", op], inp, {"-out": r}, {"value": value(r[0])}, name == "f32nan")
+        for op, f in (("argmin", np.argmin), ("argmax", np.argmax)):
+            i = f(a, keepdims=True).astype("<u4")
+            fx.case("reduce_%s_%s" % (op, name), ["reduce", "-op", op], inp, {"-out": i}, {"index": int(i[0]), "value": value(a[i[0]])})
+
+    # Within segments: -segment as np.add.reduceat; offsets with empty
+    # segments and elements outside them, each segment by a loop.
+    starts = np.arange(0, n, 100)
+    fx.case("reduce_segment_u32", ["reduce", "-segment", "100"], ins["u32"], {"-out": np.add.reduceat(u32, starts, dtype=u32.dtype)},
+            {"segments": len(starts), "over": "segments"}, True)
+    fx.case("reduce_segment_f32", ["reduce", "-segment", "100", "-op", "max"], ins["f32"], {"-out": np.maximum.reduceat(f32, starts)},
+            {"segments": len(starts)})
+    offs = np.array([3, 3, 40, 41, 41, 500, 999], "<u4")
+    offsets = fx.save("arrays/reduce_offsets.npy", offs)
+    ident = {"sum": 0, "min": np.iinfo(np.int32).max, "max": np.iinfo(np.int32).min}
+    for op, f in (("sum", np.add.reduce), ("min", np.minimum.reduce), ("max", np.maximum.reduce)):
+        want = np.array([f(i32[a:b], dtype=i32.dtype) if b > a else ident[op] for a, b in zip(offs[:-1], offs[1:])], "<i4")
+        fx.case("reduce_offsets_%s_i32" % op, ["reduce", "-offsets", offsets, "-op", op], ins["i32"], {"-out": want},
+                {"segments": len(offs) - 1, "longest_segment": int(np.diff(offs).max())})
+
+    # By key: runs of equal keys (u32; f32 with NaNs and signed zeros,
+    # each NaN a run of its own and -0.0 equal to 0.0; u64), the values
+    # of each run reduced: np.add.reduceat from the runs' starts.
+    keys = {"u32": np.array(runs_of(rng, list(range(0, 4000, 97)), n), "<u4"),
+            "f32": f32_with_specials(rng, n, 2.0),
+            "u64": np.array(runs_of(rng, [0, 1, (1 << 64) - 1, 1 << 40, 12345], n), "<u8")}
+    for kn, k in keys.items():
+        kin = fx.save("arrays/keys_%s.npy" % kn, k)
+        st = run_starts(k)
+        js = {"runs": len(st), "keys_type": kn, "over": "keys"}
+        fx.case("reduce_bykey_sum_%s_u32" % kn, ["reduce", "-keys", kin], ins["u32"],
+                {"-out": np.add.reduceat(u32, st, dtype=u32.dtype), "-keys-out": k[st]}, js, kn == "u32")
+        fx.case("reduce_bykey_max_%s_i32" % kn, ["reduce", "-keys", kin, "-op", "max"], ins["i32"],
+                {"-out": np.maximum.reduceat(i32, st), "-keys-out": k[st]}, js)
+        fx.case("reduce_bykey_min_%s_f32" % kn, ["reduce", "-keys", kin, "-op", "min"], ins["f32"],
+                {"-out": np.minimum.reduceat(f32, st)}, js)
+    fx.case("reduce_bykey_sum_u32_f32", ["reduce", "-keys", "arrays/keys_u32.npy"], ins["f32"],
+            {"-out": np.add.reduceat(f32, run_starts(keys["u32"]))}, {"runs": len(run_starts(keys["u32"]))})
+
+    # Histograms, np.histogram's counts: even bins where CUB's rule and
+    # NumPy's agree (a power of two of bins over [0, 2^k)), NumPy's own
+    # edges (-numpy) over awkward ranges, and edges from a file.
+    hu = rng.integers(0, 300, n).astype("<u4")
+    hi = rng.integers(-20, 20, n).astype("<i4")
+    hf = rng.standard_normal(n).astype("<f4")
+    hf[::50] = 1.0  # the upper edge of [0, 1): the last bin with -include-upper
+    hf[7] = np.nan
+    hins = {k: fx.save("arrays/samples_%s.npy" % k, a) for k, a in (("u32", hu), ("i32", hi), ("f32", hf))}
+
+    def hist(a, *args, **kw):
+        return np.histogram(a[a == a], *args, **kw)[0].astype("<u4")
+
+    def counted(c):
+        return {"counted": int(c.sum())}
+
+    c = hist(hu, 16, range=(0, 256))
+    fx.case("histogram_u32", ["histogram", "-bins", "16", "-range", "0:256", "-include-upper"], hins["u32"], {"-out": c}, counted(c), True)
+    c = hist(hf, 256, range=(0, 1))
+    fx.case("histogram_f32_upper", ["histogram", "-bins", "256", "-range", "0:1", "-include-upper"], hins["f32"], {"-out": c}, counted(c))
+    c = hist(hi, 7, range=(-7, 13))
+    fx.case("histogram_numpy_i32", ["histogram", "-bins", "7", "-range", "-7:13", "-numpy"], hins["i32"], {"-out": c}, counted(c))
+    c = hist(hu, 100, range=(3, 250))
+    fx.case("histogram_numpy_u32", ["histogram", "-bins", "100", "-range", "3:250", "-numpy"], hins["u32"], {"-out": c}, counted(c))
+    c = hist(hf, 50, range=(-2.5, 3.1))
+    fx.case("histogram_numpy_f32", ["histogram", "-bins", "50", "-range", "-2.5:3.1", "-numpy"], hins["f32"], {"-out": c}, counted(c), True)
+    edges = np.array([-3, -1, -0.5, -0.5, 0, 0.25, 1, 2.75], "<f4")
+    c = hist(hf, bins=edges)
+    fx.case("histogram_edges_f32", ["histogram", "-edges", fx.save("arrays/edges_f32.npy", edges), "-include-upper"], hins["f32"],
+            {"-out": c}, counted(c))
+    edges = np.array([-20, -5, 0, 1, 19], "<i4")
+    c = np.array([((hi >= a) & (hi < b)).sum() for a, b in zip(edges[:-1], edges[1:])], "<u4")  # CUB's rule: 19 counts nowhere
+    fx.case("histogram_edges_i32", ["histogram", "-edges", fx.save("arrays/edges_i32.npy", edges)], hins["i32"], {"-out": c}, counted(c))
+
+    # Gather (np.take, repeated indices, int64 as NumPy makes them) and
+    # scatter (out[indices] = a: a permutation into zeros, and distinct
+    # indices into a larger array, -into).
+    idx = fx.save("arrays/take_indices.npy", rng.integers(0, n, 1500))
+    take = np.load(fx.path(idx))
+    perm = rng.permutation(n)
+    pin = fx.save("arrays/permutation.npy", perm.astype("<u4"))
+    into = rng.standard_normal(2000)
+    slots = rng.choice(2000, n, replace=False)
+    for name in ("u32", "f32", "u64", "i64", "f64"):
+        a = np.load(fx.path("arrays/%s.npy" % name))
+        inp = "arrays/%s.npy" % name
+        fx.case("gather_" + name, ["gather", "-indices", idx], inp, {"-out": np.take(a, take)}, {"indices": len(take), "out": len(take)}, name == "f64")
+        out = np.zeros_like(a)
+        out[perm] = a
+        fx.case("scatter_" + name, ["scatter", "-indices", pin], inp, {"-out": out}, {"out": n})
+    a = np.load(fx.path("arrays/f64.npy"))
+    base = into.astype("<f8")
+    intoin = fx.save("arrays/into_f64.npy", base)
+    out = base.copy()
+    out[slots] = a
+    fx.case("scatter_into_f64", ["scatter", "-indices", fx.save("arrays/slots.npy", slots.astype("<i4")), "-into", intoin], "arrays/f64.npy",
+            {"-out": out}, {"out": 2000, "into": True}, True)
+
+    # Records, moved whole: gathered by a field's stable order (a sort by
+    # key reordering the whole record), and scattered back by it.
+    for rname, field in (("packed", "depth"), ("nested", "key")):
+        r = np.load(fx.path("records/%s.npy" % rname))
+        o = order(r[field])
+        oin = fx.save("records/%s_order.npy" % rname, o)
+        fx.case("gather_" + rname, ["gather", "-indices", oin], "records/%s.npy" % rname, {"-out": whole(r, o)}, {"records": True}, True)
+        sorted_ = whole(r, o)
+        sin = fx.save("records/%s_sorted.npy" % rname, sorted_)
+        fx.case("scatter_" + rname, ["scatter", "-indices", oin], sin, {"-out": r}, {"records": True})
+
+    # Argsort: the stable order of each key type's keys (floats by
+    # totalOrder), as uint32.
+    for name in SORTED_TYPES:
+        a = np.load(fx.path("arrays/%s.npy" % name))
+        fx.case("argsort_" + name, ["sort", "-argsort"], "arrays/%s.npy" % name, {"-out": order(a).astype("<u4")}, {"argsort": True}, name == "f32")
+    a = np.load(fx.path("arrays/i32.npy"))
+    fx.case("argsort_desc_i32", ["sort", "-argsort", "-descending"], "arrays/i32.npy", {"-out": order(a, descending=True).astype("<u4")}, {"n": n})
+
+
 def bad_inputs(fx):
     """Record arrays the commands refuse, as NumPy writes them; the test
     names the messages."""
@@ -340,6 +492,7 @@ def main():
     fx = Fixtures(d)
     plain_cases(fx, np.random.default_rng(48))
     record_cases(fx, np.random.default_rng(39))
+    toolbox_cases(fx, np.random.default_rng(49))
     bad_inputs(fx)
     fx.write_cases()
     return 0

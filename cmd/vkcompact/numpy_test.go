@@ -156,10 +156,11 @@ func npyDiff(got, want []byte) string {
 // on the record arrays of the fixtures, which NumPy wrote (packed,
 // align=True, nested, sub-arrays, titles, explicit offsets, a big-endian
 // field riding along, names in Latin-1 and beyond, the empty array), by
-// field name, and compares every output with NumPy's own result, written
-// by NumPy: the input's dtype, the records whole (a[mask],
-// np.concatenate([a[mask], a[~mask]]), a[np.argsort(key, kind='stable')],
-// the first record of each run), their padding included. Then it runs
+// field name, and gather and scatter, which move records whole, and
+// compares every output with NumPy's own result, written by NumPy: the
+// input's dtype, the records whole (a[mask], np.concatenate([a[mask],
+// a[~mask]]), a[np.argsort(key, kind='stable')], the first record of
+// each run, np.take, out[indices] = a), their padding included. Then it runs
 // the bad inputs NumPy wrote and checks their messages. The short form
 // runs one case of each kind of record.
 func TestNumPyRecords(t *testing.T) {
@@ -202,8 +203,12 @@ func TestNumPyRecords(t *testing.T) {
 // infinities, signed zeros, NaNs of both signs and a denormal) and
 // compares every output with NumPy's: a[mask], the split, the three
 // groups, the stable sort (floats by totalOrder) with values moved along,
-// the first of each run and the runs' lengths (keys equal as their type
-// compares them), the prefix sums wrapping. The short form runs a few.
+// and its order (np.argsort), the first of each run and the runs' lengths
+// (keys equal as their type compares them), the prefix sums wrapping,
+// the reductions (np.add.reduce, np.minimum.reduce, np.maximum.reduce,
+// np.argmin, np.argmax; within segments np.add.reduceat; by key), the
+// histograms (np.histogram), np.take and scatter. The short form runs a
+// few.
 func TestNumPyArrays(t *testing.T) {
 	requireDevice(t)
 	cases := fixtureCases(t, "arrays")
@@ -211,7 +216,7 @@ func TestNumPyArrays(t *testing.T) {
 	for _, c := range cases {
 		ops[c.Args[0]] = true
 	}
-	if want := []string{"compact", "partition3", "rle", "scan", "sort", "split", "unique"}; !slices.Equal(slices.Sorted(func(yield func(string) bool) {
+	if want := []string{"compact", "gather", "histogram", "partition3", "reduce", "rle", "scan", "scatter", "sort", "split", "unique"}; !slices.Equal(slices.Sorted(func(yield func(string) bool) {
 		for op := range ops {
 			if !yield(op) {
 				return
