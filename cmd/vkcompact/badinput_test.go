@@ -172,7 +172,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 	learnOSErrors(dir, p["good.u32"])
 	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
 		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]),
-		segsortBadCases(t, dir, p))
+		segsortBadCases(t, dir, p), reduceBadCases(t, dir, p), histogramBadCases(t, dir, p), permuteBadCases(t, dir, p), argsortBadCases(p))
 }
 
 // forCommand sets the command of each case to cmd.
@@ -692,7 +692,7 @@ func TestBadInput(t *testing.T) {
 	cases := badInputCases(t, dir)
 	before := dirListing(t, dir)
 	t.Run("commands", func(t *testing.T) {
-		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "segsort", "demo", "raytrace"} {
+		for _, cmd := range []string{"", "devices", "bench", "compact", "split", "scan", "sort", "segsort", "reduce", "histogram", "gather", "scatter", "demo", "raytrace"} {
 			t.Run(cmp.Or(cmd, "none"), func(t *testing.T) {
 				t.Parallel()
 				for _, tc := range cases {
@@ -844,7 +844,8 @@ func TestHelp(t *testing.T) {
 	}
 	for _, tc := range []struct{ cmd, want string }{
 		{"devices", "-json"}, {"bench", "-copy-vecs"}, {"compact", "-inplace"}, {"split", "-flags"},
-		{"scan", "-inclusive"}, {"sort", "-values-out"}, {"demo", "-particles"}, {"raytrace", "-bounces"},
+		{"scan", "-inclusive"}, {"sort", "-argsort"}, {"demo", "-particles"}, {"raytrace", "-bounces"},
+		{"reduce", "-keys-out"}, {"histogram", "-numpy"}, {"gather", "-indices"}, {"scatter", "-into"},
 	} {
 		if code, _, stderr := runCLI(t, tc.cmd, "-h"); code != 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s -h: exit %d, %q", tc.cmd, code, stderr)

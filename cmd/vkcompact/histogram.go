@@ -190,7 +190,7 @@ func (j *histogramJob) numPyEdges(lo, hi float64, t vkcompact.Type) error {
 		words, err = histogram.NumPyEdges[uint32](lo, hi, j.h.Bins)
 	}
 	if err != nil {
-		return usage.Errorf("-range %v:%v -numpy: %s", lo, hi, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "histogram: "), "NumPyEdges: "))
+		return usage.Errorf("-range %v:%v -numpy: %s", lo, hi, strings.NewReplacer("histogram: ", "", "NumPyEdges: ", "").Replace(err.Error()))
 	}
 	for _, w := range words {
 		j.edges = binary.LittleEndian.AppendUint32(j.edges, w)

@@ -40,6 +40,13 @@ func TestTimeoutFlag(t *testing.T) {
 			}
 			return timeoutOf(j, err)
 		}},
+		{"reduce", func(args ...string) (time.Duration, error) {
+			j, err := parseReduce(append([]string{"-in", in, "-type", "u32"}, args...), nil)
+			if j != nil {
+				defer j.Close()
+			}
+			return timeoutOf(j, err)
+		}},
 		{"partition3", func(args ...string) (time.Duration, error) {
 			j, err := parsePartition3(append([]string{"-in", in, "-out-first", out + "1", "-out-second", out + "2", "-out-rest", out + "3", "-type", "u32", "-first", "x < 3", "-second", "x < 9"}, args...), nil)
 			if j != nil {

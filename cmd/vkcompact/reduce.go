@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/fileio"
@@ -148,7 +149,8 @@ func parseReduce(args []string, stderr io.Writer) (*reduceJob, error) {
 	}
 	if err == nil && j.offsets != nil {
 		if j.longest, err = radix.CheckOffsets(j.offsets, j.n); err != nil {
-			err = usage.Errorf("-offsets: %v", unwrapInvalid(err))
+			// The check speaks of the sort's keys: here they are elements.
+			err = usage.Errorf("-offsets: %v", strings.ReplaceAll(unwrapInvalid(err), " keys", " elements"))
 		}
 	}
 	if err != nil {
