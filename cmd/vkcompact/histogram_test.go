@@ -238,7 +238,9 @@ func histogramBadCases(t *testing.T, dir string, p map[string]string) []badCase 
 		writeTestFile(t, p[name], b)
 	}
 	good, f32 := p["good.u32"], p["f32.npy"]
-	u := func(args ...string) []string { return append([]string{"-in", good, "-out", "$OUT", "-type", "u32"}, args...) }
+	u := func(args ...string) []string {
+		return append([]string{"-in", good, "-out", "$OUT", "-type", "u32"}, args...)
+	}
 	fl := func(args ...string) []string { return append([]string{"-in", f32, "-out", "$OUT"}, args...) }
 	return forCommand("histogram", []badCase{
 		{name: "no bins", args: u(), want: "missing -bins N and -range LO:HI, or -edges FILE"},

@@ -2,14 +2,17 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/bench"
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/npy"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
@@ -377,4 +380,35 @@ func reduceBadCases(t *testing.T, dir string, p map[string]string) []badCase {
 		{name: "scan's flag", args: with("-inclusive"), want: "flag provided but not defined: -inclusive"},
 		{name: "output directory missing", args: with("-out", "$DIR/no/r.npy"), want: "-out $DIR/no/r.npy: cannot create a file in", late: true},
 	})
+}
+
+// TestBenchReductions runs bench's reduce_sum_u32, reduce_max_u32,
+// reduce_by_key_u32 (once per keep ratio), segreduce_sum_u32 and
+// histogram_u32, which check their outputs against Go themselves, with
+// -phases; the rows carry the anchor's keep_ratio columns (the segments'
+// 1024, the bins' 256).
+func TestBenchReductions(t *testing.T) {
+	requireDevice(t)
+	code, out, errOut := runCLI(t, "bench", "-ops", "reduce_sum_u32,reduce_max_u32,reduce_by_key_u32,segreduce_sum_u32,histogram_u32",
+		"-n", "0,13", "-keep", "0,0.5,1", "-reps", "2", "-warmup-ms", "0", "-json", "-phases")
+	var rows []bench.Row
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 14 {
+		t.Fatalf("bench -json: exit %d, %s %s", code, out, errOut)
+	}
+	ops := map[string]int{}
+	for _, r := range rows {
+		ops[r.Op]++
+		keep := map[string]float64{"segreduce_sum_u32": 1024, "histogram_u32": 256}[r.Op]
+		if r.MsMedian <= 0 || (r.N != 1 && r.N != 8192) || keep != 0 && r.KeepRatio != keep || r.Op == "reduce_sum_u32" && r.KeepRatio != 1 {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if ops["reduce_by_key_u32"] != 6 || ops["reduce_sum_u32"] != 2 || ops["reduce_max_u32"] != 2 || ops["segreduce_sum_u32"] != 2 || ops["histogram_u32"] != 2 {
+		t.Errorf("rows by operation %v", ops)
+	}
+	for _, want := range []string{"# reduce_by_key_u32 n=8192 keep=0.500: clear ", "# histogram_u32 n=8192: clear ", "# segreduce_sum_u32 n=8192: tiles "} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("no %q in the phases %q", want, errOut)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/reduce"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
@@ -54,6 +55,11 @@ var benchOps = map[string]benchOp{
 	"unique_u32":         benchUnique,
 	"rle_u32":            benchRLE,
 	"segsort_keys_u32":   benchSegsort,
+	"reduce_sum_u32":     benchReduce(reduce.Sum),
+	"reduce_max_u32":     benchReduce(reduce.Max),
+	"reduce_by_key_u32":  benchReduceByKey,
+	"segreduce_sum_u32":  benchSegReduce,
+	"histogram_u32":      benchHistogram,
 	// The floors every operation stands on (n is ignored): one dispatch
 	// of one workgroup, and two with the barrier the second needs.
 	"floor_dispatch":                  benchFloor(1),
@@ -62,7 +68,7 @@ var benchOps = map[string]benchOp{
 
 // keeps reports whether an operation runs once per keep ratio.
 func keeps(op string) bool {
-	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32"
+	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32" || op == "reduce_by_key_u32"
 }
 
 // benchConfig is how bench measures: the runs, the options each
