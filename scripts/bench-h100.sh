@@ -2,7 +2,7 @@
 # One measurement run on a GPU machine: vkcompact beside NVIDIA CUB, same GPU,
 # same run. Run from the repository root.
 #
-#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-extra] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]
+#   scripts/bench-h100.sh [-n 20,24,26,28] [-keep 0.1,0.5,0.9] [-reps 30] [-ops LIST] [-extra [2]] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]
 #
 # Expects, beside the checkout (both git-ignored):
 #   .bench/vkcompact      the command, built elsewhere: go build -o .bench/vkcompact ./cmd/vkcompact
@@ -22,10 +22,13 @@
 # memory), its plot
 # $OUT/plot.svg (throughput against n, one panel per operation), and prints the
 # merged table: our time over CUB's; for copy our bandwidth as a share of
-# CUB's memcpy; for select_if and partition_if our time over the
-# single-pass byte floor, (1+p)*4n bytes for select (2*4n for partition,
-# 2*4n for scan_exclusive_u32: read once, written once) at the best copy
-# bandwidth of the run. -sweep also
+# CUB's memcpy; our time over the byte floor at the best copy bandwidth of
+# the run: (1+p)*4n bytes for select_if (2*4n for partition_if and
+# scan_exclusive_u32: read once, written once; 4n for reduce_sum_u32,
+# reduce_max_u32 and histogram_u32, read once; 4n and a sum per 1024 for
+# segreduce_sum_u32; (2+2p)*4n for reduce_by_key_u32: keys and values read,
+# a key and a sum per run written), and for the reductions the floor's
+# time as a share of ours (the copy bandwidth they reach). -sweep also
 # times the compaction's tuning grid at 2^28, keep 0.5; -selsweep the
 # single pass's (workgroup size x loads per lane) beside the three phases;
 # -stress R runs the single passes R times per configuration (4 of the
@@ -40,7 +43,12 @@
 # sort by cell, run-length encoding, neighbour counts), its stage times in
 # grid.json. -extra adds the selection family's rows to -ops and runs the
 # CUB anchor with -extra 1: unique_u32 and rle_u32 (once per keep ratio),
-# partition3_u32, segsort_keys_u32 and sort_keys_u64.
+# partition3_u32, segsort_keys_u32 and sort_keys_u64; -extra 2 adds to
+# those reduce_sum_u32, reduce_max_u32, reduce_by_key_u32 (once per keep
+# ratio), segreduce_sum_u32 and histogram_u32, and runs the anchor with
+# -extra 2, whose rows of the same names join the same CSV and the merged
+# table (its unique_by_key_u32 and scan_by_key_u32 rows have no vkcompact
+# rows beside them).
 set -euo pipefail
 sizes=20,24,26,28
 keeps=0.1,0.5,0.9
@@ -64,15 +72,27 @@ while [ $# -gt 0 ]; do
 	-selsweep) selsweep=1; shift ;;
 	-stress) stress=$2; shift 2 ;;
 	-tests) tests=1; shift ;;
-	-extra) extra=1; shift ;;
+	-extra)
+		# -extra, or -extra 1 or 2: the anchor's level.
+		if [ "${2:-}" = 1 ] || [ "${2:-}" = 2 ]; then
+			extra=$2
+			shift 2
+		else
+			extra=1
+			shift
+		fi
+		;;
 	-grid) grid=$2; shift 2 ;;
 	-sortsweep) sortsweep=1; shift ;;
 	-demo) demo=$2; shift 2 ;;
-	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-extra] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n LIST] [-keep LIST] [-reps N] [-ops LIST] [-extra [2]] [-sweep] [-selsweep] [-sortsweep] [-tests] [-stress R] [-demo N] [-grid N]" >&2; exit 2 ;;
 	esac
 done
-if [ "$extra" = 1 ]; then
+if [ "$extra" != 0 ]; then
 	ops=$ops,unique_u32,rle_u32,partition3_u32,segsort_keys_u32,sort_keys_u64
+fi
+if [ "$extra" = 2 ]; then
+	ops=$ops,reduce_sum_u32,reduce_max_u32,reduce_by_key_u32,segreduce_sum_u32,histogram_u32
 fi
 out=${OUT:-results/run-$(date -u +%Y-%m-%d)-$(git rev-parse --short HEAD 2>/dev/null || echo nogit)}
 mkdir -p "$out"
@@ -224,10 +244,14 @@ END {
 		if (f[2] == "copy") c = cubcopy[f[3]]
 		ratio = (c > 0) ? sprintf("%.3f", f[5] / c) : "-"
 		share = (f[2] == "copy" && cubcopy[f[3]] > 0) ? sprintf("%.1f%%", 100 * cubcopy[f[3]] / f[5]) : "-"
-		floor = "-"
-		if (f[2] == "select_if") floor = sprintf("%.3f", f[5] / ((1 + f[4]) * 4 * f[3] / best))
-		if (f[2] == "partition_if") floor = sprintf("%.3f", f[5] / (2 * 4 * f[3] / best))
-		if (f[2] == "scan_exclusive_u32") floor = sprintf("%.3f", f[5] / (2 * 4 * f[3] / best))
+		bytes = 0
+		if (f[2] == "select_if") bytes = (1 + f[4]) * 4 * f[3]
+		if (f[2] == "partition_if" || f[2] == "scan_exclusive_u32") bytes = 2 * 4 * f[3]
+		if (f[2] == "reduce_sum_u32" || f[2] == "reduce_max_u32" || f[2] == "histogram_u32") bytes = 4 * f[3]
+		if (f[2] == "segreduce_sum_u32") bytes = 4 * f[3] + 8 * int((f[3] + 1023) / 1024)
+		if (f[2] == "reduce_by_key_u32") bytes = (2 + 2 * f[4]) * 4 * f[3]
+		floor = (bytes > 0 && best > 0) ? sprintf("%.3f", f[5] / (bytes / best)) : "-"
+		if (bytes > 0 && best > 0 && (f[2] ~ /^reduce_/ || f[2] == "segreduce_sum_u32" || f[2] == "histogram_u32")) share = sprintf("%.1f%%", 100 * (bytes / best) / f[5])
 		printf "%-20s %11s %6s %12s %12s %9s %14s %10s\n", f[2], f[3], f[4], f[5], (c == "" ? "-" : c), ratio, share, floor
 	}
 }' "$out/bench.csv" | tee "$out/merged.txt"
