@@ -9,9 +9,14 @@
 //	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace] [-device D] [-json]
 //	vkcompact rle -in FILE -out FILE -lengths FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-nontrivial] [-device D] [-json]
 //	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
-//	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE | -argsort] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact segsort -in FILE -out FILE (-offsets FILE | -segment N) [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
+//	vkcompact reduce -in FILE [-out FILE] [-type u32|i32|f32|u64] [-op sum|min|max|argmin|argmax] [-device D] [-json]
+//	vkcompact reduce -in FILE -out FILE (-offsets FILE | -segment N | -keys FILE [-keys-type T] [-keys-out FILE]) [-type T] [-op sum|min|max] [-device D] [-json]
+//	vkcompact histogram -in FILE -out FILE (-bins N -range LO:HI [-numpy] | -edges FILE) [-include-upper] [-type u32|i32|f32] [-device D] [-json]
+//	vkcompact gather -in FILE -indices FILE -out FILE [-type T | -stride BYTES] [-device D] [-json]
+//	vkcompact scatter -in FILE -indices FILE -out FILE [-into FILE] [-type T | -stride BYTES] [-device D] [-json]
 //	vkcompact demo [-particles N] [-frames F] [-spawn S] [-seed SEED] [-grid] [-png FILE] [-device D] [-json]
 //	vkcompact raytrace [-width W] [-height H] [-spp S] [-bounces B] [-reps R] [-warmup-ms MS] [-png FILE] [-device D] [-json]
 //
@@ -73,7 +78,31 @@
 // -offsets FILE (raw uint32, or a 1-D .npy of '<u4' or '<i4'), or
 // -segment N for segments of N keys (the last one shorter). Keys outside
 // the segments keep their places. -values, -descending and -bits are
-// sort's.
+// sort's. sort -argsort writes the order that sorts the keys, stably, as
+// uint32 indices (np.argsort(keys, kind='stable')) to -out, in place of
+// the keys.
+//
+// reduce reduces the elements to their sum, least or greatest element
+// (-op sum, min, max), or the first index of the least or greatest
+// (argmin, argmax), and prints it; -out writes it as one element (the
+// index as a uint32). With -offsets or -segment it reduces within
+// segments, as segsort takes them, a value per segment to -out; with
+// -keys FILE (a key per value, of u32, i32, f32 or u64) the values of
+// each run of equal consecutive keys, each run's value to -out and its
+// first key to -keys-out. Integer sums wrap; float sums are the same bits
+// run to run; float min and max follow NumPy (NaN wins, its first index).
+//
+// histogram counts u32, i32 or f32 samples in N even bins over [LO, HI)
+// (-bins, -range; CUB's rule, and with -numpy np.histogram's bins), or
+// between ascending edges from a file (-edges), a uint32 count per bin to
+// -out; -include-upper counts samples equal to the last edge in the last
+// bin, as NumPy does.
+//
+// gather writes out[i] = in[indices[i]], scatter out[indices[i]] = in[i]
+// (into zeros, or the elements of -into FILE), of plain elements,
+// structs (-stride) or records moved whole; the indices are uint32, or a
+// .npy of int32, int64 or uint64, each in range (and, scattered, each
+// once).
 //
 // demo runs a GPU particle system whose dead particles are compacted away
 // every frame, and checks it bit for bit against a Go simulation. With

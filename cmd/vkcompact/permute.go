@@ -225,8 +225,11 @@ func (j *permuteJob) report(stdout io.Writer, device string) error {
 		return encodeJSON(stdout, o)
 	}
 	what := fmt.Sprintf("%d %s", j.n, l.Elem.Key)
-	if l.Elem.Stride != 0 {
-		what = fmt.Sprintf("%d elements of %d bytes", j.n, l.Size)
+	switch {
+	case l.Records():
+		what = fmt.Sprintf("%d records of %d bytes", j.n, l.Size)
+	case l.Elem.Stride != 0:
+		what = fmt.Sprintf("%d structs of %d bytes", j.n, l.Size)
 	}
 	if op == "gather" {
 		fmt.Fprintf(stdout, "gather: %d of %s by index, %s\n", len(j.indices), what, gpuTimeText(j.gpuMs, device))
