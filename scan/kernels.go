@@ -22,17 +22,21 @@ type chunkPush struct {
 	CountOn uint32 `glsl:"countOn"`
 }
 
-// reduceSpec is scan_reduce's specialization constants.
+// reduceSpec is scan_reduce's specialization constants. For Min and
+// Max, SelectSpec.KeyType is the elements' type (0 for sums: its code
+// then changes no sum's pipeline).
 type reduceSpec struct {
 	tiling.SelectSpec
-	FloatSum bool `glsl:"FLOAT_SUM"` // float32 adds; wrapping uint32 otherwise
+	FloatSum bool   `glsl:"FLOAT_SUM"` // float32 adds; wrapping uint32 otherwise (Sum)
+	Op       uint32 `glsl:"OP"`        // Op: the scan_ops.glsl codes are its values
 }
 
 // applySpec is scan_apply's specialization constants.
 type applySpec struct {
 	tiling.SelectSpec
-	FloatSum  bool `glsl:"FLOAT_SUM"`
-	Inclusive bool `glsl:"INCLUSIVE"`
+	FloatSum  bool   `glsl:"FLOAT_SUM"`
+	Inclusive bool   `glsl:"INCLUSIVE"`
+	Op        uint32 `glsl:"OP"`
 }
 
 // sumsPush is scan_sums' push constants.
@@ -44,6 +48,8 @@ type sumsPush struct {
 type sumsSpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"` // pipeline.ScanWorkgroup
 	FloatSum      bool   `glsl:"FLOAT_SUM"`
+	Op            uint32 `glsl:"OP"`
+	ElemType      uint32 `glsl:"ELEM_TYPE"` // as reduceSpec's KeyType
 }
 
 // onepassPush is scan_onepass's push constants.
@@ -67,6 +73,7 @@ type onepassSpec struct {
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
 	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
 	Windowed     uint32 `glsl:"WINDOWED"`      // 1: one dispatch per window of the input past one binding
+	Op           uint32 `glsl:"OP"`            // as reduceSpec's (SelectSpec.KeyType likewise)
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see

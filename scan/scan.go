@@ -14,16 +14,21 @@ import (
 	"github.com/vkcompact/vkcompact/vk"
 )
 
-// TotalSize is the size of the total a prefix sum writes: one element.
+// TotalSize is the size of the total a scan writes: one element.
 const TotalSize = 4
 
-// MaxElements is the largest element count a prefix sum takes: element
+// MaxElements is the largest element count a scan takes: element
 // indices are 32-bit on the GPU.
 const MaxElements = math.MaxUint32
 
-// Scan describes a prefix sum of uint32, int32 or float32 elements.
+// Scan describes a prefix scan of uint32, int32 or float32 elements: a
+// prefix sum (Op Sum, the zero Op), or a running min or max (Op Min,
+// Max). Element i of an inclusive scan combines elements 0..i, of an
+// exclusive one elements 0..i-1 (element 0 the op's identity: 0 for Sum,
+// see Op for Min and Max); the total combines them all.
 //
-// Integer sums wrap modulo 2^32 (int32 in two's complement). float32 sums
+// Min and max are exact, in any order of combination, and float32 ones
+// follow Go's min and max (Op). Integer sums wrap modulo 2^32 (int32 in two's complement). float32 sums
 // are computed in float32 in a tree order (per lane, per subgroup, per
 // chunk), not left to right, so they differ from a serial float32 loop by
 // rounding: the error bound is that of pairwise summation, usually
@@ -38,26 +43,29 @@ type Scan struct {
 	// takes it from the elements' Go type, and refuses any other. An Elem
 	// describing structs is refused.
 	Elem vkcompact.Elem
-	// Inclusive makes element i the sum of elements 0..i; otherwise
-	// (exclusive) of 0..i-1, with element 0 zero.
+	// Op is the combination: Sum (the zero Op), Min or Max.
+	Op Op
+	// Inclusive makes element i the sum (min, max) of elements 0..i;
+	// otherwise (exclusive) of 0..i-1, with element 0 the op's identity.
 	Inclusive bool
 	// InPlace writes the sums over the source; Dst stays empty.
 	InPlace bool
 	Options
 }
 
-// Options tunes a prefix sum. Zero values take per-device defaults.
+// Options tunes a scan. Zero values take per-device defaults.
 type Options struct {
 	// Path picks the three phases (reduce, scan of the chunk sums, apply:
 	// the input read twice) or the single pass (a chained scan over tiles
 	// with decoupled look-back and fallback: read once). The single pass
-	// sums uint32 and int32 out of place (past one binding,
+	// runs every scan but float32 sums, out of place (past one binding,
 	// maxStorageBufferRange, one dispatch per window of the source and
 	// destination: Tuning.WindowTiles), in workgroups of at most 512
 	// invocations (larger ones are not proven on it). float32 sums keep
 	// the three phases: the fallback sums a late tile again in another
-	// order, so a float total would depend on timing. PathAuto takes the
-	// single pass where it applies, on GPUs.
+	// order, so a float total would depend on timing (float32 min and max
+	// do not depend on the order). PathAuto takes the single pass where
+	// it applies, on GPUs. A scan by key (ByKey) has the single pass only.
 	Path vkcompact.Path
 	// Spins is, on the single pass, how many times a tile re-reads a
 	// predecessor that has not published before summing that
@@ -83,16 +91,16 @@ type Options struct {
 type Buffers struct {
 	Src     vk.Range // n elements, read (and written in place)
 	Dst     vk.Range // n elements, written; empty in place
-	Total   vk.Range // TotalSize bytes, written: the sum of all n elements
+	Total   vk.Range // TotalSize bytes, written: the sum (min, max) of all n elements, as an element
 	Scratch vk.Range // Plan.ScratchSize bytes; the single pass leaves its status words there zero for its next run (package vkcompact, "Scratch between runs")
 	// Count, when set, is a 4-byte range holding the element count as a
-	// uint32 written on the GPU (compact.Buffers.Count explains): the prefix sum then
-	// covers the first min(count, n) elements, Total is their sum, and
-	// the destination past them is not written.
+	// uint32 written on the GPU (compact.Buffers.Count explains): the scan then
+	// covers the first min(count, n) elements, Total is their sum (min,
+	// max), and the destination past them is not written.
 	Count vk.Range
 }
 
-// Plan is a prefix sum of n elements checked, tuned and sized for one
+// Plan is a prefix scan of n elements checked, tuned and sized for one
 // context: the checked request and one algorithm, the three phases or the
 // single pass, with its own tuning, scratch layout and recording. It is
 // immutable and safe for concurrent use.
@@ -143,20 +151,21 @@ func (p *Plan) ScratchSize() uint64 {
 	return p.alg.scratchSize()
 }
 
-// Total is a prefix sum's total as the GPU wrote it: read it as the
-// plan's element type.
+// Total is a scan's total as the GPU wrote it: read it as the plan's
+// element type. A Min or Max scan's total of no elements is the op's
+// identity.
 type Total uint32
 
-// Uint32 is the total of uint32 elements (wrapped modulo 2^32).
+// Uint32 is the total of uint32 elements (a sum wrapped modulo 2^32).
 func (t Total) Uint32() uint32 { return uint32(t) }
 
-// Int32 is the total of int32 elements (wrapped modulo 2^32).
+// Int32 is the total of int32 elements (a sum wrapped modulo 2^32).
 func (t Total) Int32() int32 { return int32(t) }
 
 // Float32 is the total of float32 elements.
 func (t Total) Float32() float32 { return math.Float32frombits(uint32(t)) }
 
-// Run records the prefix sum on the context's own queue and waits. A zero
+// Run records the scan on the context's own queue and waits. A zero
 // Total or Scratch range is allocated for the call and released after it.
 // It returns the total.
 func (p *Plan) Run(b Buffers) (Total, error) {
@@ -171,8 +180,8 @@ func (p *Plan) Run(b Buffers) (Total, error) {
 		})
 }
 
-// ScanSlice runs a prefix sum of data on the GPU and returns the sums and
-// the total. T decides the element type: s.Elem must be zero or T's own
+// ScanSlice runs a prefix scan of data on the GPU and returns the sums
+// (mins, maxes) and the total. T decides the element type: s.Elem must be zero or T's own
 // plain keys (vkcompact.Plain), and any other is refused (vk.ErrInvalid,
 // naming both) before any GPU work. InPlace is honoured on the GPU; data
 // is not modified.
@@ -217,12 +226,15 @@ func ScanSlice[T uint32 | int32 | float32](ctx *vk.Context, data []T, s Scan) ([
 	return out, *(*T)(unsafe.Pointer(&total)), nil
 }
 
-// String names the scan ("exclusive u32"; a zero Elem's key, unset, is
-// written as u32, a plan's).
+// String names the scan ("exclusive u32" for a sum, "inclusive min
+// f32"; a zero Elem's key, unset, is written as u32, a plan's).
 func (s Scan) String() string {
 	kind := "exclusive"
 	if s.Inclusive {
 		kind = "inclusive"
+	}
+	if s.Op != Sum {
+		kind += " " + s.Op.String()
 	}
 	return fmt.Sprintf("%s %v", kind, s.Elem.Key.OrUint32())
 }

@@ -185,25 +185,12 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	}
 	counted := c
 	counted.data = c.data[:nEff]
-	want, f64, abs, wantTotal, fTotal := refScan(counted)
-	float := c.scan.Elem.Key == vkcompact.Float32
-	exact := exactSums(counted.data)
-	gamma, denormal := floatBound(p.Tuning())
-	for i := range nEff {
-		got := binary.LittleEndian.Uint32(raw[off+4*i:])
-		if float && (!floatClose(got, f64[i], abs[i], exact, gamma, denormal) || exact && got != want[i]) || !float && got != want[i] {
-			if float {
-				return fmt.Errorf("element %d: got %#x (%g), want %g (magnitudes %g, exact %v: bits %#x)", i, got, math.Float32frombits(got), f64[i], abs[i], exact, want[i])
-			}
-			return fmt.Errorf("element %d: got %#x, want %#x", i, got, want[i])
+	if c.scan.Op != scan.Sum {
+		if err := checkOpScan(counted, raw[off:off+4*nEff], tot[0]); err != nil {
+			return err
 		}
-	}
-	absAll := math.Abs(fTotal)
-	for _, x := range counted.data {
-		absAll += math.Abs(float64(math.Float32frombits(x)))
-	}
-	if float && (!floatClose(tot[0], fTotal, absAll, exact, gamma, denormal) || exact && tot[0] != wantTotal) || !float && tot[0] != wantTotal {
-		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot[0], math.Float32frombits(tot[0]), wantTotal, fTotal)
+	} else if err := checkSums(p, counted, raw[off:off+4*nEff], tot[0]); err != nil {
+		return err
 	}
 	// Past the count: the input in place, vktest.Poison otherwise.
 	tail := vktest.PoisonBytes(4 * (n - nEff))
@@ -218,6 +205,32 @@ func tryRunScan(ctx *vk.Context, c scanCase, t testing.TB) error {
 	}
 	if !bytes.Equal(raw[:off], vktest.PoisonBytes(off)) || !bytes.Equal(raw[off+4*n:], vktest.PoisonBytes(uint64(len(raw))-off-4*n)) {
 		return fmt.Errorf("bytes around the output were written")
+	}
+	return nil
+}
+
+// checkSums checks the sums got4 (the covered elements' bytes) and the
+// total tot of a prefix sum against the reference.
+func checkSums(p *scan.Plan, counted scanCase, got4 []byte, tot uint32) error {
+	want, f64, abs, wantTotal, fTotal := refScan(counted)
+	float := counted.scan.Elem.Key == vkcompact.Float32
+	exact := exactSums(counted.data)
+	gamma, denormal := floatBound(p.Tuning())
+	for i := range uint64(len(counted.data)) {
+		got := binary.LittleEndian.Uint32(got4[4*i:])
+		if float && (!floatClose(got, f64[i], abs[i], exact, gamma, denormal) || exact && got != want[i]) || !float && got != want[i] {
+			if float {
+				return fmt.Errorf("element %d: got %#x (%g), want %g (magnitudes %g, exact %v: bits %#x)", i, got, math.Float32frombits(got), f64[i], abs[i], exact, want[i])
+			}
+			return fmt.Errorf("element %d: got %#x, want %#x", i, got, want[i])
+		}
+	}
+	absAll := math.Abs(fTotal)
+	for _, x := range counted.data {
+		absAll += math.Abs(float64(math.Float32frombits(x)))
+	}
+	if float && (!floatClose(tot, fTotal, absAll, exact, gamma, denormal) || exact && tot != wantTotal) || !float && tot != wantTotal {
+		return fmt.Errorf("total %#x (%g), want %#x (%g)", tot, math.Float32frombits(tot), wantTotal, fTotal)
 	}
 	return nil
 }
@@ -476,21 +489,29 @@ func TestScanBadInput(t *testing.T) {
 	}
 }
 
-// FuzzScan runs random prefix sums, (n, seed, type, mode), against the Go
-// reference. Seeds are in testdata/fuzz/FuzzScan.
+// FuzzScan runs random prefix scans, (n, seed, type, mode), against the
+// Go reference: the mode's bits 0 and 1 say inclusive and in place, bit 2
+// a random processor count, bit 3 float sums of mixed magnitudes, bits 4
+// and 5 the op (Sum, Min, Max, and Sum again), bits 6 and 7 the shape of
+// a min or max scan's data (opData). Seeds are in testdata/fuzz/FuzzScan.
 func FuzzScan(f *testing.F) {
 	f.Add(uint32(0), uint64(1), uint8(0), uint8(0))
 	f.Add(uint32(4097), uint64(2), uint8(2), uint8(3))
+	f.Add(uint32(5000), uint64(3), uint8(2), uint8(0b01010001))
+	f.Add(uint32(70001), uint64(4), uint8(1), uint8(0b11100110))
 	ctx := vktest.Open(f)
 	f.Fuzz(func(t *testing.T, n uint32, seed uint64, typ, mode uint8) {
 		n %= 1 << 18
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		ty := scanTypes[int(typ)%len(scanTypes)]
-		s := scan.Scan{Elem: vkcompact.Plain(ty), Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
+		s := scan.Scan{Elem: vkcompact.Plain(ty), Op: []scan.Op{scan.Sum, scan.Min, scan.Max, scan.Sum}[mode>>4&3], Inclusive: mode&1 != 0, InPlace: mode&2 != 0}
 		if mode&4 != 0 {
 			s.Processors = 1 + rng.Uint32N(4000)
 		}
 		c := scanCase{scan: s, data: scanData(rng, ty, int(n), mode&8 == 0)}
+		if s.Op != scan.Sum {
+			c.data = opData(rng, ty, s.Op, int(n), int(mode>>6))
+		}
 		if err := tryRunScan(ctx, c, t); err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}

@@ -14,8 +14,8 @@ import (
 )
 
 // singlePass is the single pass (a chained scan over tiles with decoupled
-// look-back and fallback) tuned for one request: integer sums out of
-// place, one workgroup per tile.
+// look-back and fallback) tuned for one request: any scan but float32
+// sums, out of place, one workgroup per tile.
 //
 // Scratch: the status words, at its start: the tile counter, two words
 // per tile (a flag and one 16-bit half of its value each), and the count
@@ -37,7 +37,7 @@ func tuneSinglePass(info vk.DeviceInfo, req request, wg uint32, windowLimit uint
 	s, n := req.scan, uint64(req.n)
 	table := passTunings[classOf(info)]
 	switch {
-	case req.key == vkcompact.Float32:
+	case req.key == vkcompact.Float32 && s.Op == Sum:
 		return nil, "float32 sums keep the three phases (the fallback would sum a late tile in another order, so the total would depend on timing)"
 	case s.InPlace:
 		return nil, "it does not run in place"
@@ -92,9 +92,11 @@ func (a *singlePass) tuning() Tuning {
 func (a *singlePass) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req request) error {
 	tiles := tiling.DefaultSelectSpec(a.wg, 1, 1)
 	tiles.Vecs = a.loads
+	tiles.KeyType = req.keyType()
 	var err error
 	a.pass, err = onepassKernel.Get(cache, onepassSpec{SelectSpec: tiles, Inclusive: req.scan.Inclusive,
-		MaxSubgroups: a.wg / max(info.MinSubgroupSize, 1), TileByID: b2u(a.byIndex), SelfReset: b2u(a.selfReset), Windowed: b2u(a.windowTiles > 0)})
+		MaxSubgroups: a.wg / max(info.MinSubgroupSize, 1), TileByID: b2u(a.byIndex), SelfReset: b2u(a.selfReset), Windowed: b2u(a.windowTiles > 0),
+		Op: uint32(req.scan.Op)})
 	return err
 }
 

@@ -46,17 +46,19 @@ func (a *threePhase) tuning() Tuning {
 
 // pipelines creates the three phases' pipelines.
 func (a *threePhase) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req request) error {
-	float := req.key == vkcompact.Float32
+	float := req.key == vkcompact.Float32 && req.scan.Op == Sum
+	op := uint32(req.scan.Op)
 	chunks := tiling.DefaultSelectSpec(a.wg, a.Procs, 1)
 	chunks.Vecs = a.loads
+	chunks.KeyType = req.keyType()
 	var err error
-	if a.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float}); err != nil {
+	if a.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float, Op: op}); err != nil {
 		return err
 	}
-	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.scan.Inclusive}); err != nil {
+	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.scan.Inclusive, Op: op}); err != nil {
 		return err
 	}
-	a.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), FloatSum: float})
+	a.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), FloatSum: float, Op: op, ElemType: chunks.KeyType})
 	return err
 }
 

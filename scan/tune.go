@@ -74,10 +74,13 @@ func checkRequest(n uint64, s Scan) (request, error) {
 	switch key {
 	case vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32:
 	default:
-		return request{}, errs.Invalidf("scan: a prefix sum of %v: the element type must be u32, i32 or f32", key)
+		return request{}, errs.Invalidf("scan: a prefix scan of %v: the element type must be u32, i32 or f32", key)
 	}
 	if n > MaxElements {
 		return request{}, errs.Invalidf("scan: %d elements: at most %d", n, uint64(MaxElements))
+	}
+	if err := checkOp(s.Op); err != nil {
+		return request{}, err
 	}
 	if s.Path > vkcompact.PathSinglePass {
 		return request{}, errs.Invalidf("scan: unknown path %d", s.Path)
@@ -133,4 +136,15 @@ func b2u(b bool) uint32 {
 		return 1
 	}
 	return 0
+}
+
+// keyType is the element type's code in the kernels' KEY_TYPE for Min
+// and Max, which map elements to keys by their type (scan_ops.glsl); 0
+// for sums, whose kernels read no type there, so that a sum's pipelines
+// are the same for every integer type.
+func (q request) keyType() uint32 {
+	if q.scan.Op == Sum {
+		return 0
+	}
+	return tiling.KeyCode(q.key)
 }

@@ -7,7 +7,10 @@
 // SCAN_FLOAT, a constant bool: true adds the words as float32 bits,
 // false as wrapping uint32 (which is also two's complement int32). A float
 // scan also defines FLOAT_SUMS and includes float_sum.glsl: its sums then
-// start from -0.0 and keep the sign of zero as IEEE 754 does.
+// start from -0.0 and keep the sign of zero as IEEE 754 does. An includer
+// that defines SCAN_OPS (scan_sums) includes shaders/scan/scan_ops.glsl
+// first: where its OP is not OP_SUM, the words are keys combined by the
+// op (min or max) from its identity.
 //
 // The range is taken in tiles of four values per invocation: a serial sum
 // per invocation, subgroup scans, then the first subgroup scans the
@@ -18,7 +21,11 @@ shared uint scanSums[256]; // one per subgroup
 shared uint scanCarry;
 
 #ifdef FLOAT_SUMS
+#ifdef SCAN_OPS
+const uint SCAN_ZERO = OP == OP_SUM ? (SCAN_FLOAT ? NEG_ZERO : 0u) : (OP_LEAST ? 0xffffffffu : 0u);
+#else
 const uint SCAN_ZERO = SCAN_FLOAT ? NEG_ZERO : 0;
+#endif
 #define scanInclusiveF signedInclusiveAdd
 #define scanExclusiveF signedExclusiveAdd
 #define scanSumF signedAdd
@@ -30,6 +37,11 @@ const uint SCAN_ZERO = 0;
 #endif
 
 uint scanAdd(uint a, uint b) {
+#ifdef SCAN_OPS
+    if (OP != OP_SUM) {
+        return opCombine(a, b);
+    }
+#endif
     if (SCAN_FLOAT) {
         return floatBitsToUint(uintBitsToFloat(a) + uintBitsToFloat(b));
     }
@@ -37,6 +49,11 @@ uint scanAdd(uint a, uint b) {
 }
 
 uint scanSubgroupInclusive(uint v) {
+#ifdef SCAN_OPS
+    if (OP != OP_SUM) {
+        return opSubgroupInclusive(v);
+    }
+#endif
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanInclusiveF(uintBitsToFloat(v)));
     }
@@ -44,6 +61,11 @@ uint scanSubgroupInclusive(uint v) {
 }
 
 uint scanSubgroupExclusive(uint v) {
+#ifdef SCAN_OPS
+    if (OP != OP_SUM) {
+        return opSubgroupExclusive(v);
+    }
+#endif
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanExclusiveF(uintBitsToFloat(v)));
     }
@@ -51,6 +73,11 @@ uint scanSubgroupExclusive(uint v) {
 }
 
 uint scanSubgroupSum(uint v) {
+#ifdef SCAN_OPS
+    if (OP != OP_SUM) {
+        return opSubgroup(v);
+    }
+#endif
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanSumF(uintBitsToFloat(v)));
     }

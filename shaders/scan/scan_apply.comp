@@ -4,11 +4,12 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-// scan_apply: phase 3 of the prefix sum. Each subgroup walks its chunk
-// again, step by step, and writes the running sum: per uvec4 of four
-// elements, a serial prefix inside the lane, then subgroupExclusiveAdd of
-// the lane totals and the running value of the chunk so far (which starts
-// at the chunk's scanned sum). The destination may be the source (in
+// scan_apply: phase 3 of the prefix scan. Each subgroup walks its chunk
+// again, step by step, and writes the running sum (for min and max, of
+// keys: OP, scan_ops.glsl): per uvec4 of four elements, a serial prefix
+// inside the lane, then subgroupExclusiveAdd of the lane totals and the
+// running value of the chunk so far (which starts at the chunk's scanned
+// sum). The destination may be the source (in
 // place): every lane reads its elements before it writes them, and no
 // other lane touches them.
 //
@@ -23,6 +24,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
 layout(constant_id = 9) const bool INCLUSIVE = false;
+layout(constant_id = 10) const uint OP = 0;           // OP_SUM, OP_MIN or OP_MAX (scan_ops.glsl) of elements of KEY_TYPE
 
 // Not readonly/writeonly: in place, the source and destination bindings
 // alias the same memory.
@@ -45,6 +47,8 @@ const bool LOAD_DATA = true;
 #define LOAD_ONLY
 #include "../include/select_load.glsl"
 #include "../include/float_sum.glsl"
+const uint ELEM_TYPE = KEY_TYPE;
+#include "scan_ops.glsl"
 
 // scanUnit writes the scan of unit v (elements e .. e+3 of the segment,
 // avail of them real) given the running value before it, and returns the
@@ -66,6 +70,16 @@ uint scanUnit(uvec4 v, uint e, uint avail, uint run) {
         }
         out4 = floatBitsToUint(o);
         after = floatBitsToUint(uintBitsToFloat(run) + signedAdd(t));
+    } else if (OP != OP_SUM) {
+        uvec4 k = opKeys(v, avail);
+        uint t = opReduce4(k);
+        uint at = opCombine(run, opSubgroupExclusive(t));
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            uint next = opCombine(at, k[j]);
+            out4[j] = opBits(INCLUSIVE ? next : at);
+            at = next;
+        }
+        after = opCombine(run, opSubgroup(t));
     } else {
         uint t = (v.x + v.y) + (v.z + v.w);
         uint at = run + subgroupExclusiveAdd(t);

@@ -5,9 +5,12 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_memory_scope_semantics : require
-// scan_onepass: an integer prefix sum in one pass over the input, the
-// chained scan with decoupled look-back and decoupled fallback of
-// select_onepass, with sums where the compaction has counts.
+// scan_onepass: a prefix scan in one pass over the input (integer sums,
+// and min and max of every type: OP, scan_ops.glsl), the chained scan
+// with decoupled look-back and decoupled fallback of select_onepass, with
+// sums where the compaction has counts. Below, "sum" is the op's
+// combination of keys (scan_ops.glsl: the bits themselves for sums), which
+// is exact in any order and grouping for every op this pass runs.
 //
 // Each workgroup takes tile TILE_BY_ID ? its index : the tile counter's
 // next, loads it once (TILE = workgroup size * VECS * 4 elements; unit
@@ -29,8 +32,9 @@
 // reader takes a value only when both words carry the same flag; a
 // mixture (the owner between its two stores) reads as not published. An
 // aggregate may be published twice, by its tile and by a successor's
-// fallback: both write the same bits, as integer sums do not depend on
-// their order (which is why float sums keep the three phases). status[0]
+// fallback: both write the same bits, as integer sums, mins and maxes do
+// not depend on their order (which is why float sums keep the three
+// phases). status[0]
 // is the tile counter, status[1 + 2 * tiles] the count of finished
 // workgroups. The last workgroup to finish sets them all back to zero
 // (tile_reset.glsl), so the host clears status only when it does not know
@@ -42,7 +46,7 @@
 //
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 status
 // (2 + 2 * tiles words), 3 the output as uvec4, 4 the same as uint, 5 the
-// total (1 word), 6 the GPU-side element count.
+// total (1 word: the elements' bits), 6 the GPU-side element count.
 //
 // Past one binding (WINDOWED): the host records one dispatch per window
 // of tiles whose input and output one binding each holds, with a barrier
@@ -58,6 +62,7 @@ layout(constant_id = 9) const uint MAX_SUBGROUPS = 64; // workgroup size / small
 layout(constant_id = 10) const uint TILE_BY_ID = 1;    // 1: tile = workgroup index; 0: from the tile counter
 layout(constant_id = 11) const uint SELF_RESET = 0;    // 1: set status back to zero at the end (tile_reset.glsl); 0: the host clears it
 layout(constant_id = 12) const uint WINDOWED = 0;      // 1: one dispatch of several, each over one window of the input and output
+layout(constant_id = 13) const uint OP = 0;            // OP_SUM, OP_MIN or OP_MAX (scan_ops.glsl) of elements of KEY_TYPE
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -83,6 +88,8 @@ layout(push_constant) uniform Push {
 const bool LOAD_DATA = true;
 #define LOAD_ONLY
 #include "../include/select_load.glsl"
+const uint ELEM_TYPE = KEY_TYPE;
+#include "scan_ops.glsl"
 
 const uint WG = gl_WorkGroupSize.x;
 const uint TILE = WG * VECS * 4;
@@ -111,14 +118,17 @@ uvec2 readStatus(uint t) {
     return uvec2(flag, (lo & 0xffffu) | hi << 16);
 }
 
-uint sum4(uvec4 v) {
-    return (v.x + v.y) + (v.z + v.w);
+// loadKeys loads the unit whose first element is first (n elements in
+// all) as keys (scan_ops.glsl).
+uvec4 loadKeys(uint first, uint n) {
+    uint avail = n - min(first, n);
+    return opKeys(loadUnit(first, first + 4 <= n, avail), avail);
 }
 
-// loadK loads the lane's unit k of the tile starting at start (n elements in all).
+// loadK loads the lane's unit k of the tile starting at start (n elements
+// in all) as keys.
 uvec4 loadK(uint start, uint k, uint n) {
-    uint first = start + (k * WG + gl_LocalInvocationID.x) * 4;
-    return loadUnit(first, first + 4 <= n, n - min(first, n));
+    return loadKeys(start + (k * WG + gl_LocalInvocationID.x) * 4, n);
 }
 
 // sumTile sums tile t with the calling subgroup alone: the fallback's
@@ -127,12 +137,11 @@ uvec4 loadK(uint start, uint k, uint n) {
 uint sumTile(uint t, uint elem0, uint n) {
     uint start = t * TILE - elem0;
     n -= elem0;
-    uint s = 0;
+    uint s = opIdentity();
     for (uint u = gl_SubgroupInvocationID; u < WG * VECS; u += gl_SubgroupSize) {
-        uint first = start + u * 4;
-        s += sum4(loadUnit(first, first + 4 <= n, n - min(first, n)));
+        s = opCombine(s, opReduce4(loadKeys(start + u * 4, n)));
     }
-    return subgroupAdd(s);
+    return opSubgroup(s);
 }
 
 void runTile() {
@@ -183,9 +192,9 @@ void runTile() {
     }
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            uint s = sum4(v[k]);
-            ex[k] = subgroupExclusiveAdd(s);
-            uint segSum = subgroupAdd(s);
+            uint s = opReduce4(v[k]);
+            ex[k] = opSubgroupExclusive(s);
+            uint segSum = opSubgroup(s);
             if (subgroupElect()) {
                 segSums[k * nsg + sgid] = segSum;
             }
@@ -194,15 +203,15 @@ void runTile() {
     barrier();
     // Exclusive scan of the segment sums, in element order.
     if (sgid == 0) {
-        uint carry = 0;
+        uint carry = opIdentity();
         for (uint base = 0; base < VECS * nsg; base += sg) {
             uint i = base + lane;
-            uint x = i < VECS * nsg ? segSums[i] : 0;
-            uint incl = subgroupInclusiveAdd(x);
+            uint x = i < VECS * nsg ? segSums[i] : opIdentity();
+            uint excl = opSubgroupExclusive(x);
             if (i < VECS * nsg) {
-                segSums[i] = carry + incl - x;
+                segSums[i] = opCombine(carry, excl);
             }
-            carry += subgroupAdd(x);
+            carry = opCombine(carry, opSubgroup(x));
         }
         if (lane == 0) {
             sAggregate = carry;
@@ -223,24 +232,24 @@ void runTile() {
     // not published it re-reads, up to pc.spins times, then sums that
     // tile itself (the fallback) and goes on past it.
     if (sgid == 0) {
-        uint prefix = 0;
+        uint prefix = opIdentity();
         int base = int(tile) - 1;
         uint spin = 0;
         while (tile > 0) {
             int t = base - int(lane);
-            uvec2 st = t < 0 ? uvec2(INCL, 0) : readStatus(uint(t));
+            uvec2 st = t < 0 ? uvec2(INCL, opIdentity()) : readStatus(uint(t));
             uvec4 stops = subgroupBallot(st.x != AGG);
             if (stops == uvec4(0)) {
-                prefix += subgroupAdd(st.y);
+                prefix = opCombine(prefix, opSubgroup(st.y));
                 base -= int(sg);
                 spin = 0;
                 continue;
             }
             uint L = subgroupBallotFindLSB(stops); // the nearest predecessor not an aggregate
-            prefix += subgroupAdd(lane < L ? st.y : 0);
+            prefix = opCombine(prefix, opSubgroup(lane < L ? st.y : opIdentity()));
             uint stopFlag = subgroupMax(lane == L ? st.x : 0);
             if (stopFlag == INCL) {
-                prefix += subgroupAdd(lane == L ? st.y : 0);
+                prefix = opCombine(prefix, opSubgroup(lane == L ? st.y : opIdentity()));
                 break;
             }
             // Tile base - L has not published: wait, or sum it.
@@ -251,14 +260,14 @@ void runTile() {
                 if (subgroupElect()) {
                     publish(uint(base), AGG, agg);
                 }
-                prefix += agg;
+                prefix = opCombine(prefix, agg);
                 base--;
                 spin = 0;
             }
         }
         if (subgroupElect()) {
             if (tile > 0) {
-                publish(tile, INCL, prefix + aggregate);
+                publish(tile, INCL, opCombine(prefix, aggregate));
             }
             sPrefix = prefix;
             countIn(); // done with status
@@ -270,11 +279,11 @@ void runTile() {
     // Write the sums.
     [[unroll]] for (uint k = 0; k < 4; k++) {
         if (k < VECS) {
-            uint at = prefix + segSums[k * nsg + sgid] + ex[k];
+            uint at = opCombine(opCombine(prefix, segSums[k * nsg + sgid]), ex[k]);
             uvec4 o;
             [[unroll]] for (uint j = 0; j < 4; j++) {
-                uint next = at + v[k][j];
-                o[j] = INCLUSIVE ? next : at;
+                uint next = opCombine(at, v[k][j]);
+                o[j] = opBits(INCLUSIVE ? next : at);
                 at = next;
             }
             uint first = start + (k * WG + lid) * 4;
@@ -291,7 +300,7 @@ void runTile() {
     }
 
     if (tile == lastTile && lid == 0) {
-        total[0] = prefix + aggregate;
+        total[0] = opBits(opCombine(prefix, aggregate));
     }
 }
 

@@ -4,11 +4,12 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-// scan_reduce: phase 1 of the prefix sum. Each subgroup is a processor: it
-// walks its chunk of the segment one step at a time (VECS uvec4 loads per
-// lane, issued before any is used), sums the elements, and writes the sum
-// to sums[c0 + chunk]. The chunking is the compaction's (select.glsl,
-// with STRIDE 1).
+// scan_reduce: phase 1 of the prefix scan. Each subgroup is a processor:
+// it walks its chunk of the segment one step at a time (VECS uvec4 loads
+// per lane, issued before any is used), sums the elements (or, for min
+// and max, combines their keys: OP, scan_ops.glsl), and writes the sum to
+// sums[c0 + chunk]. The chunking is the compaction's (select.glsl, with
+// STRIDE 1).
 //
 // Bindings: 0 the segment's elements as uvec4, 1 the same as uint,
 // 2 sums (one word per chunk), 3 the GPU-side element count
@@ -18,7 +19,8 @@
 #include "../include/select.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
+layout(constant_id = 8) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise (OP_SUM)
+layout(constant_id = 9) const uint OP = 0;            // OP_SUM, OP_MIN or OP_MAX (scan_ops.glsl) of elements of KEY_TYPE
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -37,6 +39,8 @@ const bool LOAD_DATA = true;
 #define LOAD_ONLY
 #include "../include/select_load.glsl"
 #include "../include/float_sum.glsl"
+const uint ELEM_TYPE = KEY_TYPE;
+#include "scan_ops.glsl"
 
 void main() {
     uint lane = gl_SubgroupInvocationID;
@@ -46,7 +50,7 @@ void main() {
     for (uint ch = linearWorkgroup() * gl_NumSubgroups + gl_SubgroupID; ch < pc.nc; ch += stride) {
         uint start = ch * pc.chunk;
         uint len = start < n ? min(pc.chunk, n - start) : 0;
-        uint isum = 0;
+        uint isum = opIdentity(); // 0 for integer sums
         float fsum = uintBitsToFloat(NEG_ZERO); // float_sum.glsl
         uint step = stepElems();
         for (uint s = 0; s < len; s += step) {
@@ -77,12 +81,24 @@ void main() {
                     a += negZeroPad(v3, len - min(f3, len));
                 }
                 fsum += (a.x + a.y) + (a.z + a.w);
+            } else if (OP != OP_SUM) {
+                uint a = opReduce4(opKeys(v0, len - min(f0, len)));
+                if (VECS > 1) {
+                    a = opCombine(a, opReduce4(opKeys(v1, len - min(f1, len))));
+                }
+                if (VECS > 2) {
+                    a = opCombine(a, opReduce4(opKeys(v2, len - min(f2, len))));
+                }
+                if (VECS > 3) {
+                    a = opCombine(a, opReduce4(opKeys(v3, len - min(f3, len))));
+                }
+                isum = opCombine(isum, a);
             } else {
                 uvec4 a = v0 + v1 + v2 + v3;
                 isum += (a.x + a.y) + (a.z + a.w);
             }
         }
-        uint total = FLOAT_SUM ? floatBitsToUint(signedAdd(fsum)) : subgroupAdd(isum);
+        uint total = FLOAT_SUM ? floatBitsToUint(signedAdd(fsum)) : opSubgroup(isum);
         if (FLOAT_SUM && pc.countOn != 0 && gpuCount[countWord(pc.countOn)] == 0) {
             // Nothing is counted: the sum of nothing is +0.0, which the
             // total then is (float_sum.glsl).

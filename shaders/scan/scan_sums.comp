@@ -4,15 +4,18 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
-// scan_sums: phase 2 of the prefix sum, one workgroup. An exclusive prefix
-// sum (block_scan.glsl) turns the per-chunk sums into each chunk's
-// starting value, and the total is written to sums[nChunks] and to the
-// caller's total.
+// scan_sums: phase 2 of the prefix scan, one workgroup. An exclusive
+// prefix sum (block_scan.glsl; for min and max of keys, OP:
+// scan_ops.glsl) turns the per-chunk sums into each chunk's starting
+// value, and the total is written to sums[nChunks] and, as the elements'
+// bits, to the caller's total.
 //
 // Bindings: 0 sums (nChunks + 1 words), 1 the total (one word).
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise
+layout(constant_id = 1) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise (OP_SUM)
+layout(constant_id = 2) const uint OP = 0;            // OP_SUM, OP_MIN or OP_MAX (scan_ops.glsl)
+layout(constant_id = 3) const uint ELEM_TYPE = 0;     // the elements' KEY_* code, for min and max
 
 layout(std430, binding = 0) buffer Sums { uint sums[]; };
 layout(std430, binding = 1) writeonly buffer Total { uint total[]; };
@@ -25,6 +28,9 @@ layout(push_constant) uniform Push {
 const bool SCAN_FLOAT = FLOAT_SUM;
 #define FLOAT_SUMS
 #include "../include/float_sum.glsl"
+#include "../include/key_types.glsl"
+#include "scan_ops.glsl"
+#define SCAN_OPS
 #include "../include/block_scan.glsl"
 
 void main() {
@@ -34,6 +40,6 @@ void main() {
     }
     if (gl_LocalInvocationID.x == 0) {
         sums[pc.nChunks] = t;
-        total[0] = t;
+        total[0] = opBits(t);
     }
 }
