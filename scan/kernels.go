@@ -76,6 +76,35 @@ type onepassSpec struct {
 	Op           uint32 `glsl:"OP"`            // as reduceSpec's (SelectSpec.KeyType likewise)
 }
 
+// byKeyPush is scan_bykey's push constants.
+type byKeyPush struct {
+	N       uint32 `glsl:"n"`     // pairs (the capacity with a GPU count)
+	Tiles   uint32 `glsl:"tiles"` // tiles in all
+	CountOn uint32 `glsl:"countOn"`
+	Spins   uint32 `glsl:"spins"` // re-reads of an unpublished predecessor before the fallback
+	// With Windowed (else ignored): the dispatch's tiles [Tile0,
+	// TileEnd), the workgroups launched by the dispatches before it, and
+	// the word of the key before the window in the KeyBefore binding.
+	Tile0     uint32 `glsl:"tile0"`
+	TileEnd   uint32 `glsl:"tileEnd"`
+	WgBase    uint32 `glsl:"wgBase"`
+	KeyBefore uint32 `glsl:"keyBefore"`
+}
+
+// byKeySpec is scan_bykey's specialization constants.
+type byKeySpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+	Op            uint32 `glsl:"OP"`
+	ElemType      uint32 `glsl:"ELEM_TYPE"` // the values' tiling.KeyCode
+	Vecs          uint32 `glsl:"VECS"`      // uvec4s of values per invocation
+	KeyType       uint32 `glsl:"KEY_TYPE"`  // the keys' tiling.KeyCode
+	Inclusive     bool   `glsl:"INCLUSIVE"`
+	MaxSubgroups  uint32 `glsl:"MAX_SUBGROUPS"` // per workgroup at the smallest subgroup size
+	TileByID      uint32 `glsl:"TILE_BY_ID"`
+	SelfReset     uint32 `glsl:"SELF_RESET"`
+	Windowed      uint32 `glsl:"WINDOWED"`
+}
+
 // The kernels' storage-buffer bindings: field i is binding i (see
 // pipeline.TypedKernel).
 type (
@@ -96,6 +125,12 @@ type (
 		DstVec, DstWord       vk.Range `use:"write"`
 		GpuCount              vk.Range `use:"read"`
 	}
+	byKeyBindings struct {
+		KeyVec, KeyWord, SrcVec, SrcWord vk.Range `use:"read"`
+		Status                           vk.Range `use:"readwrite"`
+		DstVec, DstWord                  vk.Range `use:"write"`
+		KeyBefore, GpuCount              vk.Range `use:"read"`
+	}
 	onepassBindings struct {
 		SrcVec, SrcWord        vk.Range `use:"read"`
 		Status                 vk.Range `use:"readwrite"`
@@ -111,10 +146,12 @@ func newKernel[P, S, B any](name string) pipeline.TypedKernel[P, S, B] {
 }
 
 // The three phases (the same chunking as the selection, with sums in place
-// of counts) and the single pass for integer sums out of place.
+// of counts), the single pass for every scan but float sums out of place,
+// and the scan by key.
 var (
 	reduceKernel  = newKernel[chunkPush, reduceSpec, reduceBindings]("scan_reduce")
 	sumsKernel    = newKernel[sumsPush, sumsSpec, sumsBindings]("scan_sums")
 	applyKernel   = newKernel[chunkPush, applySpec, applyBindings]("scan_apply")
 	onepassKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("scan_onepass")
+	byKeyKernel   = newKernel[byKeyPush, byKeySpec, byKeyBindings]("scan_bykey")
 )

@@ -14,5 +14,5 @@ import (
 // renamed or swapped on either side fails it.
 func TestKernelBlocks(t *testing.T) {
 	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("scan_"), reduceKernel.Interface(), sumsKernel.Interface(),
-		applyKernel.Interface(), onepassKernel.Interface())
+		applyKernel.Interface(), onepassKernel.Interface(), byKeyKernel.Interface())
 }
