@@ -26,10 +26,13 @@ import (
 // addition's order is fixed by the plan's tuning and the input (each
 // invocation's elements in turn, fixed trees over subgroups and
 // workgroups, the tiles of a run in their order), never by which
-// workgroup finishes first, and no atomic adds a value. They differ from
-// a serial float32 loop by rounding, within the bound of a summation
-// tree whose depth is a tile's elements per invocation, the logarithms
-// of the workgroup's subgroups and lanes, and the tiles a run crosses.
+// workgroup finishes first, and no atomic adds a value; but a sum that
+// meets a NaN is a NaN whose bits (its sign, its payload) the device's
+// arithmetic picks, which may differ between runs. They differ from a
+// serial float32 loop by rounding, within the bound of a summation tree
+// whose depth the tuning fixes (some fifty additions with the default
+// tiles) plus one per tile the run crosses: usually less than the serial
+// loop's error.
 type ByKey struct {
 	// Elem is the keys' type: vkcompact.Plain of Uint32, Int32, Float32 or
 	// Uint64 (the zero Elem is uint32). Keys are equal as

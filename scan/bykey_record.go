@@ -112,9 +112,14 @@ func (p *ByKeyPlan) check(r *pipeline.Recorder, b *ByKeyBuffers) error {
 		return errs.Invalidf("scan: the plan was made for another context")
 	}
 	n := uint64(p.n)
+	if v, d := b.Values, b.Dst; n > 0 && v.Buffer != nil && v.Buffer == d.Buffer && v.Offset < d.Offset+4*n && d.Offset < v.Offset+4*n {
+		return errs.Invalidf("scan: a scan by key does not run in place: its scans (Dst) overlap its values")
+	}
+	// The output is named "scans", not "destination": bufcheck's hint to
+	// set InPlace is not for a scan by key.
 	list := []bufcheck.Range{{Name: "keys", Range: b.Keys, Need: n * uint64(p.keyBytes)},
 		{Name: "values", Range: b.Values, Need: n * 4},
-		{Name: "scans output", Range: b.Dst, Need: n * 4, Write: true},
+		{Name: "scans", Range: b.Dst, Need: n * 4, Write: true},
 		{Name: "scratch", Range: b.Scratch, Need: p.ScratchSize(), Write: true}}
 	if b.Count.Buffer != nil {
 		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
@@ -137,7 +142,7 @@ func ScanByKeySlice[K uint32 | int32 | float32 | uint64, V uint32 | int32 | floa
 		return nil, fmt.Errorf("scan: %w", err)
 	}
 	if len(keys) != len(values) {
-		return nil, errs.Invalidf("scan: %d keys and %d values: a scan by key takes as many of each", len(keys), len(values))
+		return nil, errs.Invalidf("scan: %d values for %d keys", len(values), len(keys))
 	}
 	b.Elem, b.Value = vkcompact.Plain(kt), vt
 	n := uint64(len(keys))

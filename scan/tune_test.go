@@ -110,3 +110,56 @@ func TestSinglePassStatusLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestByKeyTuning checks the scan by key's tuning on every fake device:
+// workgroups of 256 on a GPU and 64 on a CPU device (whole subgroups),
+// tiles of 16 pairs per invocation, tiles by index on a GPU and from the
+// counter on a CPU device, self-reset up to 1024 tiles, windows past one
+// binding sized by the wider of the keys and the values (none holding
+// more than the binding), the status refused where it would exceed one
+// binding, and the min and max scans of float32 taking the single pass
+// where the sums keep the three phases.
+func TestByKeyTuning(t *testing.T) {
+	for _, dev := range fakedev.All {
+		gpu := !dev.CPU()
+		for _, kt := range []vkcompact.Type{vkcompact.Uint32, vkcompact.Uint64} {
+			for _, n := range []uint64{0, 1000, 1 << 22, uint64(dev.MaxStorageBufferRange)/4 + 1} {
+				b := ByKey{Elem: vkcompact.Plain(kt), Value: vkcompact.Float32}
+				p, err := tuneByKey(dev, n, b, 0)
+				if err != nil {
+					t.Errorf("%s: %v n=%d: %v", dev.Name, b, n, err)
+					continue
+				}
+				tu := p.Tuning()
+				wantWG := uint32(256)
+				if !gpu {
+					wantWG = max(64/dev.MaxSubgroupSize, 1) * dev.MaxSubgroupSize
+				}
+				if tu.WorkgroupSize != wantWG || tu.LoadsPerLane != 4 || tu.Tile != wantWG*16 || tu.Tiles != uint32(max((n+uint64(tu.Tile)-1)/uint64(tu.Tile), 1)) {
+					t.Errorf("%s: %v n=%d: tuning %+v", dev.Name, b, n, tu)
+				}
+				past := n*uint64(kt.Size()) > uint64(dev.MaxStorageBufferRange)
+				if tu.TilesByIndex != gpu || tu.SelfReset != (tu.Tiles <= 1024 && !past) || (tu.WindowTiles > 0) != past {
+					t.Errorf("%s: %v n=%d: tuning %+v (past one binding %v)", dev.Name, b, n, tu, past)
+				}
+				if past && uint64(tu.WindowTiles)*uint64(tu.Tile)*uint64(kt.Size()) > uint64(dev.MaxStorageBufferRange) {
+					t.Errorf("%s: %v n=%d: windows of %d tiles of %d pairs exceed one binding", dev.Name, b, n, tu.WindowTiles, tu.Tile)
+				}
+			}
+		}
+		// The smallest tiles over the most pairs: their status must fit one binding.
+		o := Options{WorkgroupSize: dev.MaxSubgroupSize, LoadsPerLane: 1}
+		n := uint64(MaxElements)
+		status := 8 + 8*((n+uint64(4*o.WorkgroupSize)-1)/uint64(4*o.WorkgroupSize))
+		_, err := tuneByKey(dev, n, ByKey{Options: o}, 0)
+		if fits := status <= uint64(dev.MaxStorageBufferRange); fits != (err == nil) || !fits && !strings.Contains(err.Error(), "tile status") {
+			t.Errorf("%s: %d bytes of status (one binding %d): %v", dev.Name, status, dev.MaxStorageBufferRange, err)
+		}
+		for _, op := range []Op{Min, Max} {
+			p, err := tune(dev, 1000, Scan{Elem: vkcompact.Plain(vkcompact.Float32), Op: op, Options: Options{Path: vkcompact.PathSinglePass}}, 0)
+			if err != nil || p.Tuning().Path != vkcompact.PathSinglePass {
+				t.Errorf("%s: f32 %v on the single pass: %v", dev.Name, op, err)
+			}
+		}
+	}
+}
