@@ -225,9 +225,10 @@ func TestScanByKeySlice(t *testing.T) {
 func TestScanByKeyScratchReuse(t *testing.T) {
 	ctx := vktest.Shared(t)
 	rng := vktest.Rand(t)
-	const runs, n = 3, 20011
+	const runs = 3
 	b := scan.ByKey{Elem: vkcompact.Plain(vkcompact.Int32), Value: vkcompact.Uint32, Inclusive: true,
 		Options: scan.Options{WorkgroupSize: ctx.Info().MaxSubgroupSize, LoadsPerLane: 1}}
+	n := uint64(500*ctx.Info().MaxSubgroupSize*4 - 5) // 500 tiles: the pass resets its status words
 	p, err := scan.NewByKeyPlan(ctx, n, b)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +248,7 @@ func TestScanByKeyScratchReuse(t *testing.T) {
 		}
 		rs := make([]run, runs)
 		for i := range rs {
-			x := run{keys: runKeys(rng, vkcompact.Int32, n, 0.01, false), values: byKeyValues(rng, vkcompact.Uint32, scan.Sum, n, true, 0)}
+			x := run{keys: runKeys(rng, vkcompact.Int32, int(n), 0.01, false), values: byKeyValues(rng, vkcompact.Uint32, scan.Sum, int(n), true, 0)}
 			kw := make([]uint32, n)
 			for j, k := range x.keys {
 				kw[j] = uint32(k)
