@@ -51,7 +51,8 @@ type ByKey struct {
 	// Options: Path (PathAuto or PathSinglePass: the single pass is its
 	// one path), Spins, WorkgroupSize (at most 512) and LoadsPerLane (the
 	// uvec4s of values each invocation holds: a tile of WorkgroupSize *
-	// LoadsPerLane * 4 pairs); Processors must be 0.
+	// LoadsPerLane * 4 pairs; by default the single pass's, fewer for
+	// small inputs on a GPU); Processors must be 0.
 	Options
 }
 
@@ -201,10 +202,9 @@ func tuneByKey(info vk.DeviceInfo, n uint64, b ByKey, windowLimit uint64) (*ByKe
 	if need := byKeyShared(info, wg); need > uint64(info.MaxSharedMemory) {
 		return nil, errs.Invalidf("scan: scan by key: workgroups of %d need %d bytes of shared memory; the device has %d", wg, need, info.MaxSharedMemory)
 	}
-	loads := b.LoadsPerLane
-	if loads == 0 {
-		loads = vkcompact.MaxLoadsPerLane
-	}
+	// The prefix sum's single pass's loads: its table, smaller tiles for
+	// small inputs on a GPU where the caller chose neither option.
+	loads := passTunings[classOf(info)].passLoads(b.Options, n)
 	p := &ByKeyPlan{req: b, n: uint32(n), keyBytes: key.Size()}
 	t := ByKeyTuning{WorkgroupSize: wg, LoadsPerLane: loads, Tile: wg * loads * 4}
 	// An empty input is one tile of no pairs.
