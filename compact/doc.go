@@ -29,7 +29,10 @@
 // CUB's DeviceSelect::Unique, in the same kernels. Selection.Output writes
 // the kept elements' indices instead of the elements (OutputIndices;
 // SelectIndicesSlice), or both (OutputBoth), which package runs builds
-// its run-length encoding on.
+// its run-length encoding on. Unique by key (Selection.Values; CUB's
+// DeviceSelect::UniqueByKey, UniqueByKeySlice) moves a second array of
+// values beside the elements, each kept element's value to the same slot
+// of Buffers.ValuesOut, in the same pass.
 //
 // A three-way partition (NewPartition3Plan, Partition3Slice) writes the
 // elements a first predicate keeps, then of the others those a second

@@ -130,3 +130,21 @@ func ExampleSlice() {
 	fmt.Println(kept, res.Kept, res.Total)
 	// Output: [0.5 -1 2 3.25] 4 6
 }
+
+// Unique by key on host slices: sorted cell indices and a particle index
+// beside each; each cell's first particle comes back.
+func ExampleUniqueByKeySlice() {
+	ctx, err := vk.Open(vk.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Release()
+	cells := []uint32{3, 3, 5, 8, 8, 8, 9}
+	particles := []uint32{12, 4, 7, 0, 9, 2, 5}
+	keys, values, res, err := compact.UniqueByKeySlice(ctx, cells, particles, compact.Selection{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(keys, values, res.Kept)
+	// Output: [3 5 8 9] [12 7 0 5] 4
+}

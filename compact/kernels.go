@@ -59,6 +59,7 @@ type moveSpec struct {
 	StageWords uint32 `glsl:"STAGE_WORDS"`    // the stage's words when staged
 	OutIndex   uint32 `glsl:"OUT_INDEX"`      // Selection.Output: 1 indices, 2 indices and elements
 	StageRej   uint32 `glsl:"STAGE_REJECTED"` // 1: the staged write stages the rejected elements too (classTuning.stageRejected)
+	ValueWords uint32 `glsl:"VALUE_WORDS"`    // Selection.Values: words per value (0: none)
 }
 
 // copybackPush is select_copyback's push constants.
@@ -105,6 +106,7 @@ type onepassSpec struct {
 	OutIndex     uint32 `glsl:"OUT_INDEX"`      // Selection.Output: 1 indices, 2 indices and elements
 	StageUnits   uint32 `glsl:"STAGE_UNITS"`    // 1: units ranked read back from the stage (classTuning.stageUnits)
 	StageRej     uint32 `glsl:"STAGE_REJECTED"` // 1: a compaction stages its rejected elements too (classTuning.stageRejected)
+	ValueWords   uint32 `glsl:"VALUE_WORDS"`    // Selection.Values: words per value (0: none)
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see
@@ -125,6 +127,8 @@ type (
 		DstVec, DstWord                vk.Range `use:"write"`
 		GpuCount                       vk.Range `use:"read"`
 		DstElems                       vk.Range `use:"write"` // OutputBoth: the elements
+		Values                         vk.Range `use:"read"`  // Selection.Values: every element's value
+		ValuesOut                      vk.Range `use:"write"` // and the kept ones'
 	}
 	copybackBindings struct {
 		SrcVec  vk.Range `use:"read"`
@@ -139,6 +143,8 @@ type (
 		DstVec, DstWord, Result vk.Range `use:"write"`
 		GpuCount                vk.Range `use:"read"`
 		DstElems                vk.Range `use:"write"` // OutputBoth: the elements
+		Values                  vk.Range `use:"read"`  // Selection.Values: every element's value
+		ValuesOut               vk.Range `use:"write"` // and the kept ones'
 	}
 	// onepassWideBindings adds output windows 1 to 3.
 	onepassWideBindings struct {

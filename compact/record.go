@@ -101,6 +101,12 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	} else if b.Elements.Buffer != nil {
 		return errs.Invalidf("compact: Elements is for Selection.Output OutputBoth: leave it empty")
 	}
+	if vb := uint64(p.req.vwords) * 4; vb > 0 {
+		list = append(list, bufcheck.Range{Name: "values", Range: b.Values, Need: n * vb},
+			bufcheck.Range{Name: "values out", Range: b.ValuesOut, Need: n * vb, Write: true})
+	} else if b.Values.Buffer != nil || b.ValuesOut.Buffer != nil {
+		return errs.Invalidf("compact: Values and ValuesOut are for Selection.Values: leave them empty")
+	}
 	if b.Count.Buffer != nil {
 		list = append(list, bufcheck.Range{Name: "count", Range: b.Count, Need: 4, Exact: true, Word: true})
 	}

@@ -115,6 +115,15 @@ type Selection struct {
 	// to a compaction out of place (not a split, not InPlace) whose input
 	// one binding holds.
 	Output Output
+	// Values, where set, is the type of a second array beside the
+	// elements (Buffers.Values), whose value at each kept element's index
+	// goes to the same slot of Buffers.ValuesOut, in the same pass: with
+	// FirstOfRun, unique by key, as CUB's DeviceSelect::UniqueByKey
+	// (UniqueByKeySlice). Any 4- or 8-byte type: the values are moved, not
+	// read. It applies to a FirstOfRun compaction out of place writing
+	// elements (not a split, not InPlace, Output OutputElements); Unset
+	// moves none.
+	Values vkcompact.Type
 	Options
 }
 
@@ -135,6 +144,9 @@ type Buffers struct {
 	// Elements (Selection.Output OutputBoth) has room for n elements: the
 	// kept elements, while Dst gets their indices.
 	Elements vk.Range
+	// Values (Selection.Values) holds n values, read; ValuesOut has room
+	// for n values, written: the kept elements' values, in their order.
+	Values, ValuesOut vk.Range
 	// Count, when set, is a 4-byte range holding the element count as a
 	// uint32 written on the GPU: for instance the kept count a previous
 	// operation left in its result block (Result.Sub(ResultKeptOffset,

@@ -170,7 +170,7 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 		byIndex = 1
 	}
 	spec := onepassSpec{SelectSpec: q.selectSpec(s.wg, 1, s.loads),
-		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex, OutIndex: q.outIndex()}
+		Split: split, StageWords: s.tile * q.words, MaxSubgroups: s.wg / max(ctx.Info().MinSubgroupSize, 1), TileByID: byIndex, OutIndex: q.outIndex(), ValueWords: q.vwords}
 	if tuningFor(ctx.Info()).stageUnits {
 		spec.StageUnits = 1
 	}
@@ -221,13 +221,15 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 		if q.sel.Output == OutputBoth {
 			elems = b.Elements.Sub(0, n*q.size)
 		}
+		values, valuesOut := q.valueRanges(b, src, dst)
 		if n == 0 {
 			// No element to bind (a binding holds something): the one
 			// tile reads and writes none, so the status words stand in.
-			src, dst, elems, flags = status, status, status, status
+			src, dst, elems, flags, values, valuesOut = status, status, status, status, status, status
 		}
 		s.pass.Dispatch(r, uint64(s.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: flags, Status: status,
-			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstElems: elems})
+			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstElems: elems,
+			Values: values, ValuesOut: valuesOut})
 	}
 	if s.selfReset {
 		r.LeaveZero(status)

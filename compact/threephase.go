@@ -139,7 +139,7 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 	if t.count, err = count.Get(cache, common); err != nil {
 		return err
 	}
-	ms := moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex()}
+	ms := moveSpec{SelectSpec: common, Split: split, Staged: staged, StageWords: uint32(t.stageWords), OutIndex: q.outIndex(), ValueWords: q.vwords}
 	if tuningFor(ctx.Info()).stageRejected {
 		ms.StageRej = 1
 	}
@@ -232,10 +232,12 @@ func (t *threePhase) recordMove(r *pipeline.Recorder, q *request, b Buffers, out
 			if q.sel.Output == OutputBoth {
 				kept = b.Elements.Sub(page*size, pageCount*size)
 			}
+			values, valuesOut := q.valueRanges(b, src, dst) // one segment and one page: the values are refused past one binding
 			t.move.Dispatch(r, align.CeilDiv(nc, t.perGroup),
 				movePush{C0: uint32(first / uint64(t.chunk)), NC: uint32(nc), Chunk: t.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: q.cLo, CHi: q.cHi, CountOn: countOn},
-				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count, DstElems: kept})
+				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count, DstElems: kept,
+					Values: values, ValuesOut: valuesOut})
 		}
 	}
 }

@@ -51,6 +51,8 @@ type request struct {
 	pred  uint32 // select.glsl's predicate code
 	cLo   uint32 // the predicate's constant, low word
 	cHi   uint32 // and high word
+	// vwords is the 32-bit words per value of Selection.Values (0: none).
+	vwords uint32
 	// The resolved Options (tiling.Resolve): the three phases' workgroup
 	// size, loads per lane and processors; the single pass starts from the
 	// first two.
@@ -71,6 +73,9 @@ func tunePlan(info vk.DeviceInfo, n uint64, sel Selection, lim limits) (*Plan, e
 		return nil, err
 	}
 	if err := checkOneBinding(&q, alg); err != nil {
+		return nil, err
+	}
+	if err := checkValuesBinding(info, &q, alg, lim); err != nil {
 		return nil, err
 	}
 	return &Plan{req: q, alg: alg}, nil
@@ -141,6 +146,9 @@ func checkRequest(info vk.DeviceInfo, n uint64, sel Selection, defaultWG uint32)
 		return request{}, errs.Invalidf("compact: ReverseRejected applies to a split only")
 	}
 	if err := checkIndices(sel); err != nil {
+		return request{}, err
+	}
+	if q.vwords, err = checkValues(sel); err != nil {
 		return request{}, err
 	}
 	return q, nil

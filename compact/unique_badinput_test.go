@@ -89,3 +89,96 @@ func TestUniqueKeepString(t *testing.T) {
 		t.Errorf("ops: %v %v", compact.FirstOfRun, compact.RunEdges)
 	}
 }
+
+// TestUniqueByKeyBadInput: unique by key (Selection.Values) refuses what
+// does not apply, naming it, and leaves the caller's buffers alone.
+func TestUniqueByKeyBadInput(t *testing.T) {
+	ctx := vktest.Shared(t)
+	const n = 1000
+	src := vktest.NewPoisoned(t, ctx, n*4)
+	dst := vktest.NewPoisoned(t, ctx, n*4)
+	vals := vktest.NewPoisoned(t, ctx, n*8)
+	out := vktest.NewPoisoned(t, ctx, n*8)
+	res := vktest.NewPoisoned(t, ctx, compact.ResultSize)
+	plan := func(sel compact.Selection) func() error {
+		return func() error { _, err := compact.NewPlan(ctx, n, sel); return err }
+	}
+	byKey := compact.Selection{Keep: compact.KeepUnique(), Values: vkcompact.Uint64}
+	with := func(f func(*compact.Selection)) compact.Selection { s := byKey; f(&s); return s }
+	p, err := compact.NewPlan(ctx, n, byKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unique, err := compact.NewPlan(ctx, n, compact.Selection{Keep: compact.KeepUnique()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := vktest.NewPoisoned(t, ctx, max(p.ScratchSize(), unique.ScratchSize()))
+	record := func(p *compact.Plan, b compact.Buffers) func() error {
+		b.Src, b.Dst, b.Result, b.Scratch = src.All(), dst.All(), res.All(), scratch.All()
+		return func() error { return pipeline.Run(ctx, func(r *pipeline.Recorder) { p.Record(r, b) }) }
+	}
+	cases := []badinput.Case{
+		{Entry: "NewPlan", Input: "an unknown values type", Want: vk.ErrInvalid, Msg: "unknown values type 9",
+			Call: plan(with(func(s *compact.Selection) { s.Values = 9 }))},
+		{Entry: "NewPlan", Input: "values beside another test", Want: vk.ErrInvalid, Msg: "move beside a unique selection (FirstOfRun), not nonzero",
+			Call: plan(with(func(s *compact.Selection) { s.Keep = compact.KeepNonZero() }))},
+		{Entry: "NewPlan", Input: "values beside the run edges", Want: vk.ErrInvalid, Msg: "move beside a unique selection",
+			Call: plan(with(func(s *compact.Selection) { s.Keep = compact.KeepRunEdges(compact.EqualKeys) }))},
+		{Entry: "NewPlan", Input: "values with a split", Want: vk.ErrInvalid, Msg: "values (Selection.Values) apply to a compaction, not a split",
+			Call: plan(with(func(s *compact.Selection) { s.Split, s.ReverseRejected = true, true }))},
+		{Entry: "NewPlan", Input: "values in place", Want: vk.ErrInvalid, Msg: "not InPlace",
+			Call: plan(with(func(s *compact.Selection) { s.InPlace = true }))},
+		{Entry: "NewPlan", Input: "values with indices", Want: vk.ErrInvalid, Msg: "not with Output indices and elements",
+			Call: plan(with(func(s *compact.Selection) { s.Output = compact.OutputBoth }))},
+		{Entry: "NewPlanSegmentLimit", Input: "values past one segment", Want: vk.ErrInvalid, Msg: "values (Selection.Values) need one binding; 1000 values of 8 bytes exceed it",
+			Call: func() error {
+				_, err := compact.NewPlanSegmentLimit(ctx, n, with(func(s *compact.Selection) { s.Path = vkcompact.PathThreePhase }), 6000)
+				return err
+			}},
+		{Entry: "NewPlanWindowLimit", Input: "values past one window", Want: vk.ErrInvalid, Msg: "values (Selection.Values) need one binding",
+			Call: func() error {
+				_, err := compact.NewPlanWindowLimit(ctx, n, with(func(s *compact.Selection) { s.Path = vkcompact.PathSinglePass }), 6000)
+				return err
+			}},
+		{Entry: "Record", Input: "no values", Want: vk.ErrInvalid, Msg: "no values buffer",
+			Call: record(p, compact.Buffers{ValuesOut: out.All()})},
+		{Entry: "Record", Input: "no values out", Want: vk.ErrInvalid, Msg: "no values out buffer",
+			Call: record(p, compact.Buffers{Values: vals.All()})},
+		{Entry: "Record", Input: "values too small", Want: vk.ErrInvalid, Msg: "values range of 7992 bytes: 8000 needed",
+			Call: record(p, compact.Buffers{Values: vals.Range(0, n*8-8), ValuesOut: out.All()})},
+		{Entry: "Record", Input: "values out too small", Want: vk.ErrInvalid, Msg: "values out range of 4000 bytes: 8000 needed",
+			Call: record(p, compact.Buffers{Values: vals.All(), ValuesOut: out.Range(0, n*4)})},
+		{Entry: "Record", Input: "values out over the values", Want: vk.ErrInvalid, Msg: "the values and values out ranges overlap",
+			Call: record(p, compact.Buffers{Values: vals.All(), ValuesOut: vals.All()})},
+		{Entry: "Record", Input: "values without Selection.Values", Want: vk.ErrInvalid, Msg: "Values and ValuesOut are for Selection.Values",
+			Call: record(unique, compact.Buffers{Values: vals.All(), ValuesOut: out.All()})},
+		{Entry: "UniqueByKeySlice", Input: "fewer values than keys", Want: vk.ErrInvalid, Msg: "2 values for 3 keys",
+			Call: func() error {
+				_, _, _, err := compact.UniqueByKeySlice(ctx, []uint32{1, 2, 3}, []float32{1, 2}, compact.Selection{})
+				return err
+			}},
+		{Entry: "UniqueByKeySlice", Input: "Values not the values' type", Want: vk.ErrInvalid, Msg: "Selection.Values is f32; the values are u32",
+			Call: func() error {
+				_, _, _, err := compact.UniqueByKeySlice(ctx, []uint32{1}, []uint32{1}, compact.Selection{Values: vkcompact.Float32})
+				return err
+			}},
+		{Entry: "UniqueByKeySlice", Input: "another test", Want: vk.ErrInvalid, Msg: "asks for another test",
+			Call: func() error {
+				_, _, _, err := compact.UniqueByKeySlice(ctx, []uint32{1}, []uint32{1}, compact.Selection{Keep: compact.KeepMask(1)})
+				return err
+			}},
+		{Entry: "UniqueByKeySlice", Input: "indices", Want: vk.ErrInvalid, Msg: "returns keys and values, not Output indices",
+			Call: func() error {
+				_, _, _, err := compact.UniqueByKeySlice(ctx, []uint32{1}, []uint32{1}, compact.Selection{Output: compact.OutputIndices})
+				return err
+			}},
+		{Entry: "UniqueByKeySlice", Input: "keys of another type than Elem's", Want: vk.ErrInvalid, Msg: "Selection.Elem",
+			Call: func() error {
+				_, _, _, err := compact.UniqueByKeySlice(ctx, []float32{1}, []uint32{1}, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32)})
+				return err
+			}},
+	}
+	watched := map[*vk.Buffer][]byte{src: vktest.PoisonBytes(src.Size()), dst: vktest.PoisonBytes(dst.Size()), out: vktest.PoisonBytes(out.Size())}
+	badinput.CheckAll(t, cases, watched, uint64(ctx.Info().MinStorageBufferOffsetAlignment))
+}

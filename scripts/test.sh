@@ -79,6 +79,7 @@ fuzz ./cmd/vkcompact FuzzParseBits 20000x
 fuzz ./compact FuzzParseKeep 20000x
 fuzz ./compact FuzzSelect 100x
 fuzz ./compact FuzzUnique 100x
+fuzz ./compact FuzzUniqueByKey 100x
 fuzz ./compact FuzzPartition3 100x
 fuzz ./scan FuzzScan 1000x
 fuzz ./scan FuzzScanByKey 100x

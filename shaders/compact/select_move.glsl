@@ -24,11 +24,20 @@
 // segment's flags, 3 counts (scanned: each chunk's first slot; the total
 // at PROCS), 4 the page as uvec4, 5 the same as uint, 6 the GPU-side
 // element count (common.glsl: countedElems), 7 with OUT_INDEX 2 the page
-// of the elements (the page of indices being 5).
+// of the elements (the page of indices being 5), 8 and 9 with
+// VALUE_WORDS the values and the page of the kept ones.
 //
 // OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
 // their indices in the input instead (one word each); 2 the indices, and
 // the elements to binding 7.
+//
+// VALUE_WORDS (compact.Selection.Values; the neighbour modules alone):
+// each kept element's value, VALUE_WORDS words at its index in values[]
+// (binding 8), goes to the same slot of valuesOut[] (binding 9), in the
+// same pass: unique by key. The staged write then stages each kept
+// element's index, and writes the element and its value re-read there
+// (the subgroup loaded the elements just now: a cache hit; the values
+// are read once, each line of them by the step that keeps from it).
 
 #include "../include/common.glsl"
 #include "../include/select.glsl"
@@ -44,7 +53,16 @@ layout(constant_id = 11) const uint OUT_INDEX = 0; // 1: write each kept element
 // by the predicate (a CPU driver mispredicts such a store's lanes; see
 // select_onepass.glsl).
 layout(constant_id = 12) const uint STAGE_REJECTED = 0;
-const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE; // words per output element
+layout(constant_id = 13) const uint VALUE_WORDS = 0; // 1 or 2: move each kept element's value too (the neighbour modules)
+#ifdef NEIGHBOUR_PREDS
+const uint VWORDS = VALUE_WORDS;
+#else
+const uint VWORDS = 0; // the values stream is unique by key's: the neighbour modules'
+#endif
+// STAGE_INDEX: the staged write stages indices, and the elements and
+// values are re-read at them.
+const bool STAGE_INDEX = OUT_INDEX != 0 || VWORDS != 0;
+const uint OSTRIDE = STAGE_INDEX ? 1 : STRIDE; // words per staged element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -54,6 +72,8 @@ layout(std430, binding = 4) writeonly buffer DstVec { uvec4 dstVec[]; };
 layout(std430, binding = 5) writeonly buffer DstWord { uint dstWord[]; };
 layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
 layout(std430, binding = 7) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the page's elements
+layout(std430, binding = 8) readonly buffer Values { uint values[]; };       // VALUE_WORDS: every element's value
+layout(std430, binding = 9) writeonly buffer ValuesOut { uint valuesOut[]; }; // VALUE_WORDS: the page's values
 
 layout(push_constant) uniform Push {
     uint c0;        // the segment's first chunk
@@ -89,12 +109,29 @@ uint word(uvec4 v, uint j, uint e, uint w) {
     return srcWord[e * STRIDE + w];
 }
 
+// storeElemWord writes word i of the page's kept elements: to dstWord,
+// or with OUT_INDEX 2 to dstElems (dstWord holding the indices).
+void storeElemWord(uint i, uint v) {
+    if (OUT_INDEX == 0) {
+        dstWord[i] = v;
+    } else {
+        dstElems[i] = v;
+    }
+}
+
 // store writes element j of unit v (element e of the segment) to slot.
 void store(uint slot, uvec4 v, uint j, uint e) {
     if (!inPage(slot)) {
         return;
     }
     uint d = slot - pc.pageFirst;
+#ifdef NEIGHBOUR_PREDS
+    if (VWORDS != 0) {
+        for (uint w = 0; w < VWORDS; w++) {
+            valuesOut[d * VWORDS + w] = values[(pc.segFirst + e) * VWORDS + w];
+        }
+    }
+#endif
     if (OUT_INDEX != 0) {
         dstWord[d] = pc.segFirst + e;
         if (OUT_INDEX == 2) {
@@ -151,7 +188,7 @@ void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec
                 uint p = first + j - s; // position in the step
                 uint at = keep[j] ? own - kbStep : m - 1 - (p - (own - kbStep));
                 uint stageBase = gl_SubgroupID * gl_SubgroupSize * VECS * EPV * STRIDE;
-                if (OUT_INDEX != 0) {
+                if (STAGE_INDEX) {
                     stage[stageBase + at] = pc.segFirst + e;
                 } else {
                     [[unroll]] for (uint w = 0; w < STRIDE; w++) {
@@ -222,7 +259,9 @@ void main() {
                 subgroupBarrier(); // the stage is written
                 uint stepKept = kb - kbStep;
                 uint rejBefore = (q0 + s) - kbStep; // rejected elements before the step
-                uint words = (SPLIT != 0 ? m : stepKept) * OSTRIDE;
+                // What the stage holds: the elements, or their indices
+                // (OUT_INDEX 1 and 2: the output; with values alone, not).
+                uint words = !STAGE_INDEX || OUT_INDEX != 0 ? (SPLIT != 0 ? m : stepKept) * OSTRIDE : 0;
                 for (uint t = lane; t < words; t += sg) {
                     uint i = t / OSTRIDE;
                     uint w = t - i * OSTRIDE;
@@ -233,7 +272,7 @@ void main() {
                         dstWord[(slot - pc.pageFirst) * OSTRIDE + w] = stage[stageBase + at * OSTRIDE + w];
                     }
                 }
-                if (OUT_INDEX == 2) {
+                if (OUT_INDEX == 2 || (OUT_INDEX == 0 && STAGE_INDEX)) {
                     // The kept elements themselves, each re-read at its
                     // index (the subgroup loaded them just now: a cache hit).
                     for (uint t = lane; t < stepKept * STRIDE; t += sg) {
@@ -241,10 +280,23 @@ void main() {
                         uint w = t - i * STRIDE;
                         uint slot = kbStep + i;
                         if (inPage(slot)) {
-                            dstElems[(slot - pc.pageFirst) * STRIDE + w] = srcWord[(stage[stageBase + i] - pc.segFirst) * STRIDE + w];
+                            storeElemWord((slot - pc.pageFirst) * STRIDE + w, srcWord[(stage[stageBase + i] - pc.segFirst) * STRIDE + w]);
                         }
                     }
                 }
+#ifdef NEIGHBOUR_PREDS
+                if (VWORDS != 0) {
+                    // Their values, read at the same indices.
+                    for (uint t = lane; t < stepKept * VWORDS; t += sg) {
+                        uint i = t / VWORDS;
+                        uint w = t - i * VWORDS;
+                        uint slot = kbStep + i;
+                        if (inPage(slot)) {
+                            valuesOut[(slot - pc.pageFirst) * VWORDS + w] = values[stage[stageBase + i] * VWORDS + w];
+                        }
+                    }
+                }
+#endif
                 subgroupBarrier(); // the stage is read before the next step overwrites it
             }
         }

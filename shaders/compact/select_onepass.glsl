@@ -59,11 +59,21 @@
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
 // 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
 // as uint, 6 the result block (12 words), 7 the GPU-side element count,
-// 8 (11 with WINDOWS) with OUT_INDEX 2 the elements.
+// 8 (11 with WINDOWS) with OUT_INDEX 2 the elements, 9 and 10 (not with
+// WINDOWS) with VALUE_WORDS the values and the kept ones'.
 //
 // OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
 // their indices in the input instead (one word each, staged as such); 2
 // the indices, and the elements to binding 8.
+//
+// VALUE_WORDS (compact.Selection.Values; the neighbour modules alone):
+// each kept element's value, VALUE_WORDS words at its index in values[]
+// (binding 9), goes to the same slot of valuesOut[] (binding 10), in the
+// same pass: unique by key. The tile then stages its kept elements'
+// indices, and each subgroup writes its run of kept elements and their
+// values re-read at them (the elements were loaded just now: a cache
+// hit; the values are read once, each line by the tile that keeps from
+// it).
 //
 // Past one binding (select_onepass_wide.comp, WINDOWS): the host records
 // one dispatch per input window (the tiles whose elements and flags one
@@ -95,7 +105,16 @@ layout(constant_id = 13) const uint STAGE_UNITS = 1;
 // half of the lanes kept mispredicts (lavapipe select_if at 2^16, keep
 // 0.5: 1.06-1.66 -> 0.84-1.36 ms).
 layout(constant_id = 14) const uint STAGE_REJECTED = 0;
-const uint OSTRIDE = OUT_INDEX != 0 ? 1 : STRIDE;   // words per output element
+layout(constant_id = 15) const uint VALUE_WORDS = 0; // 1 or 2: move each kept element's value too (the neighbour modules)
+#ifdef NEIGHBOUR_PREDS
+const uint VWORDS = VALUE_WORDS;
+#else
+const uint VWORDS = 0; // the values stream is unique by key's: the neighbour modules'
+#endif
+// STAGE_INDEX: the tile stages indices, and the elements and values are
+// re-read at them.
+const bool STAGE_INDEX = OUT_INDEX != 0 || VWORDS != 0;
+const uint OSTRIDE = STAGE_INDEX ? 1 : STRIDE;   // words per staged element
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -109,6 +128,8 @@ layout(std430, binding = 7) readonly buffer GpuCount { uint gpuCount[]; };
 layout(std430, binding = 11) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements (unused: the host refuses windows)
 #else
 layout(std430, binding = 8) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements
+layout(std430, binding = 9) readonly buffer Values { uint values[]; };       // VALUE_WORDS: every element's value
+layout(std430, binding = 10) writeonly buffer ValuesOut { uint valuesOut[]; }; // VALUE_WORDS: the kept ones'
 #endif
 #ifdef WINDOWS
 layout(std430, binding = 8) writeonly buffer DstWord1 { uint dstWord1[]; };
@@ -215,6 +236,19 @@ uint countTile(uint t, uint elem0, uint n, uvec2 c) {
 }
 
 #include "../include/result_block.glsl"
+
+// runStage is the stage position, from the subgroup's first segment, of
+// the index of element q of a subgroup's run of kept elements, which
+// spans its segments (VECS of seg elements each; e1, e2 and e3 the run
+// elements before segments 1, 2 and 3): in the last segment k with at
+// most q of them before it.
+uint runStage(uint q, uint e1, uint e2, uint e3, uint seg) {
+    uint k = 0, ek = 0;
+    if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
+    if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
+    if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
+    return k * seg * STRIDE + (q - ek);
+}
 
 // storeWord writes word i of the output: with WINDOWS, i lies in window
 // i / pc.winWords (bindings 5, 8, 9, 10).
@@ -350,7 +384,7 @@ void main() {
                     if (kj || SPLIT != 0 || STAGE_REJECTED != 0) {
                         uint at = segBase + (kj ? own : segLen - 1 - (pos + j - own));
                         uint e = tileAt + segBase + pos + j;
-                        if (OUT_INDEX != 0) {
+                        if (STAGE_INDEX) {
                             // In the segment's own place: its words from segBase * STRIDE.
                             stage[segBase * STRIDE + (at - segBase)] = elem0 + e;
                         } else {
@@ -476,7 +510,10 @@ void main() {
         uint kept = (first + VECS < VECS * nsg ? sgCounts[first + VECS] : aggregate) - before;
         uint runAt = (prefix + before) * OSTRIDE;
         uint stageAt = first * sg * EPV * STRIDE; // the subgroup's first segment in the stage
-        for (uint t = lane; t < kept * OSTRIDE; t += sg) {
+        // The stage holds the elements, or their indices (OUT_INDEX 1
+        // and 2: the output; with values alone, not).
+        uint words = !STAGE_INDEX || OUT_INDEX != 0 ? kept * OSTRIDE : 0;
+        for (uint t = lane; t < words; t += sg) {
             uint q = t / OSTRIDE;
             uint w = t - q * OSTRIDE;
             uint k = 0, ek = 0;
@@ -485,20 +522,31 @@ void main() {
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
             storeWord(runAt + t, stage[stageAt + k * seg * STRIDE + (q - ek) * OSTRIDE + w]);
         }
-        if (OUT_INDEX == 2) {
+        if (OUT_INDEX == 2 || (OUT_INDEX == 0 && STAGE_INDEX)) {
             // The kept elements themselves, each re-read at its index
             // (this workgroup loaded them just now: a cache hit).
             for (uint t = lane; t < kept * STRIDE; t += sg) {
                 uint q = t / STRIDE;
                 uint w = t - q * STRIDE;
-                uint k = 0, ek = 0;
-                if (VECS > 1 && q >= e1) { k = 1; ek = e1; }
-                if (VECS > 2 && q >= e2) { k = 2; ek = e2; }
-                if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
-                uint e = stage[stageAt + k * seg * STRIDE + (q - ek)] - elem0;
-                dstElems[(prefix + before + q) * STRIDE + w] = srcWord[e * STRIDE + w];
+                uint e = stage[stageAt + runStage(q, e1, e2, e3, seg)] - elem0;
+                uint v = srcWord[e * STRIDE + w];
+                if (OUT_INDEX == 0) {
+                    storeWord((prefix + before + q) * STRIDE + w, v);
+                } else {
+                    dstElems[(prefix + before + q) * STRIDE + w] = v;
+                }
             }
         }
+#ifdef NEIGHBOUR_PREDS
+        if (VWORDS != 0) {
+            // Their values, read at the same indices.
+            for (uint t = lane; t < kept * VWORDS; t += sg) {
+                uint q = t / VWORDS;
+                uint w = t - q * VWORDS;
+                valuesOut[(prefix + before + q) * VWORDS + w] = values[stage[stageAt + runStage(q, e1, e2, e3, seg)] * VWORDS + w];
+            }
+        }
+#endif
     } else {
         // Write out, each subgroup its own segments: the kept elements to
         // prefix + (kept before the segment).., the rejected ones to their
