@@ -27,3 +27,8 @@ const RunEdges = runEdges
 // KeepRunEdges keeps the first and the last element of each run longer
 // than one of elements equal under eq (RunEdges), for the tests.
 func KeepRunEdges(eq Equality) Keep { return Keep{Op: runEdges, Equal: eq} }
+
+// OutputRunLengths is the run lengths' output package runs encodes with
+// (internal/keepop.RunLengths), which the API does not name, for the
+// tests.
+const OutputRunLengths = outputRunLengths

@@ -62,6 +62,16 @@ type moveSpec struct {
 	ValueWords uint32 `glsl:"VALUE_WORDS"`    // Selection.Values: words per value (0: none)
 }
 
+// lengthsPush is select_lengths's push constants.
+type lengthsPush struct {
+	Records uint32 `glsl:"records"` // tiles or chunks
+}
+
+// lengthsSpec is select_lengths's specialization constants.
+type lengthsSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"`
+}
+
 // copybackPush is select_copyback's push constants.
 type copybackPush struct {
 	First      uint32 `glsl:"first"`      // the piece's first element
@@ -129,6 +139,12 @@ type (
 		DstElems                       vk.Range `use:"write"` // OutputBoth: the elements
 		Values                         vk.Range `use:"read"`  // Selection.Values: every element's value
 		ValuesOut                      vk.Range `use:"write"` // and the kept ones'
+		RunRecords                     vk.Range `use:"write"` // run lengths: the chunks' records
+	}
+	lengthsBindings struct {
+		Records vk.Range `use:"read"`
+		Lengths vk.Range `use:"readwrite"`
+		Result  vk.Range `use:"read"`
 	}
 	copybackBindings struct {
 		SrcVec  vk.Range `use:"read"`
@@ -145,6 +161,7 @@ type (
 		DstElems                vk.Range `use:"write"` // OutputBoth: the elements
 		Values                  vk.Range `use:"read"`  // Selection.Values: every element's value
 		ValuesOut               vk.Range `use:"write"` // and the kept ones'
+		RunRecords              vk.Range `use:"write"` // run lengths: the tiles' records
 	}
 	// onepassWideBindings adds output windows 1 to 3.
 	onepassWideBindings struct {
@@ -184,4 +201,8 @@ var (
 	moveRunsKernel         = newKernel[movePush, moveSpec, moveBindings]("select_move_runs", true)
 	onepassRunsKernel      = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_runs", true)
 	onepassResetRunsKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("select_onepass_reset_runs", true)
+
+	// The run lengths' fix-up (internal/keepop.RunLengths), after either
+	// path. Any subgroup size does.
+	lengthsKernel = newKernel[lengthsPush, lengthsSpec, lengthsBindings]("select_lengths", false)
 )

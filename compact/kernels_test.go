@@ -15,5 +15,6 @@ import (
 func TestKernelBlocks(t *testing.T) {
 	spvtest.CheckKernels(t, os.DirFS("../shaders"), shaders.NamesWith("select_"), countKernel.Interface(), scanKernel.Interface(),
 		moveKernel.Interface(), copybackKernel.Interface(), onepassKernel.Interface(), onepassResetKernel.Interface(), onepassWideKernel.Interface(),
-		countRunsKernel.Interface(), moveRunsKernel.Interface(), onepassRunsKernel.Interface(), onepassResetRunsKernel.Interface())
+		countRunsKernel.Interface(), moveRunsKernel.Interface(), onepassRunsKernel.Interface(), onepassResetRunsKernel.Interface(),
+		lengthsKernel.Interface())
 }

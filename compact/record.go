@@ -96,7 +96,7 @@ func (p *Plan) check(r *pipeline.Recorder, b *Buffers) error {
 	if sel.Keep.Op == Flagged {
 		list = append(list, bufcheck.Range{Name: "flags", Range: b.Flags, Need: n * uint64(sel.Keep.FlagBytes)})
 	}
-	if sel.Output == OutputBoth {
+	if p.req.writesElements() {
 		list = append(list, bufcheck.Range{Name: "elements", Range: b.Elements, Need: n * p.req.size, Write: true})
 	} else if b.Elements.Buffer != nil {
 		return errs.Invalidf("compact: Elements is for Selection.Output OutputBoth: leave it empty")

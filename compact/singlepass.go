@@ -28,6 +28,7 @@ type singlePass struct {
 	// status is the scratch's status words: the tile counter, one per
 	// tile, and the finished count.
 	status  region
+	lengths *runLengths // run lengths: the tiles' records and the fix-up
 	scratch uint64
 	pass    pipeline.TypedPipeline[onepassPush, onepassBindings]     // within one binding
 	wide    pipeline.TypedPipeline[onepassPush, onepassWideBindings] // past one binding (windowTiles > 0)
@@ -66,6 +67,9 @@ func tuneSinglePass(info vk.DeviceInfo, q *request, windowBytes uint64) (singleP
 			s.status.size, s.tiles, s.tile, info.MaxStorageBufferRange)
 	}
 	s.scratch = align.Up(s.status.size, 256)
+	if sel.Output == outputRunLengths {
+		s.lengths, s.scratch = newRunLengths(s.tiles, s.scratch)
+	}
 	s.spins = tiling.Spins(info, sel.Spins)
 	s.byIndex = tiling.TilesByIndex(info, sel.Split, s.tiles)
 	s.selfReset = tiling.SelfReset(s.tiles)
@@ -144,7 +148,7 @@ var wideBindings = uint32(len(onepassWideKernel.Bindings))
 
 func (s *singlePass) scratchSize() uint64 { return s.scratch }
 
-func (s *singlePass) phases() []string { return singlePassPhases }
+func (s *singlePass) phases() []string { return withLengths(singlePassPhases, s.lengths) }
 
 func (s *singlePass) tuning() Tuning {
 	return Tuning{Path: vkcompact.PathSinglePass, WorkgroupSize: s.wg, LoadsPerLane: s.loads, Write: WriteStaged,
@@ -176,6 +180,11 @@ func (s *singlePass) pipelines(ctx *vk.Context, q *request) error {
 	}
 	if tuningFor(ctx.Info()).stageRejected {
 		spec.StageRej = 1
+	}
+	if s.lengths != nil {
+		if err := s.lengths.pipelines(ctx); err != nil {
+			return err
+		}
 	}
 	var err error
 	switch {
@@ -218,23 +227,34 @@ func (s *singlePass) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 		s.recordWindows(r, q, b, push, status, count)
 	} else {
 		elems, flags := dst, q.flagsFor(b, src, 0, n)
-		if q.sel.Output == OutputBoth {
+		if q.writesElements() {
 			elems = b.Elements.Sub(0, n*q.size)
 		}
 		values, valuesOut := q.valueRanges(b, src, dst)
+		records := dst // bound, never written
+		if s.lengths != nil {
+			records = s.lengths.recordsIn(b.Scratch)
+		}
 		if n == 0 {
 			// No element to bind (a binding holds something): the one
 			// tile reads and writes none, so the status words stand in.
 			src, dst, elems, flags, values, valuesOut = status, status, status, status, status, status
+			if s.lengths == nil {
+				records = status
+			} // else the records, whose one tile records no run
 		}
 		s.pass.Dispatch(r, uint64(s.tiles), push, onepassBindings{SrcVec: src, SrcWord: src, Flags: flags, Status: status,
 			DstVec: dst, DstWord: dst, Result: b.Result.Sub(0, ResultSize), GpuCount: count, DstElems: elems,
-			Values: values, ValuesOut: valuesOut})
+			Values: values, ValuesOut: valuesOut, RunRecords: records})
 	}
 	if s.selfReset {
 		r.LeaveZero(status)
 	}
 	stamp()
+	if s.lengths != nil {
+		s.lengths.record(r, n, b)
+		stamp()
+	}
 }
 
 // recordWindows records a single pass past one binding: one dispatch per

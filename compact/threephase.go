@@ -26,6 +26,7 @@ type threePhase struct {
 	stageWords       uint64 // the staged write's shared words per workgroup (1 when scattered)
 	pieces           uint32 // in place: the copy-back's pieces, one per segment
 	layout           threePhaseLayout
+	lengths          *runLengths // run lengths: the chunks' records and the fix-up
 	scratch          uint64
 
 	count    pipeline.TypedPipeline[countPush, countBindings]
@@ -53,16 +54,18 @@ func tuneThreePhase(info vk.DeviceInfo, q *request, segBytes uint64) (threePhase
 	if l := tuningFor(info).threePhaseLoads; l != 0 && q.sel.Options.LoadsPerLane == 0 {
 		t.loads = l
 	}
-	stageWords := uint64(t.wg) * uint64(t.loads) * uint64(q.epv) * uint64(q.words)
+	stageWords := uint64(t.wg) * uint64(t.loads) * uint64(q.epv) * uint64(q.stagedWords())
 	fits := stageWords*4 <= uint64(info.MaxSharedMemory)
-	switch q.sel.Write {
-	case WriteStaged:
+	switch w := q.sel.Write; {
+	case q.sel.Output == outputRunLengths && w == WriteScattered:
+		return threePhase{}, errs.Invalidf("compact: run lengths are found in the staged write: WriteScattered does not apply")
+	case w == WriteStaged || q.sel.Output == outputRunLengths:
 		if !fits {
 			return threePhase{}, errs.Invalidf("compact: the staged write needs %d bytes of shared memory here (workgroup %d, %d loads per lane, %d-byte elements); the device has %d",
 				stageWords*4, t.wg, t.loads, q.size, info.MaxSharedMemory)
 		}
 		t.staged = true
-	case WriteAuto:
+	case w == WriteAuto:
 		t.staged = fits && tuningFor(info).autoStaged
 	}
 	t.stageWords = 1
@@ -95,6 +98,9 @@ func (t *threePhase) layOut(q *request) {
 		t.layout.tmp = region{tmp, uint64(q.n) * q.size}
 		t.scratch += align.Up(uint64(q.n)*q.size, 256)
 	}
+	if q.sel.Output == outputRunLengths {
+		t.lengths, t.scratch = newRunLengths(t.nChunks, t.scratch)
+	}
 }
 
 // countsWords is the words of the three phases' counts for procs
@@ -106,7 +112,7 @@ func countsWords(procs uint32) uint64 { return uint64(procs) + 2 }
 
 func (t *threePhase) scratchSize() uint64 { return t.scratch }
 
-func (t *threePhase) phases() []string { return threePhasePhases }
+func (t *threePhase) phases() []string { return withLengths(threePhasePhases, t.lengths) }
 
 func (t *threePhase) tuning() Tuning {
 	w := WriteScattered
@@ -148,6 +154,11 @@ func (t *threePhase) pipelines(ctx *vk.Context, q *request) error {
 	}
 	if t.scan, err = scanKernel.Get(cache, tiling.DefaultSelectSpec(pipeline.ScanWorkgroup(ctx.Info()), t.procs, q.words)); err != nil {
 		return err
+	}
+	if t.lengths != nil {
+		if err = t.lengths.pipelines(ctx); err != nil {
+			return err
+		}
 	}
 	if t.pieces > 0 {
 		if t.copyback, err = copybackKernel.Get(cache, copybackSpec{WorkgroupSize: t.wg, VecsPerThread: 1, Stride: q.words, Procs: t.procs}); err != nil {
@@ -199,6 +210,10 @@ func (t *threePhase) record(r *pipeline.Recorder, q *request, b Buffers, stamp f
 		t.recordCopyBack(r, q, b, out, args, counts, copyAll)
 	}
 	stamp()
+	if t.lengths != nil {
+		t.lengths.record(r, n, b)
+		stamp()
+	}
 }
 
 // recordCopyBack records the copy back of an in-place selection: what the
@@ -228,16 +243,20 @@ func (t *threePhase) recordMove(r *pipeline.Recorder, q *request, b Buffers, out
 		for page := uint64(0); page < n; page += seg {
 			pageCount := min(seg, n-page)
 			dst := out.Sub(page*q.outSize(), pageCount*q.outSize())
-			kept := dst // the kept elements, with OutputBoth
-			if q.sel.Output == OutputBoth {
+			kept := dst // the kept elements, with OutputBoth and run lengths
+			if q.writesElements() {
 				kept = b.Elements.Sub(page*size, pageCount*size)
 			}
 			values, valuesOut := q.valueRanges(b, src, dst) // one segment and one page: the values are refused past one binding
+			records := dst                                  // bound, never written
+			if t.lengths != nil {
+				records = t.lengths.recordsIn(b.Scratch)
+			}
 			t.move.Dispatch(r, align.CeilDiv(nc, t.perGroup),
 				movePush{C0: uint32(first / uint64(t.chunk)), NC: uint32(nc), Chunk: t.chunk, N: uint32(elems), SegFirst: uint32(first),
 					PageFirst: uint32(page), PageCount: uint32(pageCount), CLo: q.cLo, CHi: q.cHi, CountOn: countOn},
 				moveBindings{SrcVec: src, SrcWord: src, Flags: flags, Counts: counts, DstVec: dst, DstWord: dst, GpuCount: count, DstElems: kept,
-					Values: values, ValuesOut: valuesOut})
+					Values: values, ValuesOut: valuesOut, RunRecords: records})
 		}
 	}
 }

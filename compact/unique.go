@@ -107,20 +107,44 @@ func (q *request) outSize() uint64 {
 	return q.size
 }
 
-// outIndex is select_move's and select_onepass's OUT_INDEX.
-func (q *request) outIndex() uint32 { return uint32(q.sel.Output) }
+// outIndex is select_move's and select_onepass's OUT_INDEX: 3 for run
+// lengths.
+func (q *request) outIndex() uint32 {
+	if q.sel.Output == outputRunLengths {
+		return 3
+	}
+	return uint32(q.sel.Output)
+}
+
+// stagedWords is the words the staged write stages per element
+// (select_move.glsl's OSTRIDE): an index where the output is indices,
+// run lengths or goes with values, the element otherwise.
+func (q *request) stagedWords() uint32 {
+	if q.sel.Output != OutputElements || q.vwords != 0 {
+		return 1
+	}
+	return q.words
+}
+
+// writesElements says whether q writes the kept elements to
+// Buffers.Elements: with OutputBoth, and with run lengths.
+func (q *request) writesElements() bool {
+	return q.sel.Output == OutputBoth || q.sel.Output == outputRunLengths
+}
 
 // checkIndices refuses an Output where it does not apply.
 func checkIndices(sel Selection) error {
 	switch {
 	case sel.Output == OutputElements:
 		return nil
-	case sel.Output > OutputBoth:
+	case sel.Output > OutputBoth && sel.Output != outputRunLengths:
 		return errs.Invalidf("compact: unknown output %d", sel.Output)
 	case sel.Split:
 		return errs.Invalidf("compact: indices (Selection.Output) apply to a compaction, not a split")
 	case sel.InPlace:
 		return errs.Invalidf("compact: indices (Selection.Output) are uint32s, not elements: they cannot be written in place")
+	case sel.Output == outputRunLengths:
+		return checkRunLengths(sel)
 	}
 	return nil
 }

@@ -76,6 +76,8 @@ func (o Output) String() string {
 		return "indices"
 	case OutputBoth:
 		return "indices and elements"
+	case outputRunLengths:
+		return "run lengths"
 	}
 	return fmt.Sprintf("Output(%d)", uint8(o))
 }

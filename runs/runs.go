@@ -71,6 +71,46 @@ type Encoding struct {
 	// pass, for the dispatch arguments in this encoding's result block
 	// (ResultDispatchOffset). Default 64.
 	compact.Options
+	// Lengths (Encode) chooses where the runs' lengths are found: in the
+	// selection's own pass, or by runs_finish after it; LengthsAuto takes
+	// the device class's choice (Tuning.Lengths). NonTrivial's are always
+	// runs_finish's.
+	Lengths Lengths
+}
+
+// Lengths chooses where Encode finds the runs' lengths.
+type Lengths uint8
+
+const (
+	// LengthsAuto takes the device class's choice: in the selection on
+	// GPUs (fewer bytes moved), by runs_finish on CPU devices (measured
+	// faster there) and where the caller chose the scattered write
+	// (compact.WriteScattered), which has no stage to find them in.
+	LengthsAuto Lengths = iota
+	// LengthsInSelection finds them in the selection's own pass: each
+	// run's first element ends the run before it, its index less the
+	// previous run's first, and a small last dispatch ends the last run
+	// of each tile or chunk from the first run of the next one (the
+	// selection's last phase, "lengths"). The run starts' indices are
+	// neither written nor read back.
+	LengthsInSelection
+	// LengthsFinish has the selection write each run's first index to
+	// the scratch, and a second dispatch (runs_finish) turn them into
+	// lengths.
+	LengthsFinish
+)
+
+// String names the choice.
+func (l Lengths) String() string {
+	switch l {
+	case LengthsAuto:
+		return "auto"
+	case LengthsInSelection:
+		return "in the selection"
+	case LengthsFinish:
+		return "finish"
+	}
+	return fmt.Sprintf("Lengths(%d)", uint8(l))
 }
 
 // Buffers are the ranges a recorded plan uses. Every offset must be a
@@ -105,13 +145,16 @@ type Result struct {
 // Plan is an encoding of n elements checked, tuned and sized for one
 // context. It is immutable and safe for concurrent use.
 type Plan struct {
-	ctx    *vk.Context
-	enc    Encoding
-	n      uint64
-	size   uint64        // bytes per element
-	sel    *compact.Plan // the first dispatch: indices of run starts or edges
-	wg     uint32        // runs_finish's workgroup size
-	groups uint64        // and workgroups
+	ctx  *vk.Context
+	enc  Encoding
+	n    uint64
+	size uint64        // bytes per element
+	sel  *compact.Plan // the first dispatch: indices of run starts or edges, or with LengthsInSelection the runs
+	// choice is where the lengths are found: LengthsInSelection (the
+	// selection alone, no finish) or LengthsFinish.
+	choice Lengths
+	wg     uint32 // runs_finish's workgroup size
+	groups uint64 // and workgroups
 	// The scratch: the selection's own from 0, then its result block at
 	// selBlock and the selected indices at selIdx, each at a multiple of
 	// 256 bytes; scratch bytes in all.
@@ -131,6 +174,10 @@ func NewPlan(ctx *vk.Context, n uint64, enc Encoding) (*Plan, error) {
 	if enc.Op > NonTrivial {
 		return nil, errs.Invalidf("runs: unknown operation %d", enc.Op)
 	}
+	lengths, err := chooseLengths(ctx.Info(), enc)
+	if err != nil {
+		return nil, err
+	}
 	if enc.GroupSize == 0 {
 		enc.GroupSize = 64
 	}
@@ -139,14 +186,21 @@ func NewPlan(ctx *vk.Context, n uint64, enc Encoding) (*Plan, error) {
 		keep = compact.Keep{Op: compact.Op(keepop.RunEdges), Equal: enc.Equal}
 	}
 	sel := compact.Selection{Elem: enc.Elem, Keep: keep, Output: compact.OutputIndices, Options: enc.Options}
-	if enc.Op == Encode {
+	switch {
+	case lengths == LengthsInSelection:
+		sel.Output = compact.Output(keepop.RunLengths) // the lengths and the runs' first elements, the keys
+	case enc.Op == Encode:
 		sel.Output = compact.OutputBoth // the runs' first elements, the keys, in the same pass
 	}
 	selPlan, err := compact.NewPlan(ctx, n, sel)
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	p := &Plan{ctx: ctx, enc: enc, n: n, size: uint64(enc.Elem.Size()), sel: selPlan}
+	p := &Plan{ctx: ctx, enc: enc, n: n, size: uint64(enc.Elem.Size()), sel: selPlan, choice: lengths}
+	if lengths == LengthsInSelection {
+		p.scratch = selPlan.ScratchSize()
+		return p, nil
+	}
 	p.wg, p.groups = finishGrid(ctx.Info(), n)
 	p.selBlock = align.Up(selPlan.ScratchSize(), 256)
 	p.selIdx = p.selBlock + 256
@@ -171,7 +225,8 @@ func (p *Plan) N() uint64 {
 }
 
 // ScratchSize returns the bytes of scratch Record needs: the selection's
-// (compact.Plan.ScratchSize), its result block and n indices.
+// (compact.Plan.ScratchSize), and with LengthsFinish its result block
+// and n indices.
 func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
@@ -184,54 +239,79 @@ func (p *Plan) Tuning() Tuning {
 	if p == nil {
 		return Tuning{}
 	}
-	return Tuning{Selection: p.sel.Tuning(), FinishWorkgroupSize: p.wg, FinishWorkgroups: p.groups}
+	return Tuning{Selection: p.sel.Tuning(), Lengths: p.choice, FinishWorkgroupSize: p.wg, FinishWorkgroups: p.groups}
 }
 
 // Tuning is what a Plan chose: its selection's tuning and the shape of
 // its second dispatch.
 type Tuning struct {
 	Selection compact.Tuning // the first dispatch's, a selection's
+	// Lengths is where the lengths are found: LengthsInSelection or
+	// LengthsFinish (NonTrivial's always).
+	Lengths Lengths
 	// FinishWorkgroupSize and FinishWorkgroups are the second dispatch's
-	// (runs_finish) invocations per workgroup and workgroups.
+	// (runs_finish) invocations per workgroup and workgroups; 0 with
+	// LengthsInSelection, which has none.
 	FinishWorkgroupSize uint32
 	FinishWorkgroups    uint64
 }
 
 // Record records the encoding into r's command buffer: the selection,
-// then runs_finish, with a buffer barrier between them. Errors, such as a
-// range too small, are kept by r and returned by r.Err or pipeline.Run.
+// then runs_finish, with a buffer barrier between them; with
+// LengthsInSelection the selection alone (its last dispatch ends the
+// last run of each tile or chunk). Errors, such as a range too small, are
+// kept by r and returned by r.Err or pipeline.Run.
 func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
-	p.record(r, b, pipeline.Stamps(r, nil))
+	p.record(r, b, nil)
 }
 
-// phases names the intervals RecordTimed measures.
-var phases = []string{"select", "finish"}
+// finishPhases names the intervals RecordTimed measures with
+// LengthsFinish.
+var finishPhases = []string{"select", "finish"}
 
 // Phases names the intervals RecordTimed measures, in order: interval i
-// runs from query i to query i+1: "select" (the selection of run starts
-// or edges) and "finish" (their lengths, keys or offsets, and the result
-// block).
-func (p *Plan) Phases() []string { return slices.Clone(phases) }
+// runs from query i to query i+1. With LengthsFinish (and NonTrivial)
+// they are "select" (the selection of run starts or edges) and "finish"
+// (their lengths, keys or offsets, and the result block); with
+// LengthsInSelection they are the selection's (compact.Plan.Phases, the
+// last being "lengths", its fix-up of the tiles' or chunks' last runs).
+func (p *Plan) Phases() []string {
+	if p != nil && p.choice == LengthsInSelection {
+		return p.sel.Phases()
+	}
+	return slices.Clone(finishPhases)
+}
 
 // RecordTimed is Record with timestamps for profiling: t's query 0 is
-// written first and query i+1 after Phases()[i], so t needs 3 queries.
-// t must be reset (Timer.Reset) earlier in the command buffer.
+// written first and query i+1 after Phases()[i], so t needs
+// len(Phases())+1 queries. t must be reset (Timer.Reset) earlier in the
+// command buffer.
 func (p *Plan) RecordTimed(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if t == nil {
 		r.Fail(errs.Invalidf("runs: RecordTimed needs a timer"))
 		return
 	}
-	if need := uint32(len(phases) + 1); t.Count() < need {
+	if need := uint32(len(p.Phases()) + 1); t.Count() < need {
 		r.Fail(errs.Invalidf("runs: RecordTimed needs a timer of %d queries; it has %d", need, t.Count()))
 		return
 	}
-	p.record(r, b, pipeline.Stamps(r, t))
+	p.record(r, b, t)
 }
 
-func (p *Plan) record(r *pipeline.Recorder, b Buffers, stamp func()) {
+func (p *Plan) record(r *pipeline.Recorder, b Buffers, t *vk.Timer) {
 	if !r.Begin(func() error { return p.check(r, &b) }) {
 		return
 	}
+	if p.choice == LengthsInSelection {
+		sb := compact.Buffers{Src: b.Src, Dst: b.Lengths, Elements: b.Keys, Result: b.Result, Scratch: b.Scratch.Sub(0, p.scratch), Count: b.Count}
+		if t != nil {
+			p.sel.RecordTimed(r, sb, t)
+		} else {
+			p.sel.Record(r, sb)
+		}
+		return
+	}
+	stamp := pipeline.Stamps(r, t)
 	stamp()
 	selBlock := b.Scratch.Sub(p.selBlock, ResultSize)
 	idx := b.Scratch.Sub(p.selIdx, max(p.n*4, 4))

@@ -112,7 +112,7 @@ type rlCase struct {
 }
 
 func (c rlCase) String() string {
-	s := fmt.Sprintf("n=%d %v %v equal=%v path=%v repeat=%v", c.n, c.enc.Op, c.enc.Elem, c.enc.Equal, c.enc.Options.Path, c.repeat)
+	s := fmt.Sprintf("n=%d %v %v equal=%v path=%v lengths=%v repeat=%v", c.n, c.enc.Op, c.enc.Elem, c.enc.Equal, c.enc.Options.Path, c.enc.Lengths, c.repeat)
 	if c.gpuCount {
 		s += fmt.Sprintf(" gpucount=%d", c.count)
 	}
@@ -159,6 +159,9 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 	}
 	if path := c.enc.Options.Path; path != vkcompact.PathAuto && p.Tuning().Selection.Path != path {
 		return fmt.Errorf("the selection planned on %v", p.Tuning().Selection.Path)
+	}
+	if l := c.enc.Lengths; l != runs.LengthsAuto && p.Tuning().Lengths != l {
+		return fmt.Errorf("the lengths planned %v", p.Tuning().Lengths)
 	}
 	const guard = 64
 	nb := uint64(c.n * size)
@@ -231,6 +234,9 @@ func tryCase(t *testing.T, ctx *vk.Context, rng *rand.Rand, c rlCase) error {
 
 var paths = []vkcompact.Path{vkcompact.PathSinglePass, vkcompact.PathThreePhase}
 
+// encodeLengths are Encode's two ways of finding the lengths.
+var encodeLengths = []runs.Lengths{runs.LengthsInSelection, runs.LengthsFinish}
+
 // lean says whether a short run is on SwiftShader, where each kernel
 // compiled under the validation layer costs about two seconds: the tests
 // then take a few shapes (lavapipe's legs run the others, and the full
@@ -271,6 +277,9 @@ func TestTypes(t *testing.T) {
 						continue // SwiftShader: a struct of 64-bit float keys
 					}
 					enc := runs.Encoding{Op: op, Elem: e, Equal: eq, Options: compact.Options{Path: path}}
+					if op == runs.Encode {
+						enc.Lengths = encodeLengths[(ei+i)%2]
+					}
 					runCase(t, ctx, rng, rlCase{n: 2000 + rng.IntN(3000), enc: enc, repeat: []float64{0.6, 0.9, 0.2}[i]})
 				}
 			}
@@ -298,12 +307,18 @@ func TestSizes(t *testing.T) {
 				if lean(ctx) && pi == 1 && oi == 1 {
 					continue // SwiftShader: NonTrivial on the single pass
 				}
-				for _, repeat := range []float64{-1, 0, 0.5, 0.999, 1} { // distinct, from a pool, runs, long runs, all equal
+				for ri, repeat := range []float64{-1, 0, 0.5, 0.999, 1} { // distinct, from a pool, runs, long runs, all equal
 					enc := runs.Encoding{Op: op, Options: compact.Options{Path: path}}
+					if op == runs.Encode {
+						enc.Lengths = encodeLengths[ri%2]
+					}
 					runCase(t, ctx, rng, rlCase{n: n, enc: enc, repeat: repeat})
 				}
-				for _, count := range []uint32{0, 1, uint32(n / 3), uint32(n) + 7} {
+				for ci, count := range []uint32{0, 1, uint32(n / 3), uint32(n) + 7} {
 					enc := runs.Encoding{Op: op, Options: compact.Options{Path: path, GroupSize: 32}}
+					if op == runs.Encode {
+						enc.Lengths = encodeLengths[ci%2]
+					}
 					runCase(t, ctx, rng, rlCase{n: n, enc: enc, repeat: 0.7, gpuCount: true, count: count})
 				}
 			}

@@ -81,6 +81,7 @@ fuzz ./compact FuzzSelect 100x
 fuzz ./compact FuzzUnique 100x
 fuzz ./compact FuzzUniqueByKey 100x
 fuzz ./compact FuzzPartition3 100x
+fuzz ./runs FuzzEncode 100x
 fuzz ./scan FuzzScan 1000x
 fuzz ./scan FuzzScanByKey 100x
 fuzz ./radix FuzzSort 100x

@@ -25,7 +25,8 @@
 // at PROCS), 4 the page as uvec4, 5 the same as uint, 6 the GPU-side
 // element count (common.glsl: countedElems), 7 with OUT_INDEX 2 the page
 // of the elements (the page of indices being 5), 8 and 9 with
-// VALUE_WORDS the values and the page of the kept ones.
+// VALUE_WORDS the values and the page of the kept ones, 10 with OUT_INDEX
+// 3 the chunks' records.
 //
 // OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
 // their indices in the input instead (one word each); 2 the indices, and
@@ -38,6 +39,20 @@
 // element's index, and writes the element and its value re-read there
 // (the subgroup loaded the elements just now: a cache hit; the values
 // are read once, each line of them by the step that keeps from it).
+//
+// OUT_INDEX 3 (run lengths, internal/keepop.RunLengths: package runs'
+// Encode; the neighbour modules alone, with FirstOfRun and STAGED): each
+// kept element, a run's first, gets its run's length in dstWord[] and
+// itself in dstElems[]. Each step stages its kept elements' indices; each
+// kept element writes the length of the run before it, its index less
+// the previous kept one's in the chunk (the step's, or the previous
+// steps' last), and the chunk's last kept element its own index in its
+// own slot. The chunk's first kept element writes its slot and its index
+// to the chunk's record in runRecords[] (binding 10), which
+// select_lengths.comp, a dispatch over the chunks after this one, turns
+// into the length of the run before it (the last run of an earlier
+// chunk); it also ends the last run of all at the elements covered. A
+// chunk that keeps nothing records no index.
 
 #include "../include/common.glsl"
 #include "../include/select.glsl"
@@ -45,7 +60,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 8) const uint SPLIT = 0; // 1: rejected after the kept, in order; 2: reversed from the back
 layout(constant_id = 9) const uint STAGED = 0;
-layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * STRIDE when staged; VECS <= 4
+layout(constant_id = 10) const uint STAGE_WORDS = 1; // workgroup size * VECS * EPV * OSTRIDE when staged; VECS <= 4
 layout(constant_id = 11) const uint OUT_INDEX = 0; // 1: write each kept element's index (one word), not the element; 2: and the element to dstElems (no SPLIT)
 // STAGE_REJECTED: with the staged write a compaction stages its rejected
 // elements too, at the back of the step as a split does (the write-out
@@ -63,6 +78,11 @@ const uint VWORDS = 0; // the values stream is unique by key's: the neighbour mo
 // values are re-read at them.
 const bool STAGE_INDEX = OUT_INDEX != 0 || VWORDS != 0;
 const uint OSTRIDE = STAGE_INDEX ? 1 : STRIDE; // words per staged element
+#ifdef NEIGHBOUR_PREDS
+const bool LENGTHS = OUT_INDEX == 3; // run lengths (see the top)
+#else
+const bool LENGTHS = false;
+#endif
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -74,6 +94,7 @@ layout(std430, binding = 6) readonly buffer GpuCount { uint gpuCount[]; };
 layout(std430, binding = 7) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the page's elements
 layout(std430, binding = 8) readonly buffer Values { uint values[]; };       // VALUE_WORDS: every element's value
 layout(std430, binding = 9) writeonly buffer ValuesOut { uint valuesOut[]; }; // VALUE_WORDS: the page's values
+layout(std430, binding = 10) writeonly buffer RunRecords { uint runRecords[]; }; // OUT_INDEX 3: two words per chunk
 
 layout(push_constant) uniform Push {
     uint c0;        // the segment's first chunk
@@ -187,7 +208,7 @@ void moveUnit(uvec4 v, uint start, uint s, uint first, uint len, bool full, uvec
                 // rejected ones from the back (reversed).
                 uint p = first + j - s; // position in the step
                 uint at = keep[j] ? own - kbStep : m - 1 - (p - (own - kbStep));
-                uint stageBase = gl_SubgroupID * gl_SubgroupSize * VECS * EPV * STRIDE;
+                uint stageBase = gl_SubgroupID * gl_SubgroupSize * VECS * EPV * OSTRIDE;
                 if (STAGE_INDEX) {
                     stage[stageBase + at] = pc.segFirst + e;
                 } else {
@@ -208,7 +229,7 @@ void main() {
     uint lane = gl_SubgroupInvocationID;
     uint sg = gl_SubgroupSize;
     uint stride = gl_NumSubgroups * gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    uint stageBase = gl_SubgroupID * sg * VECS * EPV * STRIDE;
+    uint stageBase = gl_SubgroupID * sg * VECS * EPV * OSTRIDE;
     uvec2 c = uvec2(pc.cLo, pc.cHi);
     uint total = counts[PROCS];
     uint nAll = counts[PROCS + 1];
@@ -222,6 +243,16 @@ void main() {
         uint g = pc.c0 + ch;
         uint kb = counts[g]; // kept before the next element: subgroup-uniform
         uint keptHere = counts[g + 1] - kb;
+#ifdef NEIGHBOUR_PREDS
+        uint prev1 = 0; // LENGTHS: 1 + the chunk's last kept index so far (0: none)
+        if (LENGTHS && keptHere == 0) {
+            if (subgroupElect()) {
+                runRecords[2 * g] = kb;
+                runRecords[2 * g + 1] = 0; // no run starts in the chunk (select_lengths reads every chunk's record)
+            }
+            continue;
+        }
+#endif
         uint q0 = pc.segFirst + start; // the chunk's first element, in the whole input
         uint rejHere = len - keptHere;
         uint rejSlot = SPLIT == 2 ? nAll - (q0 - kb) - rejHere : total + q0 - kb; // the chunk's lowest rejected slot
@@ -260,8 +291,9 @@ void main() {
                 uint stepKept = kb - kbStep;
                 uint rejBefore = (q0 + s) - kbStep; // rejected elements before the step
                 // What the stage holds: the elements, or their indices
-                // (OUT_INDEX 1 and 2: the output; with values alone, not).
-                uint words = !STAGE_INDEX || OUT_INDEX != 0 ? (SPLIT != 0 ? m : stepKept) * OSTRIDE : 0;
+                // (OUT_INDEX 1 and 2: the output; with values or run
+                // lengths, not).
+                uint words = !STAGE_INDEX || OUT_INDEX == 1 || OUT_INDEX == 2 ? (SPLIT != 0 ? m : stepKept) * OSTRIDE : 0;
                 for (uint t = lane; t < words; t += sg) {
                     uint i = t / OSTRIDE;
                     uint w = t - i * OSTRIDE;
@@ -272,7 +304,7 @@ void main() {
                         dstWord[(slot - pc.pageFirst) * OSTRIDE + w] = stage[stageBase + at * OSTRIDE + w];
                     }
                 }
-                if (OUT_INDEX == 2 || (OUT_INDEX == 0 && STAGE_INDEX)) {
+                if (STAGE_INDEX && OUT_INDEX != 1) {
                     // The kept elements themselves, each re-read at its
                     // index (the subgroup loaded them just now: a cache hit).
                     for (uint t = lane; t < stepKept * STRIDE; t += sg) {
@@ -285,6 +317,29 @@ void main() {
                     }
                 }
 #ifdef NEIGHBOUR_PREDS
+                if (LENGTHS) {
+                    // Run lengths (see the top): kept element i of the
+                    // step ends the run before it.
+                    for (uint i = lane; i < stepKept; i += sg) {
+                        uint idx = stage[stageBase + i];
+                        uint p1 = i > 0 ? stage[stageBase + i - 1] + 1 : prev1;
+                        uint slot = kbStep + i;
+                        if (p1 != 0) {
+                            if (inPage(slot - 1)) {
+                                dstWord[slot - 1 - pc.pageFirst] = idx - (p1 - 1);
+                            }
+                        } else { // the chunk's first kept element
+                            runRecords[2 * g] = slot;
+                            runRecords[2 * g + 1] = idx + 1;
+                        }
+                        if (slot + 1 == counts[g + 1] && inPage(slot)) {
+                            dstWord[slot - pc.pageFirst] = idx; // the chunk's last run: its start, which select_lengths turns into its length
+                        }
+                    }
+                    if (stepKept > 0) {
+                        prev1 = stage[stageBase + stepKept - 1] + 1;
+                    }
+                }
                 if (VWORDS != 0) {
                     // Their values, read at the same indices.
                     for (uint t = lane; t < stepKept * VWORDS; t += sg) {

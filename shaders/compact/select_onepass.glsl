@@ -59,21 +59,16 @@
 // Bindings: 0 the elements as uvec4, 1 the same as uint, 2 the flags,
 // 3 status (2 + tiles words), 4 the output as uvec4 (unused), 5 the output
 // as uint, 6 the result block (12 words), 7 the GPU-side element count,
-// 8 (11 with WINDOWS) with OUT_INDEX 2 the elements, 9 and 10 (not with
-// WINDOWS) with VALUE_WORDS the values and the kept ones'.
+// 8 (11 with WINDOWS) with OUT_INDEX 2 and 3 the elements, 9 and 10 (not
+// with WINDOWS) with VALUE_WORDS the values and the kept ones', 11 (not
+// with WINDOWS) with OUT_INDEX 3 the tiles' records.
 //
 // OUT_INDEX (compact.Selection.Output): 0 writes the kept elements; 1
 // their indices in the input instead (one word each, staged as such); 2
 // the indices, and the elements to binding 8.
 //
-// VALUE_WORDS (compact.Selection.Values; the neighbour modules alone):
-// each kept element's value, VALUE_WORDS words at its index in values[]
-// (binding 9), goes to the same slot of valuesOut[] (binding 10), in the
-// same pass: unique by key. The tile then stages its kept elements'
-// indices, and each subgroup writes its run of kept elements and their
-// values re-read at them (the elements were loaded just now: a cache
-// hit; the values are read once, each line by the tile that keeps from
-// it).
+// VALUE_WORDS (compact.Selection.Values: unique by key) and OUT_INDEX 3
+// (run lengths) are the neighbour modules' alone: onepass_runs.glsl.
 //
 // Past one binding (select_onepass_wide.comp, WINDOWS): the host records
 // one dispatch per input window (the tiles whose elements and flags one
@@ -115,6 +110,11 @@ const uint VWORDS = 0; // the values stream is unique by key's: the neighbour mo
 // re-read at them.
 const bool STAGE_INDEX = OUT_INDEX != 0 || VWORDS != 0;
 const uint OSTRIDE = STAGE_INDEX ? 1 : STRIDE;   // words per staged element
+#ifdef NEIGHBOUR_PREDS
+const bool LENGTHS = OUT_INDEX == 3; // run lengths (onepass_runs.glsl)
+#else
+const bool LENGTHS = false;
+#endif
 
 layout(std430, binding = 0) readonly buffer SrcVec { uvec4 srcVec[]; };
 layout(std430, binding = 1) readonly buffer SrcWord { uint srcWord[]; };
@@ -130,6 +130,7 @@ layout(std430, binding = 11) writeonly buffer DstElems { uint dstElems[]; }; // 
 layout(std430, binding = 8) writeonly buffer DstElems { uint dstElems[]; }; // OUT_INDEX 2: the elements
 layout(std430, binding = 9) readonly buffer Values { uint values[]; };       // VALUE_WORDS: every element's value
 layout(std430, binding = 10) writeonly buffer ValuesOut { uint valuesOut[]; }; // VALUE_WORDS: the kept ones'
+layout(std430, binding = 11) writeonly buffer RunRecords { uint runRecords[]; }; // OUT_INDEX 3: two words per tile
 #endif
 #ifdef WINDOWS
 layout(std430, binding = 8) writeonly buffer DstWord1 { uint dstWord1[]; };
@@ -173,6 +174,9 @@ const uint LOOKBACK = 1;
 
 shared uint stage[STAGE_WORDS];
 shared uint sgCounts[VECS * MAX_SUBGROUPS]; // kept per segment (segK), then their exclusive scan
+#ifdef NEIGHBOUR_PREDS
+shared uint sgPrev[VECS * MAX_SUBGROUPS]; // LENGTHS: 1 + the tile's last kept index before each segment (0: none)
+#endif
 shared uint sTile, sAggregate, sPrefix;
 
 uint loadStatus(uint t) {
@@ -250,6 +254,10 @@ uint runStage(uint q, uint e1, uint e2, uint e3, uint seg) {
     return k * seg * STRIDE + (q - ek);
 }
 
+#ifdef NEIGHBOUR_PREDS
+#include "onepass_runs.glsl"
+#endif
+
 // storeWord writes word i of the output: with WINDOWS, i lies in window
 // i / pc.winWords (bindings 5, 8, 9, 10).
 void storeWord(uint i, uint v) {
@@ -306,6 +314,12 @@ void main() {
     uint tileEnd = pc.tiles;
 #endif
     if (tile > lastTile || tile >= tileEnd) {
+#ifdef NEIGHBOUR_PREDS
+        if (LENGTHS && lid == 0 && tile < pc.tiles) {
+            runRecords[2 * tile] = 0; // past the count: no runs (select_lengths reads every tile's record)
+            runRecords[2 * tile + 1] = 0;
+        }
+#endif
 #ifdef SELF_RESET
         if (lid == 0) {
             countIn(); // it made no status access but the tile counter's
@@ -402,12 +416,26 @@ void main() {
     }
     barrier();
     // Exclusive scan of the per-segment counts, in element order.
+    // LENGTHS: with it, the last kept index before each segment (1 + it,
+    // 0 for none), an exclusive max scan of each segment's last kept
+    // index + 1 (indices grow along the tile).
     if (sgid == 0) {
         uint carry = 0;
+        uint lastCarry = 0;
         for (uint base = 0; base < VECS * nsg; base += sg) {
             uint i = base + lane;
             uint x = i < VECS * nsg ? sgCounts[i] : 0;
             uint incl = subgroupInclusiveAdd(x);
+#ifdef NEIGHBOUR_PREDS
+            if (LENGTHS) {
+                uint last1 = x > 0 ? stage[i * seg * STRIDE + x - 1] + 1 : 0;
+                uint prev1 = max(lastCarry, subgroupExclusiveMax(last1));
+                if (i < VECS * nsg) {
+                    sgPrev[i] = prev1;
+                }
+                lastCarry = max(lastCarry, subgroupMax(last1));
+            }
+#endif
             if (i < VECS * nsg) {
                 sgCounts[i] = carry + incl - x;
             }
@@ -511,8 +539,8 @@ void main() {
         uint runAt = (prefix + before) * OSTRIDE;
         uint stageAt = first * sg * EPV * STRIDE; // the subgroup's first segment in the stage
         // The stage holds the elements, or their indices (OUT_INDEX 1
-        // and 2: the output; with values alone, not).
-        uint words = !STAGE_INDEX || OUT_INDEX != 0 ? kept * OSTRIDE : 0;
+        // and 2: the output; with values or run lengths, not).
+        uint words = !STAGE_INDEX || OUT_INDEX == 1 || OUT_INDEX == 2 ? kept * OSTRIDE : 0;
         for (uint t = lane; t < words; t += sg) {
             uint q = t / OSTRIDE;
             uint w = t - q * OSTRIDE;
@@ -522,7 +550,7 @@ void main() {
             if (VECS > 3 && q >= e3) { k = 3; ek = e3; }
             storeWord(runAt + t, stage[stageAt + k * seg * STRIDE + (q - ek) * OSTRIDE + w]);
         }
-        if (OUT_INDEX == 2 || (OUT_INDEX == 0 && STAGE_INDEX)) {
+        if (STAGE_INDEX && OUT_INDEX != 1) {
             // The kept elements themselves, each re-read at its index
             // (this workgroup loaded them just now: a cache hit).
             for (uint t = lane; t < kept * STRIDE; t += sg) {
@@ -538,13 +566,11 @@ void main() {
             }
         }
 #ifdef NEIGHBOUR_PREDS
+        if (LENGTHS) {
+            writeRunLengths(tile, prefix, before, kept, aggregate, sgPrev[first], stageAt, e1, e2, e3, seg);
+        }
         if (VWORDS != 0) {
-            // Their values, read at the same indices.
-            for (uint t = lane; t < kept * VWORDS; t += sg) {
-                uint q = t / VWORDS;
-                uint w = t - q * VWORDS;
-                valuesOut[(prefix + before + q) * VWORDS + w] = values[stage[stageAt + runStage(q, e1, e2, e3, seg)] * VWORDS + w];
-            }
+            writeValues(prefix + before, kept, stageAt, e1, e2, e3, seg);
         }
 #endif
     } else {
