@@ -141,6 +141,12 @@ func TestUniqueByKeyBadInput(t *testing.T) {
 				_, err := compact.NewPlanWindowLimit(ctx, n, with(func(s *compact.Selection) { s.Path = vkcompact.PathSinglePass }), 6000)
 				return err
 			}},
+		{Entry: "NewPlan", Input: "values past the device's one binding", Want: vk.ErrInvalid, Msg: "values (Selection.Values) need one binding",
+			Call: func() error {
+				// Keys of 4 bytes that one binding holds, values of 8 that it does not.
+				_, err := compact.NewPlan(ctx, uint64(ctx.Info().MaxStorageBufferRange)/8+1, byKey)
+				return err
+			}},
 		{Entry: "Record", Input: "no values", Want: vk.ErrInvalid, Msg: "no values buffer",
 			Call: record(p, compact.Buffers{ValuesOut: out.All()})},
 		{Entry: "Record", Input: "no values out", Want: vk.ErrInvalid, Msg: "no values out buffer",
