@@ -29,7 +29,8 @@
 // CUB's DeviceSelect::Unique, in the same kernels. Selection.Output writes
 // the kept elements' indices instead of the elements (OutputIndices;
 // SelectIndicesSlice), or both (OutputBoth), which package runs builds
-// its run-length encoding on. Unique by key (Selection.Values; CUB's
+// its run-length encoding on (on GPUs with an output of its own that
+// writes the runs' lengths in the same pass). Unique by key (Selection.Values; CUB's
 // DeviceSelect::UniqueByKey, UniqueByKeySlice) moves a second array of
 // values beside the elements, each kept element's value to the same slot
 // of Buffers.ValuesOut, in the same pass.

@@ -30,6 +30,8 @@ func (p *Plan) Record(r *pipeline.Recorder, b Buffers) {
 // runs from query i to query i+1. The three phases have "count", "scan"
 // and "move" (the move and, in place, the copy back); the single pass
 // has "clear" (the clear of its status words, where recorded) and "pass".
+// The run lengths package runs asks for add "lengths" last (the fix-up of
+// each chunk's or tile's last run).
 func (p *Plan) Phases() []string {
 	if p == nil {
 		return nil

@@ -226,7 +226,8 @@ func (p *Plan) N() uint64 {
 
 // ScratchSize returns the bytes of scratch Record needs: per-chunk counts,
 // and with InPlace the n elements the move writes before copying back;
-// on the single pass, the tiles' status words.
+// on the single pass, the tiles' status words; for package runs' run
+// lengths, two words per chunk or tile too.
 func (p *Plan) ScratchSize() uint64 {
 	if p == nil {
 		return 0
