@@ -20,6 +20,7 @@ import (
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/reduce"
+	"github.com/vkcompact/vkcompact/runs"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/transfer"
 	"github.com/vkcompact/vkcompact/vk"
@@ -80,6 +81,7 @@ type benchConfig struct {
 	copyOpts     transfer.CopyOptions
 	selectOpts   compact.Options
 	reversed     bool // partition_if writes the rejected elements reversed, as CUB does
+	rleLengths   runs.Lengths
 	scanOpts     scan.Options
 	sortOpts     radix.Options
 	phases       io.Writer // where per-phase times go, or nil

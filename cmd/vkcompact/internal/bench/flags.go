@@ -13,6 +13,7 @@ import (
 	"github.com/vkcompact/vkcompact/cmd/vkcompact/internal/usage"
 	"github.com/vkcompact/vkcompact/compact"
 	"github.com/vkcompact/vkcompact/radix"
+	"github.com/vkcompact/vkcompact/runs"
 	"github.com/vkcompact/vkcompact/scan"
 	"github.com/vkcompact/vkcompact/transfer"
 )
@@ -21,7 +22,7 @@ import (
 type Flags struct {
 	ops, sizes, keep                     string
 	selProcs, selLoads, selWG            uint
-	selWrite, selPath, order             string
+	selWrite, selPath, order, rleLengths string
 	spins                                int
 	phases                               bool
 	scanProcs, scanLoads, scanWG         uint
@@ -70,6 +71,7 @@ func (f *Flags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.selWrite, "select-write", "auto", "compaction move writes: auto, scattered or staged")
 	fs.StringVar(&f.selPath, "select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
 	fs.IntVar(&f.spins, "select-spins", 0, "single pass (compaction, split, prefix sum and sort): re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	fs.StringVar(&f.rleLengths, "rle-lengths", "auto", "rle_u32's run lengths: auto, selection (found in the selection's own pass) or finish (a second dispatch over the run starts)")
 	fs.StringVar(&f.order, "partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
 	fs.BoolVar(&f.phases, "phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
 	fs.UintVar(&f.scanProcs, "scan-procs", 0, "prefix-sum processors (0: per device)")
@@ -155,6 +157,10 @@ func (f *Flags) config() (benchConfig, error) {
 	if !ok {
 		return cfg, usage.Errorf("-sort-tails: %q is not auto, write or hold", f.sortTails)
 	}
+	lengths, ok := map[string]runs.Lengths{"auto": runs.LengthsAuto, "selection": runs.LengthsInSelection, "finish": runs.LengthsFinish}[f.rleLengths]
+	if !ok {
+		return cfg, usage.Errorf("-rle-lengths: %q is not auto, selection or finish", f.rleLengths)
+	}
 	if f.alloc != "size" && f.alloc != "op" {
 		return cfg, usage.Errorf("-alloc: %q is not size or op", f.alloc)
 	}
@@ -166,7 +172,7 @@ func (f *Flags) config() (benchConfig, error) {
 		copyOpts: transfer.CopyOptions{WorkgroupSize: uint32(f.copyWG), LoadsPerLane: uint32(f.copyVecs)},
 		selectOpts: compact.Options{Processors: uint32(f.selProcs), LoadsPerLane: uint32(f.selLoads), WorkgroupSize: uint32(f.selWG),
 			Write: write, Path: selPath, Spins: spins},
-		reversed: f.order == "reversed",
+		reversed: f.order == "reversed", rleLengths: lengths,
 		scanOpts: scan.Options{Processors: uint32(f.scanProcs), LoadsPerLane: uint32(f.scanLoads), WorkgroupSize: uint32(f.scanWG),
 			Path: scanPath, Spins: spins},
 		sortOpts: radix.Options{Path: sortPath, Spins: spins, Processors: uint32(f.sortProcs), WorkgroupSize: uint32(f.sortWG),

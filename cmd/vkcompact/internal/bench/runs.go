@@ -66,7 +66,7 @@ func benchUnique(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row,
 // keys (sortedRuns), checked against Go.
 func benchRLE(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
 	const op = "rle_u32"
-	plan, err := runs.NewPlan(ctx, n, runs.Encoding{Options: cfg.selectOpts})
+	plan, err := runs.NewPlan(ctx, n, runs.Encoding{Options: cfg.selectOpts, Lengths: cfg.rleLengths})
 	if err != nil {
 		return Row{}, err
 	}
@@ -94,8 +94,12 @@ func benchRLE(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, er
 			return checkWords(b.Lengths, lengths, op+" lengths")
 		},
 		printPhases: func(w io.Writer, phases [][]float64) {
-			t := plan.Tuning().Selection
-			fmt.Fprintf(w, "# %s n=%d keep=%.3f: select %.5f, finish %.5f ms (medians); the selection on %v\n", op, n, keep, median(phases[0]), median(phases[1]), t.Path)
+			t := plan.Tuning()
+			fmt.Fprintf(w, "# %s n=%d keep=%.3f:", op, n, keep)
+			for i, name := range plan.Phases() {
+				fmt.Fprintf(w, " %s %.5f", name, median(phases[i]))
+			}
+			fmt.Fprintf(w, " ms (medians); the selection on %v, the lengths %v\n", t.Selection.Path, t.Lengths)
 		},
 	}.run(ctx, cfg)
 }
