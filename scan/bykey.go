@@ -145,10 +145,15 @@ func newByKeyPlan(ctx *vk.Context, n uint64, b ByKey, windowLimit uint64) (*ByKe
 		return nil, err
 	}
 	p.ctx = ctx
-	p.pass, err = byKeyKernel.Get(pipeline.For(ctx), byKeySpec{WorkgroupSize: p.t.WorkgroupSize, Op: uint32(p.req.Op),
+	spec := byKeySpec{WorkgroupSize: p.t.WorkgroupSize,
 		ElemType: tiling.KeyCode(p.req.Value), Vecs: p.t.LoadsPerLane, KeyType: tiling.KeyCode(p.req.Elem.Key),
 		Inclusive: p.req.Inclusive, MaxSubgroups: p.t.WorkgroupSize / max(info.MinSubgroupSize, 1),
-		TileByID: b2u(p.t.TilesByIndex), SelfReset: b2u(p.t.SelfReset), Windowed: b2u(p.t.WindowTiles > 0)})
+		TileByID: b2u(p.t.TilesByIndex), SelfReset: b2u(p.t.SelfReset), Windowed: b2u(p.t.WindowTiles > 0)}
+	if p.req.Op != Sum {
+		p.pass, err = byKeyMinMaxKernel.of(p.req.Value).Get(pipeline.For(ctx), byKeyMinMaxSpec{byKeySpec: spec, Op: uint32(p.req.Op)})
+	} else {
+		p.pass, err = byKeyKernel.of(p.req.Value).Get(pipeline.For(ctx), spec)
+	}
 	return p, err
 }
 

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/internal/tiling"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/shaders"
@@ -12,6 +13,13 @@ import (
 // constants as a Go struct whose field i is constant_id i (0 to 7 are
 // select.glsl's, tiling.SelectSpec). TestKernelBlocks holds them to the
 // GLSL.
+//
+// Each kernel is several modules made from one GLSL body, one per op
+// family and kind of elements (scan_ops.glsl), so that a driver compiling
+// one parses none of the others' code: sums (scan_reduce, ...; the scan
+// by key's float32 sums scan_bykey_f32), and min and max of uint32 and
+// int32 (scan_reduce_minmax, ...) and of float32 (scan_reduce_minmax_f32,
+// ...). A family's modules for each kind share their Go structs.
 
 // chunkPush is the push constants of scan_reduce and scan_apply.
 type chunkPush struct {
@@ -22,21 +30,32 @@ type chunkPush struct {
 	CountOn uint32 `glsl:"countOn"`
 }
 
-// reduceSpec is scan_reduce's specialization constants. For Min and
-// Max, SelectSpec.KeyType is the elements' type (0 for sums: its code
-// then changes no sum's pipeline).
+// reduceSpec is scan_reduce's specialization constants.
 type reduceSpec struct {
 	tiling.SelectSpec
-	FloatSum bool   `glsl:"FLOAT_SUM"` // float32 adds; wrapping uint32 otherwise (Sum)
-	Op       uint32 `glsl:"OP"`        // Op: the scan_ops.glsl codes are its values
+	FloatSum bool `glsl:"FLOAT_SUM"` // float32 adds; wrapping uint32 otherwise
+}
+
+// reduceMinMaxSpec is scan_reduce_minmax's and scan_reduce_minmax_f32's
+// specialization constants: SelectSpec.KeyType is the elements' type.
+type reduceMinMaxSpec struct {
+	tiling.SelectSpec
+	Op uint32 `glsl:"OP"` // Min or Max: the scan_ops.glsl codes are Op's values
 }
 
 // applySpec is scan_apply's specialization constants.
 type applySpec struct {
 	tiling.SelectSpec
-	FloatSum  bool   `glsl:"FLOAT_SUM"`
-	Inclusive bool   `glsl:"INCLUSIVE"`
+	FloatSum  bool `glsl:"FLOAT_SUM"`
+	Inclusive bool `glsl:"INCLUSIVE"`
+}
+
+// applyMinMaxSpec is scan_apply_minmax's and scan_apply_minmax_f32's
+// specialization constants, as reduceMinMaxSpec's.
+type applyMinMaxSpec struct {
+	tiling.SelectSpec
 	Op        uint32 `glsl:"OP"`
+	Inclusive bool   `glsl:"INCLUSIVE"`
 }
 
 // sumsPush is scan_sums' push constants.
@@ -48,8 +67,14 @@ type sumsPush struct {
 type sumsSpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"` // pipeline.ScanWorkgroup
 	FloatSum      bool   `glsl:"FLOAT_SUM"`
+}
+
+// sumsMinMaxSpec is scan_sums_minmax's and scan_sums_minmax_f32's
+// specialization constants.
+type sumsMinMaxSpec struct {
+	WorkgroupSize uint32 `glsl:"local_size_x"` // pipeline.ScanWorkgroup
 	Op            uint32 `glsl:"OP"`
-	ElemType      uint32 `glsl:"ELEM_TYPE"` // as reduceSpec's KeyType
+	ElemType      uint32 `glsl:"ELEM_TYPE"` // the elements' tiling.KeyCode
 }
 
 // onepassPush is scan_onepass's push constants.
@@ -73,7 +98,14 @@ type onepassSpec struct {
 	TileByID     uint32 `glsl:"TILE_BY_ID"`    // 1: a workgroup's tile is its index (tiling.TilesByIndex)
 	SelfReset    uint32 `glsl:"SELF_RESET"`    // 1: the pass resets its status words (tiling.SelfReset)
 	Windowed     uint32 `glsl:"WINDOWED"`      // 1: one dispatch per window of the input past one binding
-	Op           uint32 `glsl:"OP"`            // as reduceSpec's (SelectSpec.KeyType likewise)
+}
+
+// onepassMinMaxSpec is scan_onepass_minmax's and
+// scan_onepass_minmax_f32's specialization constants: scan_onepass's,
+// SelectSpec.KeyType the elements' type, and the op.
+type onepassMinMaxSpec struct {
+	onepassSpec
+	Op uint32 `glsl:"OP"` // as reduceMinMaxSpec's
 }
 
 // byKeyPush is scan_bykey's push constants.
@@ -91,10 +123,10 @@ type byKeyPush struct {
 	KeyBefore uint32 `glsl:"keyBefore"`
 }
 
-// byKeySpec is scan_bykey's specialization constants.
+// byKeySpec is scan_bykey's and scan_bykey_f32's specialization
+// constants.
 type byKeySpec struct {
 	WorkgroupSize uint32 `glsl:"local_size_x"`
-	Op            uint32 `glsl:"OP"`
 	ElemType      uint32 `glsl:"ELEM_TYPE"` // the values' tiling.KeyCode
 	Vecs          uint32 `glsl:"VECS"`      // uvec4s of values per invocation
 	KeyType       uint32 `glsl:"KEY_TYPE"`  // the keys' tiling.KeyCode
@@ -103,6 +135,13 @@ type byKeySpec struct {
 	TileByID      uint32 `glsl:"TILE_BY_ID"`
 	SelfReset     uint32 `glsl:"SELF_RESET"`
 	Windowed      uint32 `glsl:"WINDOWED"`
+}
+
+// byKeyMinMaxSpec is scan_bykey_minmax's and scan_bykey_minmax_f32's
+// specialization constants: scan_bykey's and the op.
+type byKeyMinMaxSpec struct {
+	byKeySpec
+	Op uint32 `glsl:"OP"` // as reduceMinMaxSpec's
 }
 
 // The kernels' storage-buffer bindings: field i is binding i (see
@@ -145,13 +184,38 @@ func newKernel[P, S, B any](name string) pipeline.TypedKernel[P, S, B] {
 	return pipeline.NewTypedKernel[P, S, B](name, shaders.MustSPIRV(name), true)
 }
 
+// byType is a kernel's two modules: ints for uint32 and int32 elements,
+// f32 for float32.
+type byType[P, S, B any] struct {
+	ints, f32 pipeline.TypedKernel[P, S, B]
+}
+
+// of is the module for elements of type t.
+func (k byType[P, S, B]) of(t vkcompact.Type) pipeline.TypedKernel[P, S, B] {
+	if t == vkcompact.Float32 {
+		return k.f32
+	}
+	return k.ints
+}
+
+// newByType describes the kernel name's modules: name for uint32 and
+// int32, name_f32 for float32.
+func newByType[P, S, B any](name string) byType[P, S, B] {
+	return byType[P, S, B]{newKernel[P, S, B](name), newKernel[P, S, B](name + "_f32")}
+}
+
 // The three phases (the same chunking as the selection, with sums in place
 // of counts), the single pass for every scan but float sums out of place,
-// and the scan by key.
+// and the scan by key, each for sums and for min and max.
 var (
-	reduceKernel  = newKernel[chunkPush, reduceSpec, reduceBindings]("scan_reduce")
-	sumsKernel    = newKernel[sumsPush, sumsSpec, sumsBindings]("scan_sums")
-	applyKernel   = newKernel[chunkPush, applySpec, applyBindings]("scan_apply")
-	onepassKernel = newKernel[onepassPush, onepassSpec, onepassBindings]("scan_onepass")
-	byKeyKernel   = newKernel[byKeyPush, byKeySpec, byKeyBindings]("scan_bykey")
+	reduceKernel        = newKernel[chunkPush, reduceSpec, reduceBindings]("scan_reduce")
+	reduceMinMaxKernel  = newByType[chunkPush, reduceMinMaxSpec, reduceBindings]("scan_reduce_minmax")
+	sumsKernel          = newKernel[sumsPush, sumsSpec, sumsBindings]("scan_sums")
+	sumsMinMaxKernel    = newByType[sumsPush, sumsMinMaxSpec, sumsBindings]("scan_sums_minmax")
+	applyKernel         = newKernel[chunkPush, applySpec, applyBindings]("scan_apply")
+	applyMinMaxKernel   = newByType[chunkPush, applyMinMaxSpec, applyBindings]("scan_apply_minmax")
+	onepassKernel       = newKernel[onepassPush, onepassSpec, onepassBindings]("scan_onepass")
+	onepassMinMaxKernel = newByType[onepassPush, onepassMinMaxSpec, onepassBindings]("scan_onepass_minmax")
+	byKeyKernel         = newByType[byKeyPush, byKeySpec, byKeyBindings]("scan_bykey")
+	byKeyMinMaxKernel   = newByType[byKeyPush, byKeyMinMaxSpec, byKeyBindings]("scan_bykey_minmax")
 )

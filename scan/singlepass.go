@@ -19,7 +19,7 @@ import (
 //
 // Scratch: the status words, at its start: the tile counter, two words
 // per tile (a flag and one 16-bit half of its value each), and the count
-// of finished workgroups (shaders/scan/scan_onepass.comp).
+// of finished workgroups (shaders/scan/scan_onepass.glsl).
 type singlePass struct {
 	wg, loads   uint32
 	tile, tiles uint32
@@ -92,11 +92,15 @@ func (a *singlePass) tuning() Tuning {
 func (a *singlePass) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req request) error {
 	tiles := tiling.DefaultSelectSpec(a.wg, 1, 1)
 	tiles.Vecs = a.loads
-	tiles.KeyType = req.keyType()
+	spec := onepassSpec{SelectSpec: tiles, Inclusive: req.scan.Inclusive,
+		MaxSubgroups: a.wg / max(info.MinSubgroupSize, 1), TileByID: b2u(a.byIndex), SelfReset: b2u(a.selfReset), Windowed: b2u(a.windowTiles > 0)}
 	var err error
-	a.pass, err = onepassKernel.Get(cache, onepassSpec{SelectSpec: tiles, Inclusive: req.scan.Inclusive,
-		MaxSubgroups: a.wg / max(info.MinSubgroupSize, 1), TileByID: b2u(a.byIndex), SelfReset: b2u(a.selfReset), Windowed: b2u(a.windowTiles > 0),
-		Op: uint32(req.scan.Op)})
+	if req.scan.Op != Sum {
+		spec.KeyType = tiling.KeyCode(req.key)
+		a.pass, err = onepassMinMaxKernel.of(req.key).Get(cache, onepassMinMaxSpec{onepassSpec: spec, Op: uint32(req.scan.Op)})
+		return err
+	}
+	a.pass, err = onepassKernel.Get(cache, spec)
 	return err
 }
 

@@ -46,19 +46,30 @@ func (a *threePhase) tuning() Tuning {
 
 // pipelines creates the three phases' pipelines.
 func (a *threePhase) pipelines(cache *pipeline.Cache, info vk.DeviceInfo, req request) error {
-	float := req.key == vkcompact.Float32 && req.scan.Op == Sum
-	op := uint32(req.scan.Op)
 	chunks := tiling.DefaultSelectSpec(a.wg, a.Procs, 1)
 	chunks.Vecs = a.loads
-	chunks.KeyType = req.keyType()
+	wg := pipeline.ScanWorkgroup(info)
 	var err error
-	if a.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float, Op: op}); err != nil {
+	if req.scan.Op != Sum {
+		op := uint32(req.scan.Op)
+		chunks.KeyType = tiling.KeyCode(req.key)
+		if a.reduce, err = reduceMinMaxKernel.of(req.key).Get(cache, reduceMinMaxSpec{SelectSpec: chunks, Op: op}); err != nil {
+			return err
+		}
+		if a.apply, err = applyMinMaxKernel.of(req.key).Get(cache, applyMinMaxSpec{SelectSpec: chunks, Op: op, Inclusive: req.scan.Inclusive}); err != nil {
+			return err
+		}
+		a.sums, err = sumsMinMaxKernel.of(req.key).Get(cache, sumsMinMaxSpec{WorkgroupSize: wg, Op: op, ElemType: chunks.KeyType})
 		return err
 	}
-	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.scan.Inclusive, Op: op}); err != nil {
+	float := req.key == vkcompact.Float32
+	if a.reduce, err = reduceKernel.Get(cache, reduceSpec{SelectSpec: chunks, FloatSum: float}); err != nil {
 		return err
 	}
-	a.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: pipeline.ScanWorkgroup(info), FloatSum: float, Op: op, ElemType: chunks.KeyType})
+	if a.apply, err = applyKernel.Get(cache, applySpec{SelectSpec: chunks, FloatSum: float, Inclusive: req.scan.Inclusive}); err != nil {
+		return err
+	}
+	a.sums, err = sumsKernel.Get(cache, sumsSpec{WorkgroupSize: wg, FloatSum: float})
 	return err
 }
 

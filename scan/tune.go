@@ -137,14 +137,3 @@ func b2u(b bool) uint32 {
 	}
 	return 0
 }
-
-// keyType is the element type's code in the kernels' KEY_TYPE for Min
-// and Max, which map elements to keys by their type (scan_ops.glsl); 0
-// for sums, whose kernels read no type there, so that a sum's pipelines
-// are the same for every integer type.
-func (q request) keyType() uint32 {
-	if q.scan.Op == Sum {
-		return 0
-	}
-	return tiling.KeyCode(q.key)
-}

@@ -8,9 +8,10 @@
 // false as wrapping uint32 (which is also two's complement int32). A float
 // scan also defines FLOAT_SUMS and includes float_sum.glsl: its sums then
 // start from -0.0 and keep the sign of zero as IEEE 754 does. An includer
-// that defines SCAN_OPS (scan_sums) includes shaders/scan/scan_ops.glsl
-// first: where its OP is not OP_SUM, the words are keys combined by the
-// op (min or max) from its identity.
+// that defines SCAN_OPS (scan_sums_minmax) includes
+// shaders/scan/scan_ops.glsl with SCAN_MINMAX first: the words are then
+// keys combined by its op (min or max) from its identity, and SCAN_FLOAT
+// and FLOAT_SUMS are not used.
 //
 // The range is taken in tiles of four values per invocation: a serial sum
 // per invocation, subgroup scans, then the first subgroup scans the
@@ -20,12 +21,11 @@
 shared uint scanSums[256]; // one per subgroup
 shared uint scanCarry;
 
-#ifdef FLOAT_SUMS
 #ifdef SCAN_OPS
-const uint SCAN_ZERO = OP == OP_SUM ? (SCAN_FLOAT ? NEG_ZERO : 0u) : (OP_LEAST ? 0xffffffffu : 0u);
+const uint SCAN_ZERO = OP_LEAST ? 0xffffffffu : 0u; // opIdentity()
 #else
+#ifdef FLOAT_SUMS
 const uint SCAN_ZERO = SCAN_FLOAT ? NEG_ZERO : 0;
-#endif
 #define scanInclusiveF signedInclusiveAdd
 #define scanExclusiveF signedExclusiveAdd
 #define scanSumF signedAdd
@@ -35,53 +35,50 @@ const uint SCAN_ZERO = 0;
 #define scanExclusiveF subgroupExclusiveAdd
 #define scanSumF subgroupAdd
 #endif
+#endif
 
 uint scanAdd(uint a, uint b) {
 #ifdef SCAN_OPS
-    if (OP != OP_SUM) {
-        return opCombine(a, b);
-    }
-#endif
+    return opCombine(a, b);
+#else
     if (SCAN_FLOAT) {
         return floatBitsToUint(uintBitsToFloat(a) + uintBitsToFloat(b));
     }
     return a + b;
+#endif
 }
 
 uint scanSubgroupInclusive(uint v) {
 #ifdef SCAN_OPS
-    if (OP != OP_SUM) {
-        return opSubgroupInclusive(v);
-    }
-#endif
+    return opSubgroupInclusive(v);
+#else
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanInclusiveF(uintBitsToFloat(v)));
     }
     return subgroupInclusiveAdd(v);
+#endif
 }
 
 uint scanSubgroupExclusive(uint v) {
 #ifdef SCAN_OPS
-    if (OP != OP_SUM) {
-        return opSubgroupExclusive(v);
-    }
-#endif
+    return opSubgroupExclusive(v);
+#else
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanExclusiveF(uintBitsToFloat(v)));
     }
     return subgroupExclusiveAdd(v);
+#endif
 }
 
 uint scanSubgroupSum(uint v) {
 #ifdef SCAN_OPS
-    if (OP != OP_SUM) {
-        return opSubgroup(v);
-    }
-#endif
+    return opSubgroup(v);
+#else
     if (SCAN_FLOAT) {
         return floatBitsToUint(scanSumF(uintBitsToFloat(v)));
     }
     return subgroupAdd(v);
+#endif
 }
 
 // scanExclusive replaces SCAN_DATA[first .. first+count) by its exclusive

@@ -1,45 +1,4 @@
 #version 450
-#extension GL_GOOGLE_include_directive : require
-#extension GL_EXT_control_flow_attributes : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-// scan_sums: phase 2 of the prefix scan, one workgroup. An exclusive
-// prefix sum (block_scan.glsl; for min and max of keys, OP:
-// scan_ops.glsl) turns the per-chunk sums into each chunk's starting
-// value, and the total is written to sums[nChunks] and, as the elements'
-// bits, to the caller's total.
-//
-// Bindings: 0 sums (nChunks + 1 words), 1 the total (one word).
-
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const bool FLOAT_SUM = false; // float32 adds; wrapping uint32 otherwise (OP_SUM)
-layout(constant_id = 2) const uint OP = 0;            // OP_SUM, OP_MIN or OP_MAX (scan_ops.glsl)
-layout(constant_id = 3) const uint ELEM_TYPE = 0;     // the elements' KEY_* code, for min and max
-
-layout(std430, binding = 0) buffer Sums { uint sums[]; };
-layout(std430, binding = 1) writeonly buffer Total { uint total[]; };
-
-layout(push_constant) uniform Push {
-    uint nChunks;
-} pc;
-
-#define SCAN_DATA sums
-const bool SCAN_FLOAT = FLOAT_SUM;
-#define FLOAT_SUMS
-#include "../include/float_sum.glsl"
-#include "../include/key_types.glsl"
-#include "scan_ops.glsl"
-#define SCAN_OPS
-#include "../include/block_scan.glsl"
-
-void main() {
-    uint t = scanExclusive(0, pc.nChunks);
-    if (FLOAT_SUM && pc.nChunks == 0) {
-        t = 0; // the sum of nothing is +0.0 (float_sum.glsl)
-    }
-    if (gl_LocalInvocationID.x == 0) {
-        sums[pc.nChunks] = t;
-        total[0] = opBits(t);
-    }
-}
+// scan_sums: scan_sums.glsl for sums (uint32 and int32 wrapping,
+// float32).
+#include "scan_sums.glsl"

@@ -1,0 +1,6 @@
+#version 450
+// scan_onepass_minmax_f32: scan_onepass.glsl for min and max (OP) of
+// float32.
+#define SCAN_MINMAX
+#define SCAN_F32
+#include "scan_onepass.glsl"
