@@ -59,6 +59,7 @@ var benchOps = map[string]benchOp{
 	"reduce_sum_u32":     benchReduce(reduce.Sum),
 	"reduce_max_u32":     benchReduce(reduce.Max),
 	"reduce_by_key_u32":  benchReduceByKey,
+	"scan_by_key_u32":    benchScanByKey,
 	"segreduce_sum_u32":  benchSegReduce,
 	"histogram_u32":      benchHistogram,
 	// The floors every operation stands on (n is ignored): one dispatch
@@ -69,7 +70,7 @@ var benchOps = map[string]benchOp{
 
 // keeps reports whether an operation runs once per keep ratio.
 func keeps(op string) bool {
-	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32" || op == "reduce_by_key_u32"
+	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32" || op == "reduce_by_key_u32" || op == "scan_by_key_u32"
 }
 
 // benchConfig is how bench measures: the runs, the options each

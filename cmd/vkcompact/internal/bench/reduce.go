@@ -141,11 +141,7 @@ func benchReduceByKey(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) 
 		return Row{}, err
 	}
 	keys, runKeys, lengths := sortedRuns(n, keep)
-	rng := rand.New(rand.NewPCG(48, n))
-	values := make([]uint32, n)
-	for i := range values {
-		values[i] = rng.Uint32()
-	}
+	values := byKeyValues(n)
 	sums := make([]uint32, len(runKeys))
 	i := 0
 	for r, l := range lengths {
@@ -189,6 +185,18 @@ func benchReduceByKey(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) 
 				op, n, keep, phaseText(plan.Phases(), phases), t.Tiles, t.Tile, t.WorkgroupSize, t.LoadsPerLane, t.Spins)
 		},
 	}.run(ctx, cfg)
+}
+
+// byKeyValues returns the by-key operations' values, n random uint32: the
+// anchor's reduce_by_key_u32, unique_by_key_u32 and scan_by_key_u32 take
+// the same values at every keep ratio.
+func byKeyValues(n uint64) []uint32 {
+	rng := rand.New(rand.NewPCG(48, n))
+	values := make([]uint32, n)
+	for i := range values {
+		values[i] = rng.Uint32()
+	}
+	return values
 }
 
 // benchHistogramBins is histogram_u32's bins: the anchor's 256 even bins
