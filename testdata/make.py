@@ -27,7 +27,11 @@ the commands to run on them with what each must write:
              identity; by key each run's first key and np.add.reduceat or
              np.maximum.reduceat of its values), np.histogram's counts as
              uint32, np.take (gather), out[indices] = a (scatter) and
-             np.argsort(kind='stable') as uint32 (sort -argsort)
+             np.argsort(kind='stable') as uint32 (sort -argsort); the scans
+             with min and max (np.minimum.accumulate, np.maximum.accumulate;
+             an exclusive scan shifted by one, the identity first) and the
+             scans by key (np.cumsum and the accumulates over each run of
+             equal keys)
 
 Every output is NumPy's own np.save of its result, so that a command's
 output file must equal it byte for byte, its header included. Records
@@ -473,6 +477,67 @@ def toolbox_cases(fx, rng):
     fx.case("argsort_desc_i32", ["sort", "-argsort", "-descending"], "arrays/i32.npy", {"-out": order(a, descending=True).astype("<u4")}, {"n": n})
 
 
+def scan_cases(fx):
+    """scan -op min and max (np.minimum.accumulate, np.maximum.accumulate)
+    and scan -keys (each run of equal keys scanned on its own), on the
+    reductions' arrays and keys. The float32 values are quarters (sums
+    exact in any order) with no -0.0 and, but for one case, no NaN: the
+    scans' min and max follow Go's (-0.0 below +0.0) where NumPy's keep
+    the first of equal zeros, so the data has no signed zeros to tie. The
+    one NaN (reduce_f32nan, a single quiet NaN) makes every later min or
+    max that NaN, its bits the same in both. The inputs are the
+    reductions' files: no random numbers are drawn."""
+    arrays = {k: np.load(fx.path("arrays/reduce_%s.npy" % k)) for k in ("u32", "i32", "f32", "f32nan")}
+
+    def identity(a, op):
+        if op == "sum":
+            return a.dtype.type(0)
+        if a.dtype.kind == "f":
+            return a.dtype.type(np.inf if op == "min" else -np.inf)
+        info = np.iinfo(a.dtype)
+        return a.dtype.type(info.max if op == "min" else info.min)
+
+    accumulate = {"sum": lambda a: np.cumsum(a, dtype=a.dtype), "min": np.minimum.accumulate, "max": np.maximum.accumulate}
+
+    def scanned(a, op, inclusive):
+        if len(a) == 0:
+            return a.copy()
+        acc = accumulate[op](a)
+        if inclusive:
+            return acc
+        return np.concatenate([np.array([identity(a, op)], a.dtype), acc[:-1]])
+
+    def value(v):
+        v = v.item()
+        return "NaN" if v != v else v
+
+    for name, op, inclusive, short in (("u32", "min", False, True), ("u32", "max", True, False), ("i32", "min", True, False),
+                                       ("i32", "max", False, False), ("f32", "min", True, False), ("f32", "max", False, True),
+                                       ("f32nan", "max", True, False), ("f32nan", "min", False, False)):
+        a = arrays[name]
+        args = ["scan", "-op", op] + (["-inclusive"] if inclusive else [])
+        fx.case("scan_%s%s_%s" % (op, "_inclusive" if inclusive else "", name), args, "arrays/reduce_%s.npy" % name,
+                {"-out": scanned(a, op, inclusive)}, {"total": value(accumulate[op](a)[-1]), "operation": op, "inclusive": inclusive}, short)
+
+    # By key: each run of equal keys (run_starts: -0.0 equals 0.0, each
+    # NaN a run of its own) scanned on its own; the exclusive sum of
+    # uint32 values is CUB's ExclusiveSumByKey.
+    def by_key(k, a, op, inclusive):
+        starts = run_starts(k)
+        ends = np.r_[starts[1:], len(k)]
+        return np.concatenate([scanned(a[s:e], op, inclusive) for s, e in zip(starts, ends)] + [a[:0]])
+
+    for kn in ("u32", "f32", "u64"):
+        k = np.load(fx.path("arrays/keys_%s.npy" % kn))
+        kin = "arrays/keys_%s.npy" % kn
+        for vn, op, inclusive in (("u32", "sum", False), ("i32", "max", True), ("f32", "min", False)):
+            args = ["scan", "-keys", kin, "-op", op] + (["-inclusive"] if inclusive else [])
+            fx.case("scan_bykey_%s%s_%s_%s" % (op, "_inclusive" if inclusive else "", kn, vn), args, "arrays/reduce_%s.npy" % vn,
+                    {"-out": by_key(k, arrays[vn], op, inclusive)}, {"keys_type": kn, "operation": op, "inclusive": inclusive}, vn == "u32")
+    fx.case("scan_bykey_sum_inclusive_u32_f32", ["scan", "-keys", "arrays/keys_u32.npy", "-inclusive"], "arrays/reduce_f32.npy",
+            {"-out": by_key(np.load(fx.path("arrays/keys_u32.npy")), arrays["f32"], "sum", True)}, {"keys_type": "u32", "operation": "sum"})
+
+
 def bad_inputs(fx):
     """Record arrays the commands refuse, as NumPy writes them; the test
     names the messages."""
@@ -493,6 +558,7 @@ def main():
     plain_cases(fx, np.random.default_rng(48))
     record_cases(fx, np.random.default_rng(39))
     toolbox_cases(fx, np.random.default_rng(49))
+    scan_cases(fx)
     bad_inputs(fx)
     fx.write_cases()
     return 0
