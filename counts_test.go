@@ -22,7 +22,8 @@ import (
 // and 8, which no device's minStorageBufferOffsetAlignment above 4 lets a
 // range start at) into the passes that take a Count, all in one
 // recording: a compaction of the second group, a prefix sum of the rest,
-// a run-length encoding of the second group, a counted copy of the rest,
+// a run-length encoding of the second group, a scan by key of the
+// input's first elements by the second group, a counted copy of the rest,
 // a partition of the rest, plain copies of both words (one to the last
 // word of an aligned window, whose index in its binding is the largest,
 // which then counts a compaction of its own), a radix sort of the rest
@@ -74,6 +75,14 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 		}
 		runLens[len(runLens)-1]++
 	}
+	keyScans := make([]uint32, len(second)) // the exclusive sum by key of keys[:len(second)], by second
+	var acc uint32
+	for i, k := range second {
+		if i == 0 || k != second[i-1] {
+			acc = 0
+		}
+		keyScans[i], acc = acc, acc+keys[i]
+	}
 	var restLow, restHigh []uint32 // the partition of rest by x < 85
 	for _, k := range rest {
 		if k < 85 {
@@ -109,6 +118,10 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	if err != nil {
 		t.Fatal(err)
 	}
+	byKey, err := scan.NewByKeyPlan(ctx, uint64(n), scan.ByKey{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	p3b, err := compact.NewPartition3Plan(ctx, uint64(n), compact.Partition3{First: compact.KeepIf(compact.Less, compact.Uint(85)), Second: compact.KeepIf(compact.Less, compact.Uint(0))})
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +153,7 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 			Scratch: scratch(sum.ScratchSize()), Count: restWord})
 		enc.Record(rec, runs.Buffers{Src: r(2, size), Keys: r(6, size), Lengths: r(7, size), Result: block(3, runs.ResultSize),
 			Scratch: scratch(enc.ScratchSize()), Count: secondWord})
+		byKey.Record(rec, scan.ByKeyBuffers{Keys: r(2, size), Values: r(0, size), Dst: r(15, size), Scratch: scratch(byKey.ScratchSize()), Count: secondWord})
 		transfer.RecordCopyCount(rec, r(8, size), r(3, size), restWord, 4, transfer.CopyOptions{})
 		p3b.Record(rec, compact.Partition3Buffers{Src: r(3, size), First: r(9, size), Second: r(10, size), Rest: r(11, size),
 			Result: block(4, compact.Partition3ResultSize), Scratch: scratch(p3b.ScratchSize()), Count: restWord})
@@ -183,6 +197,7 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	download("run keys of the second group", r(6, size), runKeys)
 	download("run lengths", r(7, size), runLens)
 	download("runs' count", block(3, runs.ResultSize).Sub(runs.ResultRunsOffset, 4), []uint32{u(len(runKeys))})
+	download("scan by key by the second group, counted by its word", r(15, size), keyScans)
 	download("counted copy of the rest", r(8, size), rest)
 	download("partition of the rest, counted by its word", r(9, size), restLow)
 	download("its third group", r(11, size), restHigh)

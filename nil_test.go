@@ -48,6 +48,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 		nilKern  *pipeline.Kernel
 		nilCPlan *compact.Plan
 		nilSPlan *scan.Plan
+		nilSkPl  *scan.ByKeyPlan
 		nilRPlan *radix.Plan
 		nilStPl  *radix.StructPlan
 		nilRdPl  *reduce.Plan
@@ -210,6 +211,12 @@ func TestNilAndZeroHandles(t *testing.T) {
 			return err
 		}},
 		{"scan.Plan.Record", "nil Plan", "nil Plan", inRun(func(r *pipeline.Recorder) { nilSPlan.Record(r, scan.Buffers{}) })},
+		{"scan.ByKeyPlan", "nil ByKeyPlan", "nil ByKeyPlan", func() error {
+			err := nilSkPl.Run(scan.ByKeyBuffers{})
+			_, _, _, _ = nilSkPl.N(), nilSkPl.ScratchSize(), nilSkPl.Tuning(), nilSkPl.Phases()
+			return err
+		}},
+		{"scan.ByKeyPlan.Record", "nil ByKeyPlan", "nil ByKeyPlan", inRun(func(r *pipeline.Recorder) { nilSkPl.Record(r, scan.ByKeyBuffers{}) })},
 		{"radix.Plan", "nil Plan", "nil Plan", func() error {
 			err := nilRPlan.Run(radix.Buffers{})
 			_, _, _, _, _ = nilRPlan.N(), nilRPlan.ScratchSize(), nilRPlan.Tuning(), nilRPlan.Passes(), nilRPlan.Phases()
@@ -265,7 +272,8 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 	splan, err2 := scan.NewPlan(ctx, 16, scan.Scan{})
 	rplan, err3 := radix.NewPlan(ctx, 16, radix.Sort{})
 	stplan, err4 := radix.NewStructPlan(ctx, 16, radix.StructSort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	skplan, err5 := scan.NewByKeyPlan(ctx, 16, scan.ByKey{})
+	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 		return []nilCase{{"plans", "a valid request", "plan", func() error { return fmt.Errorf("making the plans: %w", err) }}}
 	}
 	intoZero := func(record func(*pipeline.Recorder)) func() error {
@@ -289,6 +297,15 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 		{"scan.Plan.Run", "zero Buffers", "source", func() error { _, err := splan.Run(scan.Buffers{}); return err }},
 		{"scan.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
 			splan.Record(r, scan.Buffers{Src: buf.Range(0, 64)})
+		})},
+		{"scan.NewByKeyPlan", "nil context", nilContext, func() error { _, err := scan.NewByKeyPlan(nilCtx, 16, scan.ByKey{}); return err }},
+		{"scan.ScanByKeySlice", "nil context", nilContext, func() error {
+			_, err := scan.ScanByKeySlice(nilCtx, []uint32{1}, []uint32{1}, scan.ByKey{})
+			return err
+		}},
+		{"scan.ByKeyPlan.Run", "zero ByKeyBuffers", "keys", func() error { return skplan.Run(scan.ByKeyBuffers{}) }},
+		{"scan.ByKeyPlan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			skplan.Record(r, scan.ByKeyBuffers{Keys: buf.Range(0, 64), Values: buf.Range(64, 64)})
 		})},
 		{"radix.NewPlan", "nil context", nilContext, func() error { _, err := radix.NewPlan(nilCtx, 16, radix.Sort{}); return err }},
 		{"radix.NewStructPlan", "nil context", nilContext, func() error {
