@@ -9,8 +9,9 @@
 // description, a Plan made once per size, Buffers, Record into a command
 // buffer, Run on the context's queue, and host-slice helpers):
 // compact (stream compaction and split, compact.Plan; the three-way
-// partition, compact.Partition3Plan), scan (prefix sums, scan.Plan), runs
-// (run-length encoding and the runs longer than one, runs.Plan), radix
+// partition, compact.Partition3Plan), scan (prefix sums, mins and maxes,
+// scan.Plan with scan.Op; by key, scan.ByKeyPlan), runs (run-length
+// encoding and the runs longer than one, runs.Plan), radix
 // (sorts: of keys or pairs, radix.Plan, and the order that sorts keys,
 // radix.ArgsortSlice; of structs by a key, radix.StructPlan; within
 // segments, radix.SegmentedPlan), reduce (reductions: to one value,
@@ -41,7 +42,7 @@
 // This section is the one statement of the synchronisation contract; the
 // packages' Record functions and pipeline.Recorder refer to it.
 // compact.Plan.Record, compact.Partition3Plan.Record, scan.Plan.Record,
-// runs.Plan.Record, radix.Plan.Record, radix.StructPlan.Record,
+// scan.ByKeyPlan.Record, runs.Plan.Record, radix.Plan.Record, radix.StructPlan.Record,
 // radix.SegmentedPlan.Record, reduce.Plan.Record, reduce.SegmentedPlan.Record,
 // reduce.ByKeyPlan.Record, histogram.Plan.Record, permute.Plan.Record,
 // transfer.RecordCopy, transfer.RecordCopyCount and
@@ -51,7 +52,7 @@
 // pipeline.Recorder, for its bindings. For each:
 //
 //   - First access to every input range (Src, Flags, Count, the Keys,
-//     Values of a sort or a reduction by key, the Offsets of a segmented
+//     Values of a sort, a reduction or a scan by key, the Offsets of a segmented
 //     sort or reduction, a histogram's Edges, a permutation's Indices): a
 //     read in
 //     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT.
@@ -108,8 +109,8 @@
 // Every Record call but radix.SegmentedPlan's and reduce.SegmentedPlan's
 // can take its element count from a GPU buffer instead of from the host:
 // compact.Buffers.Count, compact.Partition3Buffers.Count,
-// scan.Buffers.Count, runs.Buffers.Count, radix.Buffers.Count,
-// radix.StructBuffers.Count, reduce.Buffers.Count,
+// scan.Buffers.Count, scan.ByKeyBuffers.Count, runs.Buffers.Count,
+// radix.Buffers.Count, radix.StructBuffers.Count, reduce.Buffers.Count,
 // reduce.ByKeyBuffers.Count, histogram.Buffers.Count,
 // permute.Buffers.Count and transfer.RecordCopyCount read a uint32
 // count (for instance the kept
@@ -130,7 +131,8 @@
 //
 // # Concurrency
 //
-// Plans (compact.Plan, compact.Partition3Plan, scan.Plan, runs.Plan,
+// Plans (compact.Plan, compact.Partition3Plan, scan.Plan, scan.ByKeyPlan,
+// runs.Plan,
 // radix.Plan, radix.StructPlan, radix.SegmentedPlan, reduce.Plan,
 // reduce.SegmentedPlan, reduce.ByKeyPlan, histogram.Plan, permute.Plan)
 // are immutable and may be shared and
@@ -162,7 +164,8 @@
 // region, and saves its scan dispatch too. A reduction's single pass
 // (reduce.Plan) resets the counter of its workgroups done, and a
 // reduction by key (reduce.ByKeyPlan, up to 1024 tiles:
-// reduce.ByKeyTuning.SelfReset) its look-back's status words.
+// reduce.ByKeyTuning.SelfReset) and a scan by key (scan.ByKeyPlan,
+// scan.ByKeyTuning.SelfReset) their look-back's status words.
 // Whether they are zero is known at record time, in recording order
 // (vk.Range.KnownZero): Record records a clear first when it is not
 // known, at the first recording with a scratch range and after anything

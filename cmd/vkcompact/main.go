@@ -8,7 +8,7 @@
 //	vkcompact partition3 -in FILE -first EXPR -second EXPR -out-first FILE -out-second FILE -out-rest FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-device D] [-json]
 //	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace] [-device D] [-json]
 //	vkcompact rle -in FILE -out FILE -lengths FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-nontrivial] [-device D] [-json]
-//	vkcompact scan -in FILE -out FILE [-type u32|i32|f32] [-inclusive] [-device D] [-json]
+//	vkcompact scan -in FILE -out FILE [-keys FILE [-keys-type T]] [-type u32|i32|f32] [-op sum|min|max] [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE | -argsort] [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE (-stride BYTES -key OFFSET:T | -key FIELD) [-descending] [-bits LO:HI] [-device D] [-json]
 //	vkcompact segsort -in FILE -out FILE (-offsets FILE | -segment N) [-type u32|i32|f32|u64] [-values FILE -values-out FILE] [-descending] [-bits LO:HI] [-device D] [-json]
@@ -54,11 +54,14 @@
 // -out. Inputs and outputs are as compact's; both of rle's outputs are
 // renamed once both are complete.
 //
-// scan writes the prefix sums of the input: exclusive (element i is the
-// sum of elements 0 to i-1, element 0 is zero) or, with -inclusive, of 0
-// to i. Integer sums wrap modulo 2^32; float32 sums are added in a tree
-// order, so they differ from a serial loop by rounding. It prints the
-// total of all elements.
+// scan writes the prefix sums (-op min, max: mins, maxes) of the input:
+// exclusive (element i combines elements 0 to i-1, element 0 is the op's
+// identity) or, with -inclusive, 0 to i. Integer sums wrap modulo 2^32;
+// float32 sums are added in a tree order, so they differ from a serial
+// loop by rounding; float32 min and max are Go's. It prints the total of
+// all elements. With -keys FILE (keys of u32, i32, f32 or u64; a raw file
+// needs -keys-type) it scans the values of -in by key: the scan starts
+// again at each run of equal consecutive keys.
 //
 // sort writes the keys sorted, stably: ascending, or with -descending
 // from the largest; int32 keys by value, float32 keys by IEEE 754
@@ -159,7 +162,7 @@ var commands = []struct {
 	{"partition3", "partition a file's elements three ways by two tests, each group in order, to three files", command(parsePartition3, runFileCommand)},
 	{"unique", "keep the first element of each run of equal elements of a file", command(parseUnique, runFileCommand)},
 	{"rle", "run-length encode a file: each run's first element and length, or the runs longer than one", command(parseRLE, runFileCommand)},
-	{"scan", "prefix sums of a file's u32, i32 or f32 elements", command(parseScan, runFileCommand)},
+	{"scan", "prefix sums, mins or maxes of a file's u32, i32 or f32 elements; by key", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
 	{"segsort", "sort a file's keys within segments (offsets from a file, or -segment N), with optional uint32 values", command(parseSegsort, runFileCommand)},
 	{"reduce", "reduce a file's elements to their sum, min, max, argmin or argmax; within segments, or by key", command(parseReduce, runFileCommand)},

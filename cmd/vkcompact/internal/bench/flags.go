@@ -70,7 +70,7 @@ func (f *Flags) define(fs *flag.FlagSet) {
 	fs.UintVar(&f.selWG, "select-wg", 0, "compaction workgroup size (0: default)")
 	fs.StringVar(&f.selWrite, "select-write", "auto", "compaction move writes: auto, scattered or staged")
 	fs.StringVar(&f.selPath, "select-path", "auto", "compaction and split algorithm: auto, three-phase or single-pass")
-	fs.IntVar(&f.spins, "select-spins", 0, "single pass (compaction, split, prefix sum and sort): re-reads of a late predecessor before counting it (0: per device, -1: none)")
+	fs.IntVar(&f.spins, "select-spins", 0, "single pass (compaction, split, prefix sum, scan by key and sort): re-reads of a late predecessor before counting it (0: per device, -1: none)")
 	fs.StringVar(&f.rleLengths, "rle-lengths", "auto", "rle_u32's run lengths: auto, selection (found in the selection's own pass) or finish (a second dispatch over the run starts)")
 	fs.StringVar(&f.order, "partition-order", "reversed", "partition_if's rejected elements: reversed (CUB's DevicePartition order) or stable")
 	fs.BoolVar(&f.phases, "phases", false, "print each compaction and scan phase's median time, and the sort's tuning, to stderr")
