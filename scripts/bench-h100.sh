@@ -26,9 +26,10 @@
 # the run: (1+p)*4n bytes for select_if (2*4n for partition_if and
 # scan_exclusive_u32: read once, written once; 4n for reduce_sum_u32,
 # reduce_max_u32 and histogram_u32, read once; 4n and a sum per 1024 for
-# segreduce_sum_u32; (2+2p)*4n for reduce_by_key_u32: keys and values read,
-# a key and a sum per run written; 3*4n for scan_by_key_u32: keys and
-# values read, the scans written), and for the reductions the floor's
+# segreduce_sum_u32; (2+2p)*4n for reduce_by_key_u32 and unique_by_key_u32:
+# keys and values read, a key and a value per run written; 3*4n for
+# scan_by_key_u32: keys and values read, the scans written), and for the
+# reductions the floor's
 # time as a share of ours (the copy bandwidth they reach). -sweep also
 # times the compaction's tuning grid at 2^28, keep 0.5; -selsweep the
 # single pass's (workgroup size x loads per lane) beside the three phases;
@@ -45,11 +46,10 @@
 # grid.json. -extra adds the selection family's rows to -ops and runs the
 # CUB anchor with -extra 1: unique_u32 and rle_u32 (once per keep ratio),
 # partition3_u32, segsort_keys_u32 and sort_keys_u64; -extra 2 adds to
-# those reduce_sum_u32, reduce_max_u32, reduce_by_key_u32 and
-# scan_by_key_u32 (once per keep ratio), segreduce_sum_u32 and
-# histogram_u32, and runs the anchor with -extra 2, whose rows of the same
-# names join the same CSV and the merged table (its unique_by_key_u32 rows
-# have no vkcompact rows beside them).
+# those reduce_sum_u32, reduce_max_u32, reduce_by_key_u32,
+# unique_by_key_u32 and scan_by_key_u32 (once per keep ratio),
+# segreduce_sum_u32 and histogram_u32, and runs the anchor with -extra 2,
+# whose rows of the same names join the same CSV and the merged table.
 set -euo pipefail
 sizes=20,24,26,28
 keeps=0.1,0.5,0.9
@@ -93,7 +93,7 @@ if [ "$extra" != 0 ]; then
 	ops=$ops,unique_u32,rle_u32,partition3_u32,segsort_keys_u32,sort_keys_u64
 fi
 if [ "$extra" = 2 ]; then
-	ops=$ops,reduce_sum_u32,reduce_max_u32,reduce_by_key_u32,scan_by_key_u32,segreduce_sum_u32,histogram_u32
+	ops=$ops,reduce_sum_u32,reduce_max_u32,reduce_by_key_u32,unique_by_key_u32,scan_by_key_u32,segreduce_sum_u32,histogram_u32
 fi
 out=${OUT:-results/run-$(date -u +%Y-%m-%d)-$(git rev-parse --short HEAD 2>/dev/null || echo nogit)}
 mkdir -p "$out"
@@ -250,7 +250,7 @@ END {
 		if (f[2] == "partition_if" || f[2] == "scan_exclusive_u32") bytes = 2 * 4 * f[3]
 		if (f[2] == "reduce_sum_u32" || f[2] == "reduce_max_u32" || f[2] == "histogram_u32") bytes = 4 * f[3]
 		if (f[2] == "segreduce_sum_u32") bytes = 4 * f[3] + 8 * int((f[3] + 1023) / 1024)
-		if (f[2] == "reduce_by_key_u32") bytes = (2 + 2 * f[4]) * 4 * f[3]
+		if (f[2] == "reduce_by_key_u32" || f[2] == "unique_by_key_u32") bytes = (2 + 2 * f[4]) * 4 * f[3]
 		if (f[2] == "scan_by_key_u32") bytes = 3 * 4 * f[3]
 		floor = (bytes > 0 && best > 0) ? sprintf("%.3f", f[5] / (bytes / best)) : "-"
 		if (bytes > 0 && best > 0 && (f[2] ~ /^reduce_/ || f[2] == "segreduce_sum_u32" || f[2] == "histogram_u32")) share = sprintf("%.1f%%", 100 * (bytes / best) / f[5])

@@ -60,6 +60,7 @@ var benchOps = map[string]benchOp{
 	"reduce_max_u32":     benchReduce(reduce.Max),
 	"reduce_by_key_u32":  benchReduceByKey,
 	"scan_by_key_u32":    benchScanByKey,
+	"unique_by_key_u32":  benchUniqueByKey,
 	"segreduce_sum_u32":  benchSegReduce,
 	"histogram_u32":      benchHistogram,
 	// The floors every operation stands on (n is ignored): one dispatch
@@ -70,7 +71,7 @@ var benchOps = map[string]benchOp{
 
 // keeps reports whether an operation runs once per keep ratio.
 func keeps(op string) bool {
-	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32" || op == "reduce_by_key_u32" || op == "scan_by_key_u32"
+	return op == "select_if" || op == "partition_if" || op == "unique_u32" || op == "rle_u32" || op == "reduce_by_key_u32" || op == "scan_by_key_u32" || op == "unique_by_key_u32"
 }
 
 // benchConfig is how bench measures: the runs, the options each

@@ -64,7 +64,7 @@ func (f *Flags) Config() (*Config, error) {
 func (f *Flags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.ops, "ops", "copy,select_if,partition_if", "comma-separated operations: "+strings.Join(slices.Sorted(maps.Keys(benchOps)), ","))
 	fs.StringVar(&f.sizes, "n", "20,24,26,28", "comma-separated sizes as powers of two (uint32 elements)")
-	fs.StringVar(&f.keep, "keep", "0.1,0.5,0.9", "comma-separated keep ratios for select_if, partition_if, unique_u32, rle_u32, reduce_by_key_u32 and scan_by_key_u32")
+	fs.StringVar(&f.keep, "keep", "0.1,0.5,0.9", "comma-separated keep ratios for select_if, partition_if, unique_u32, rle_u32 and the by-key operations (reduce_by_key_u32, scan_by_key_u32, unique_by_key_u32)")
 	fs.UintVar(&f.selProcs, "select-procs", 0, "compaction processors (Billeter's P; 0: per device)")
 	fs.UintVar(&f.selLoads, "select-loads", 0, "compaction loads per lane per step (0: default)")
 	fs.UintVar(&f.selWG, "select-wg", 0, "compaction workgroup size (0: default)")

@@ -62,6 +62,55 @@ func benchUnique(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row,
 	}.run(ctx, cfg)
 }
 
+// benchUniqueByKey times unique by key (compact.KeepUnique with
+// Selection.Values) of n sorted uint32 keys (sortedRuns) with n random
+// uint32 values (byKeyValues), unique_by_key_u32 as the anchor's
+// DeviceSelect::UniqueByKey, and checks every set's kept count, keys and
+// values against Go.
+func benchUniqueByKey(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
+	const op = "unique_by_key_u32"
+	plan, err := compact.NewPlan(ctx, n, compact.Selection{Elem: vkcompact.Plain(vkcompact.Uint32), Keep: compact.KeepUnique(),
+		Values: vkcompact.Uint32, Options: cfg.selectOpts})
+	if err != nil {
+		return Row{}, err
+	}
+	in, want, lengths := sortedRuns(n, keep)
+	values := byKeyValues(n)
+	wantValues := make([]uint32, 0, len(want))
+	i := uint32(0)
+	for _, l := range lengths {
+		wantValues = append(wantValues, values[i])
+		i += l
+	}
+	return setBench[compact.Buffers]{
+		op: op, n: n, keep: keep, sets: setsFor(16 * n), stamps: uint32(len(plan.Phases()) + 1),
+		prepare: func(s *bufferSets, b *compact.Buffers) error {
+			if err := s.inOut(ctx, in, &b.Src, &b.Dst, bufSize{&b.Values, 4 * n}, bufSize{&b.ValuesOut, 4 * n},
+				bufSize{&b.Result, compact.ResultSize}, bufSize{&b.Scratch, plan.ScratchSize()}); err != nil {
+				return err
+			}
+			return load(ctx, b.Values, values, b.ValuesOut)
+		},
+		record: plan.RecordTimed,
+		check: func(b *compact.Buffers) error {
+			res, err := compact.ReadResult(b.Result)
+			if err != nil {
+				return err
+			}
+			if int(res.Kept) != len(want) || uint64(res.Total) != n {
+				return fmt.Errorf("%s kept %d of %d, want %d of %d", op, res.Kept, res.Total, len(want), n)
+			}
+			if err := checkWords(b.Dst, want, op+" keys"); err != nil {
+				return err
+			}
+			return checkWords(b.ValuesOut, wantValues, op+" values")
+		},
+		printPhases: func(w io.Writer, phases [][]float64) {
+			printSelectPhases(w, fmt.Sprintf("%s n=%d keep=%.3f", op, n, keep), plan.Tuning(), phases)
+		},
+	}.run(ctx, cfg)
+}
+
 // benchRLE times run-length encoding (runs.Encode) of n sorted uint32
 // keys (sortedRuns), checked against Go.
 func benchRLE(ctx *vk.Context, n uint64, keep float64, cfg benchConfig) (Row, error) {
