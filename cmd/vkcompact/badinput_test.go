@@ -173,7 +173,7 @@ func badInputCases(t *testing.T, dir string) []badCase {
 	return slices.Concat(commandBadCases(dir, p), fileBadCases(dir, p, sparse), selectBadCases(dir, p, sparse),
 		scanBadCases(p), sortBadCases(dir, p, sparse), recordBadCases(p), demoBadCases(p["good.u32"]), raytraceBadCases(p["good.u32"]),
 		segsortBadCases(t, dir, p), reduceBadCases(t, dir, p), histogramBadCases(t, dir, p), permuteBadCases(t, dir, p), argsortBadCases(p),
-		scanOpsBadCases(t, dir, p))
+		scanOpsBadCases(t, dir, p), uniqueValuesBadCases(t, dir, p))
 }
 
 // forCommand sets the command of each case to cmd.
@@ -846,7 +846,7 @@ func TestHelp(t *testing.T) {
 	for _, tc := range []struct{ cmd, want string }{
 		{"devices", "-json"}, {"bench", "-copy-vecs"}, {"compact", "-inplace"}, {"split", "-flags"},
 		{"scan", "-inclusive"}, {"sort", "-argsort"}, {"demo", "-particles"}, {"raytrace", "-bounces"},
-		{"reduce", "-keys-out"}, {"histogram", "-numpy"}, {"gather", "-indices"}, {"scatter", "-into"}, {"scan", "-keys-type"},
+		{"reduce", "-keys-out"}, {"histogram", "-numpy"}, {"gather", "-indices"}, {"scatter", "-into"}, {"scan", "-keys-type"}, {"unique", "-values-out"},
 	} {
 		if code, _, stderr := runCLI(t, tc.cmd, "-h"); code != 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s -h: exit %d, %q", tc.cmd, code, stderr)
