@@ -31,7 +31,8 @@ the commands to run on them with what each must write:
              with min and max (np.minimum.accumulate, np.maximum.accumulate;
              an exclusive scan shifted by one, the identity first) and the
              scans by key (np.cumsum and the accumulates over each run of
-             equal keys)
+             equal keys); unique by key: np.unique(keys, return_index=True)
+             on sorted keys, the keys and values taken at those indices
 
 Every output is NumPy's own np.save of its result, so that a command's
 output file must equal it byte for byte, its header included. Records
@@ -538,6 +539,42 @@ def scan_cases(fx):
             {"-out": by_key(np.load(fx.path("arrays/keys_u32.npy")), arrays["f32"], "sum", True)}, {"keys_type": "u32", "operation": "sum"})
 
 
+def unique_values_cases(fx, rng):
+    """unique -values (unique by key) on sorted keys: np.unique(keys,
+    return_index=True), whose indices (the first of each group of equal
+    keys: with return_index NumPy sorts stably) give the kept keys and
+    values. The float keys have -0.0 beside 0.0, which both count equal,
+    and no NaN, which np.unique would gather into one group where each NaN
+    is a run of its own."""
+    n = 1001
+
+    def kept(keys):
+        return np.unique(keys, return_index=True)[1]
+
+    k32 = np.sort(rng.integers(0, 300, n)).astype("<u4")
+    kf64 = np.sort(rng.integers(-40, 41, n) / 8.0).astype("<f8")
+    kf64[kf64 == 0] = np.where(rng.integers(0, 2, int((kf64 == 0).sum())) == 1, -0.0, 0.0)  # zeros of both signs, mixed
+    ki32 = np.sort(rng.integers(-(1 << 31), 1 << 31, n)).astype("<i4")
+    ki32[1::3] = ki32[0::3][:len(ki32[1::3])]  # pairs of equal keys, still sorted
+    kf32 = np.sort(rng.integers(-20, 21, n) / 4.0).astype("<f4")
+    cases = (("u32", k32, "reduce_f32"), ("f64", kf64, "reduce_u64"), ("i32", ki32, "i64"), ("f32", kf32, "values"))
+    for kn, k, vn in cases:
+        kin = fx.save("arrays/sorted_%s.npy" % kn, k)
+        v = np.load(fx.path("arrays/%s.npy" % vn))
+        idx = kept(k)
+        fx.case("unique_values_%s_%s" % (kn, vn), ["unique", "-values", "arrays/%s.npy" % vn], kin,
+                {"-out": k[idx], "-values-out": v[idx]}, {"runs": len(idx), "total": n, "values_type": {"<f4": "f32", "<u8": "u64", "<i8": "i64", "<u4": "u32"}[v.dtype.str]},
+                kn in ("u32", "f64"))
+
+    # Records by a field: the sorted records' first of each run of k, and
+    # a value per record beside them.
+    r = np.load(fx.path("records/offsets_sorted.npy"))
+    rv = fx.save("records/offsets_values.npy", rng.standard_normal(len(r)).astype("<f4"))
+    idx = kept(r["k"])
+    fx.case("unique_values_offsets", ["unique", "-key", "k", "-values", rv], "records/offsets_sorted.npy",
+            {"-out": whole(r, idx), "-values-out": np.load(fx.path(rv))[idx]}, {"runs": len(idx), "field": "k", "values_type": "f32"}, True)
+
+
 def bad_inputs(fx):
     """Record arrays the commands refuse, as NumPy writes them; the test
     names the messages."""
@@ -559,6 +596,7 @@ def main():
     record_cases(fx, np.random.default_rng(39))
     toolbox_cases(fx, np.random.default_rng(49))
     scan_cases(fx)
+    unique_values_cases(fx, np.random.default_rng(51))
     bad_inputs(fx)
     fx.write_cases()
     return 0

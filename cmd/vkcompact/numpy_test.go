@@ -160,7 +160,8 @@ func npyDiff(got, want []byte) string {
 // compares every output with NumPy's own result, written by NumPy: the
 // input's dtype, the records whole (a[mask], np.concatenate([a[mask],
 // a[~mask]]), a[np.argsort(key, kind='stable')], the first record of
-// each run, np.take, out[indices] = a), their padding included. Then it runs
+// each run (with its value, unique -values), np.take, out[indices] = a),
+// their padding included. Then it runs
 // the bad inputs NumPy wrote and checks their messages. The short form
 // runs one case of each kind of record.
 func TestNumPyRecords(t *testing.T) {
@@ -205,10 +206,12 @@ func TestNumPyRecords(t *testing.T) {
 // groups, the stable sort (floats by totalOrder) with values moved along,
 // and its order (np.argsort), the first of each run and the runs' lengths
 // (keys equal as their type compares them), the prefix sums wrapping,
-// the reductions (np.add.reduce, np.minimum.reduce, np.maximum.reduce,
-// np.argmin, np.argmax; within segments np.add.reduceat; by key), the
-// histograms (np.histogram), np.take and scatter. The short form runs a
-// few.
+// the min and max scans (np.minimum.accumulate, np.maximum.accumulate)
+// and the scans by key (per run of keys), unique by key (np.unique with
+// return_index, the values taken there), the reductions (np.add.reduce,
+// np.minimum.reduce, np.maximum.reduce, np.argmin, np.argmax; within
+// segments np.add.reduceat; by key), the histograms (np.histogram),
+// np.take and scatter. The short form runs a few.
 func TestNumPyArrays(t *testing.T) {
 	requireDevice(t)
 	cases := fixtureCases(t, "arrays")
