@@ -26,9 +26,10 @@ import (
 // input's first elements by the second group, a counted copy of the rest,
 // a partition of the rest, plain copies of both words (one to the last
 // word of an aligned window, whose index in its binding is the largest,
-// which then counts a compaction of its own), a radix sort of the rest
-// and a struct sort of the second group; each output checked against Go
-// with the buffers poisoned first.
+// which then counts a compaction of its own), a radix sort of the rest,
+// unique by key of the sorted rest with the input's first elements as
+// values, and a struct sort of the second group; each output checked
+// against Go with the buffers poisoned first.
 func TestCountWordsChain(t *testing.T) {
 	ctx := vktest.Open(t)
 	rng := vktest.Rand(t)
@@ -83,6 +84,13 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 		}
 		keyScans[i], acc = acc, acc+keys[i]
 	}
+	sortedRest := slices.Sorted(slices.Values(rest))
+	var uniqueKeys, uniqueValues []uint32 // unique by key of sortedRest, the values keys[:len(rest)]
+	for i, k := range sortedRest {
+		if i == 0 || k != sortedRest[i-1] {
+			uniqueKeys, uniqueValues = append(uniqueKeys, k), append(uniqueValues, keys[i])
+		}
+	}
 	var restLow, restHigh []uint32 // the partition of rest by x < 85
 	for _, k := range rest {
 		if k < 85 {
@@ -94,7 +102,7 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 
 	size := uint64(4 * n)
 	slot := func(k uint64) uint64 { return k * ((size + 4095) &^ 4095) } // every range at a multiple of 4 KiB
-	buf := vktest.NewPoisoned(t, ctx, slot(16))
+	buf := vktest.NewPoisoned(t, ctx, slot(18))
 	r := func(k uint64, bytes uint64) vk.Range { return buf.Range(slot(k), bytes) }
 	blocks := vktest.NewPoisoned(t, ctx, 16*align+4096)
 	block := func(k uint64, bytes uint64) vk.Range { return blocks.Range(k*max(align, 256), bytes) }
@@ -134,6 +142,10 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	if err != nil {
 		t.Fatal(err)
 	}
+	uniqueByKey, err := compact.NewPlan(ctx, uint64(n), compact.Selection{Keep: compact.KeepUnique(), Values: vkcompact.Uint32, Options: compact.Options{Path: path}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	structs, err := radix.NewStructPlan(ctx, uint64(n), radix.StructSort{Elem: vkcompact.Struct(4, 0, vkcompact.Uint32), Options: sortOpts})
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +175,8 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 		sel.Record(rec, compact.Buffers{Src: r(2, size), Dst: r(12, size), Result: block(5, compact.ResultSize),
 			Scratch: scratch(sel.ScratchSize()), Count: lastWord})
 		sorter.Record(rec, radix.Buffers{Keys: r(3, size), KeysOut: r(13, size), Scratch: scratch(sorter.ScratchSize()), Count: restWord})
+		uniqueByKey.Record(rec, compact.Buffers{Src: r(13, size), Dst: r(16, size), Values: r(0, size), ValuesOut: r(17, size),
+			Result: block(6, compact.ResultSize), Scratch: scratch(uniqueByKey.ScratchSize()), Count: restWord})
 		structs.Record(rec, radix.StructBuffers{Src: r(2, size), Dst: r(14, size), Scratch: scratch(structs.ScratchSize()), Count: secondWord})
 	})
 	if err != nil {
@@ -206,6 +220,9 @@ func chainCounts(t *testing.T, ctx *vk.Context, rng *rand.Rand, n int, path vkco
 	download("the copy to the window's last word", lastWord, []uint32{u(len(second))})
 	download("compaction counted by the window's last word", r(12, size), odd)
 	download("radix sort of the rest, counted by its word", r(13, size), slices.Sorted(slices.Values(rest)))
+	download("unique by key of the sorted rest, counted by its word", r(16, size), uniqueKeys)
+	download("its values", r(17, size), uniqueValues)
+	download("its result", block(6, 12), []uint32{u(len(uniqueKeys)), u(len(rest) - len(uniqueKeys)), u(len(rest))})
 	download("struct sort of the second group, counted by its word", r(14, size), slices.Sorted(slices.Values(second)))
 }
 

@@ -273,7 +273,8 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 	rplan, err3 := radix.NewPlan(ctx, 16, radix.Sort{})
 	stplan, err4 := radix.NewStructPlan(ctx, 16, radix.StructSort{Elem: vkcompact.Struct(8, 4, vkcompact.Uint32)})
 	skplan, err5 := scan.NewByKeyPlan(ctx, 16, scan.ByKey{})
-	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+	ukplan, err6 := compact.NewPlan(ctx, 16, compact.Selection{Keep: compact.KeepUnique(), Values: vkcompact.Float32})
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return []nilCase{{"plans", "a valid request", "plan", func() error { return fmt.Errorf("making the plans: %w", err) }}}
 	}
 	intoZero := func(record func(*pipeline.Recorder)) func() error {
@@ -285,6 +286,26 @@ func operationCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []
 		{"compact.SelectSlice", "nil context", nilContext, func() error { _, _, err := compact.SelectSlice(nilCtx, []uint32{1}, compact.Selection{}); return err }},
 		{"compact.SelectFlaggedSlice", "nil context", nilContext, func() error {
 			_, _, err := compact.SelectFlaggedSlice(nilCtx, []uint32{1}, []uint8{1}, compact.Selection{})
+			return err
+		}},
+		{"compact.UniqueByKeySlice", "nil context", nilContext, func() error {
+			_, _, _, err := compact.UniqueByKeySlice(nilCtx, []uint32{1}, []float32{1}, compact.Selection{})
+			return err
+		}},
+		{"compact.Plan.Run", "unique by key's zero Values and ValuesOut", "no values buffer", func() error {
+			var b compact.Buffers
+			for _, x := range []struct {
+				r    *vk.Range
+				size uint64
+			}{{&b.Src, 64}, {&b.Dst, 64}, {&b.Result, compact.ResultSize}, {&b.Scratch, ukplan.ScratchSize()}} {
+				nb, err := ctx.NewBuffer(max(x.size, 16), vk.DeviceLocal)
+				if err != nil {
+					return err
+				}
+				defer nb.Release()
+				*x.r = nb.Range(0, x.size)
+			}
+			_, err := ukplan.Run(b)
 			return err
 		}},
 		{"compact.ReadResult", "zero Range", "nil buffer", func() error { _, err := compact.ReadResult(vk.Range{}); return err }},
