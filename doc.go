@@ -8,13 +8,14 @@
 // The operations are packages of their own, each with the same shape (a
 // description, a Plan made once per size, Buffers, Record into a command
 // buffer, Run on the context's queue, and host-slice helpers):
-// compact (stream compaction and split, compact.Plan; the three-way
-// partition, compact.Partition3Plan), scan (prefix sums, mins and maxes,
-// scan.Plan with scan.Op; by key, scan.ByKeyPlan), runs (run-length
-// encoding and the runs longer than one, runs.Plan), radix
-// (sorts: of keys or pairs, radix.Plan, and the order that sorts keys,
-// radix.ArgsortSlice; of structs by a key, radix.StructPlan; within
-// segments, radix.SegmentedPlan), reduce (reductions: to one value,
+// compact (stream compaction and split, compact.Plan, unique and unique
+// by key among them, compact.Selection.Values; the three-way partition,
+// compact.Partition3Plan), scan (prefix sums, mins and maxes, scan.Plan
+// with scan.Op; by key, scan.ByKeyPlan), runs (run-length encoding and
+// the runs longer than one, runs.Plan), radix (sorts: of keys or pairs,
+// radix.Plan, and the order that sorts keys, radix.ArgsortSlice; of
+// structs by a key, radix.StructPlan; within segments,
+// radix.SegmentedPlan), reduce (reductions: to one value,
 // reduce.Plan; within segments, reduce.SegmentedPlan; by key,
 // reduce.ByKeyPlan), histogram (counts of samples in bins,
 // histogram.Plan) and permute (gather and scatter by indices,
@@ -52,14 +53,15 @@
 // pipeline.Recorder, for its bindings. For each:
 //
 //   - First access to every input range (Src, Flags, Count, the Keys,
-//     Values of a sort, a reduction or a scan by key, the Offsets of a segmented
-//     sort or reduction, a histogram's Edges, a permutation's Indices): a
-//     read in
+//     Values of a sort, a reduction or a scan by key, the Values of a
+//     unique by key, the Offsets of a segmented sort or reduction, a
+//     histogram's Edges, a permutation's Indices): a read in
 //     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT.
 //     First access to every written range (Dst, Result, Total, Src in
 //     place, a partition's First, Second and Rest, the runs' Keys,
 //     Lengths and Offsets, a sort's and a reduction by key's KeysOut and
-//     ValuesOut, a histogram's Counts, a permutation's Dst and Status): a
+//     ValuesOut, a unique by key's ValuesOut, a histogram's Counts, a
+//     permutation's Dst and Status): a
 //     write in the same stage with VK_ACCESS_SHADER_WRITE_BIT; to Scratch,
 //     and to a histogram's Counts with Accumulate, a read and a write (the
 //     single pass reads the status words its last run left there).

@@ -6,7 +6,7 @@
 //	vkcompact compact -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact split -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] (-keep EXPR | -flags FILE) [-inplace] [-device D] [-json]
 //	vkcompact partition3 -in FILE -first EXPR -second EXPR -out-first FILE -out-second FILE -out-rest FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-device D] [-json]
-//	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace] [-device D] [-json]
+//	vkcompact unique -in FILE -out FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-inplace | -values FILE -values-out FILE [-values-type T]] [-device D] [-json]
 //	vkcompact rle -in FILE -out FILE -lengths FILE [-type T | -stride BYTES -key OFFSET:T | -key FIELD] [-equal keys|bits|elements] [-nontrivial] [-device D] [-json]
 //	vkcompact scan -in FILE -out FILE [-keys FILE [-keys-type T]] [-type u32|i32|f32] [-op sum|min|max] [-inclusive] [-device D] [-json]
 //	vkcompact sort -in FILE -out FILE [-type u32|i32|f32|u64] [-values FILE -values-out FILE | -argsort] [-descending] [-bits LO:HI] [-device D] [-json]
@@ -48,7 +48,10 @@
 // unique writes the first element of each run of equal elements of the
 // input, in order: equal keys by default (-equal keys: as the type
 // compares them, -0 equals 0 and a NaN equals nothing), their bits
-// (-equal bits) or the whole elements (-equal elements). rle writes each
+// (-equal bits) or the whole elements (-equal elements); with -values
+// FILE (a value per element, u32, i32, f32, u64, i64 or f64; a raw file
+// needs -values-type), unique by key: each kept element's value to
+// -values-out. rle writes each
 // run's first element to -out and its length (uint32) to -lengths; with
 // -nontrivial, the runs longer than one only, their offsets (uint32) to
 // -out. Inputs and outputs are as compact's; both of rle's outputs are
@@ -160,7 +163,7 @@ var commands = []struct {
 	{"compact", "keep the elements of a file that pass a test, in order", command(parseCompact, runFileCommand)},
 	{"split", "split a file's elements: those that pass a test first, in order", command(parseSplit, runFileCommand)},
 	{"partition3", "partition a file's elements three ways by two tests, each group in order, to three files", command(parsePartition3, runFileCommand)},
-	{"unique", "keep the first element of each run of equal elements of a file", command(parseUnique, runFileCommand)},
+	{"unique", "keep the first element of each run of equal elements of a file; by key, with a value each", command(parseUnique, runFileCommand)},
 	{"rle", "run-length encode a file: each run's first element and length, or the runs longer than one", command(parseRLE, runFileCommand)},
 	{"scan", "prefix sums, mins or maxes of a file's u32, i32 or f32 elements; by key", command(parseScan, runFileCommand)},
 	{"sort", "sort a file's keys (u32, i32, f32 or u64), with optional uint32 values, or its structs or records by a key", command(parseSort, runFileCommand)},
