@@ -10,7 +10,9 @@ import (
 
 	"github.com/vkcompact/vkcompact"
 	"github.com/vkcompact/vkcompact/compact"
+	"github.com/vkcompact/vkcompact/histogram"
 	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
+	"github.com/vkcompact/vkcompact/permute"
 	"github.com/vkcompact/vkcompact/pipeline"
 	"github.com/vkcompact/vkcompact/radix"
 	"github.com/vkcompact/vkcompact/reduce"
@@ -198,6 +200,7 @@ func TestNilAndZeroHandles(t *testing.T) {
 	}
 	cases = append(cases, operationCases(ctx, buf, zeroCB)...)
 	cases = append(cases, reduceCases(ctx, buf, zeroCB)...)
+	cases = append(cases, histogramPermuteCases(ctx, buf, zeroCB)...)
 	cases = append(cases, []nilCase{
 		{"compact.Plan", "nil Plan", "nil Plan", func() error {
 			_, err := nilCPlan.Run(compact.Buffers{})
@@ -395,6 +398,55 @@ func reduceCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []nil
 		{"reduce.ByKeyPlan.Run", "zero ByKeyBuffers", "keys", func() error { _, err := bk.Run(reduce.ByKeyBuffers{}); return err }},
 		{"reduce.ByKeyPlan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
 			bk.Record(r, reduce.ByKeyBuffers{Keys: buf.Range(0, 64)})
+		})},
+	}
+}
+
+// histogramPermuteCases are package histogram's and package permute's
+// entry points, as operationCases: nil plans, a nil context, zero
+// buffers, the zero CommandBuffer.
+func histogramPermuteCases(ctx *vk.Context, buf *vk.Buffer, zeroCB vk.CommandBuffer) []nilCase {
+	var (
+		nilCtx  *vk.Context
+		nilHist *histogram.Plan
+		nilPerm *permute.Plan
+	)
+	const nilContext = "nil context"
+	h := histogram.Histogram{Bins: 4, Lower: 0, Upper: 16}
+	hist, err1 := histogram.NewPlan(ctx, 16, h)
+	perm, err2 := permute.NewPlan(ctx, 16, permute.Permutation{})
+	if err := errors.Join(err1, err2); err != nil {
+		return []nilCase{{"histogram and permute plans", "a valid request", "plan", func() error { return fmt.Errorf("making the plans: %w", err) }}}
+	}
+	intoZero := func(record func(*pipeline.Recorder)) func() error {
+		return func() error { r := pipeline.Record(zeroCB); record(r); return r.Err() }
+	}
+	inRun := func(record func(*pipeline.Recorder)) func() error {
+		return func() error { return pipeline.Run(ctx, record) }
+	}
+	return []nilCase{
+		{"histogram.Plan", "nil Plan", "nil Plan", func() error { _, err := nilHist.Run(histogram.Buffers{}); return err }},
+		{"histogram.Plan.Record", "nil Plan", "nil Plan", inRun(func(r *pipeline.Recorder) { nilHist.Record(r, histogram.Buffers{}) })},
+		{"histogram.NewPlan", "nil context", nilContext, func() error { _, err := histogram.NewPlan(nilCtx, 16, h); return err }},
+		{"histogram.HistogramSlice", "nil context", nilContext, func() error { _, err := histogram.HistogramSlice(nilCtx, []uint32{1}, h); return err }},
+		{"histogram.Plan.Run", "zero Buffers", "source", func() error { _, err := hist.Run(histogram.Buffers{}); return err }},
+		{"histogram.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			hist.Record(r, histogram.Buffers{Src: buf.Range(0, 64), Counts: buf.Range(256, 16)})
+		})},
+		{"permute.Plan", "nil Plan", "nil Plan", func() error { return nilPerm.Run(permute.Buffers{}) }},
+		{"permute.Plan.Record", "nil Plan", "nil Plan", inRun(func(r *pipeline.Recorder) { nilPerm.Record(r, permute.Buffers{}) })},
+		{"permute.NewPlan", "nil context", nilContext, func() error { _, err := permute.NewPlan(nilCtx, 16, permute.Permutation{}); return err }},
+		{"permute.GatherSlice", "nil context", nilContext, func() error {
+			_, err := permute.GatherSlice(nilCtx, []uint32{1}, []uint32{0}, permute.Permutation{})
+			return err
+		}},
+		{"permute.ScatterSlice", "nil context", nilContext, func() error {
+			_, err := permute.ScatterSlice(nilCtx, []uint32{0}, []uint32{1}, []uint32{0}, permute.Permutation{})
+			return err
+		}},
+		{"permute.Plan.Run", "zero Buffers", "indices", func() error { return perm.Run(permute.Buffers{}) }},
+		{"permute.Plan.Record", "zero CommandBuffer", "zero CommandBuffer", intoZero(func(r *pipeline.Recorder) {
+			perm.Record(r, permute.Buffers{Indices: buf.Range(0, 64), Src: buf.Range(256, 64), Dst: buf.Range(512, 64)})
 		})},
 	}
 }
