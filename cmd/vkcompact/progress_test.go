@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // TestTimeoutFlag: every command takes -timeout (its -h lists it), a
@@ -20,7 +22,7 @@ func TestTimeoutFlag(t *testing.T) {
 			t.Errorf("%s -h: exit %d, no -timeout in %q", c.name, code, errOut.String())
 		}
 	}
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	in, out := dir+"/in.u32", dir+"/out.u32"
 	writeTestFile(t, in, make([]byte, 64))
 	for _, c := range []struct {
@@ -91,7 +93,7 @@ func (j *benchJob) timeoutValue() time.Duration   { return j.timeout }
 // nothing but errors goes there.
 func TestProgressQuietWhenPiped(t *testing.T) {
 	requireDevice(t)
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	writeTestFile(t, dir+"/keys.u32", make([]byte, 4000))
 	for _, args := range [][]string{
 		{"demo", "-grid", "-particles", "3000", "-frames", "20"},

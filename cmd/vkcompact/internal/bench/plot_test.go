@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // plotRows are two operations' rows: vkcompact's and another
@@ -37,7 +39,7 @@ func plotRows() []Row {
 // series (the other implementation's dashed), a mark per row, and the
 // names escaped.
 func TestPlotSVG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "plot.svg")
+	path := filepath.Join(vktest.TempDir(t), "plot.svg")
 	if err := WritePlot(path, plotRows(), []string{"copy", "select_if", "scan_exclusive_u32"}); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestPlotSVG(t *testing.T) {
 // each row's mark is at its place in its series' colour, the grid and
 // the text are drawn.
 func TestPlotPNG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "plot.png")
+	path := filepath.Join(vktest.TempDir(t), "plot.png")
 	rows := plotRows()
 	if err := WritePlot(path, rows, []string{"select_if", "copy"}); err != nil {
 		t.Fatal(err)
@@ -181,7 +183,7 @@ func TestPlotPNG(t *testing.T) {
 // operations, and a throughput that cannot be drawn are errors, and
 // leave no file.
 func TestPlotErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	inf := append(plotRows(), Row{Impl: "vkcompact", Op: "copy", N: 1 << 28, KeepRatio: 1, GelemPerS: math.Inf(1)})
 	for _, c := range []struct {
 		file string

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vkcompact/vkcompact"
+	"github.com/vkcompact/vkcompact/internal/testkit/vktest"
 )
 
 // writeNpy writes a 1-D .npy file of n items of descr, data as given,
@@ -44,7 +45,7 @@ func le(width int, words ...uint64) []byte {
 // another dtype, a big-endian one, 2-D and a raw file of a partial index
 // are refused by name.
 func TestReadIndices(t *testing.T) {
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	want := []uint32{0, 7, 1<<32 - 1, 3}
 	for _, tc := range []struct {
 		name, descr string
@@ -95,7 +96,7 @@ func TestReadIndices(t *testing.T) {
 // must agree with; a raw file takes the flag's; the count must be the
 // elements'; other dtypes and types are refused by name.
 func TestOpenTyped(t *testing.T) {
-	dir := t.TempDir()
+	dir := vktest.TempDir(t)
 	types := []vkcompact.Type{vkcompact.Uint32, vkcompact.Int32, vkcompact.Float32, vkcompact.Uint64}
 	for _, tc := range []struct {
 		name, descr, shape, flag string
