@@ -45,11 +45,25 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // runCLIEnv is runCLI with extra environment variables (NAME=VALUE).
 func runCLIEnv(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), env...), "VKCOMPACT_TEST_AS_CLI=1")
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	var cmd *exec.Cmd
+	// Starting the child is retried: under Wine (the Windows leg) process
+	// creation now and then fails ("fork/exec ...: Internal error") while
+	// many children start at once; what is tested begins once it runs.
+	for attempt := 1; ; attempt++ {
+		cmd = exec.Command(os.Args[0], args...)
+		cmd.Env = append(append(os.Environ(), env...), "VKCOMPACT_TEST_AS_CLI=1")
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Start()
+		if err == nil {
+			break
+		}
+		if attempt == 5 {
+			t.Fatalf("starting vkcompact %v: %v", args, err)
+		}
+		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+	}
+	err := cmd.Wait()
 	code := 0
 	if exit, ok := err.(*exec.ExitError); ok {
 		code = exit.ExitCode()
